@@ -1,0 +1,1 @@
+"""n2n: Noise2Noise image denoisers in TensorFlow 2."""

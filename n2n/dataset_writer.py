@@ -1,0 +1,193 @@
+"""Folders of images -> shuffled, sharded TFRecords plus a JSON manifest.
+
+The library behind datasets/make_tfrecords.py (and the demo's first-use
+build). All file access goes through tf.io.gfile, so gs:// paths work.
+"""
+
+import concurrent.futures
+import json
+import math
+import os
+import time
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from n2n import image_io
+from n2n import tfrecord
+
+TARGET_SHARD_BYTES = 150 * 2**20
+SHARD_SUFFIX = '.tfrecord'
+# Files read and converted per batch of work: bounds the bytes held in memory.
+_CHUNK = 64
+
+
+def shard_name(index, count):
+  """'train-00003-of-00010.tfrecord'."""
+  return f'train-{index:05d}-of-{count:05d}{SHARD_SUFFIX}'
+
+
+def list_input_files(input_dir):
+  """All non-hidden files below input_dir, sorted; ValueError if it is no folder."""
+  if not tf.io.gfile.isdir(input_dir):
+    raise ValueError(f'--input_dir={input_dir!r} is not a folder')
+  paths = []
+  for root, _, names in tf.io.gfile.walk(input_dir):
+    paths.extend(os.path.join(root, name) for name in names if not name.startswith('.'))
+  return sorted(paths)
+
+
+def _read_and_convert(path, min_size):
+  """Reads one file; returns (png_bytes, height, width) or (None, reason)."""
+  try:
+    with tf.io.gfile.GFile(path, 'rb') as image_file:
+      data = image_file.read()
+  except (tf.errors.OpError, OSError) as error:
+    return None, f'unreadable: {getattr(error, "message", error)}'
+  if not data:
+    return None, 'empty file'
+  try:
+    image = image_io.decode_image(data)
+  except image_io.ImageDecodeError as error:
+    return None, f'not a readable image: {error}'
+  height, width = image.shape[:2]
+  if min(height, width) < min_size:
+    return None, f'smaller than --min_size={min_size} ({width}x{height})'
+  return (image_io.encode_png(image), height, width), None
+
+
+def _stats(values):
+  return {'min': int(np.min(values)), 'median': float(np.median(values)),
+          'max': int(np.max(values))}
+
+
+def _check_output(output_dir, overwrite):
+  existing = (tf.io.gfile.glob(os.path.join(output_dir, '*' + SHARD_SUFFIX)) +
+              tf.io.gfile.glob(os.path.join(output_dir, tfrecord.MANIFEST_NAME)))
+  if existing and not overwrite:
+    raise ValueError(f'--output_dir={output_dir!r} already holds shards; pass --overwrite to '
+                     'replace them')
+  tf.io.gfile.makedirs(output_dir)
+  return existing
+
+
+def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, overwrite=False,
+                  num_workers=0):
+  """Converts every readable image below input_dir into TFRecord shards.
+
+  Images are converted to 8-bit RGB (see image_io.decode_image), shuffled with
+  seed, and dealt round-robin into shards. Shards are written under temporary
+  names and renamed when complete, so a crash never leaves a shard that looks
+  finished.
+
+  Args:
+    input_dir: folder searched recursively.
+    output_dir: folder for the shards and manifest.json.
+    num_shards: 0 sizes shards at about 150 MB each.
+    min_size: images whose shorter side is below this are skipped (counted).
+    seed: shuffle seed.
+    overwrite: replace existing shards in output_dir.
+    num_workers: decoding threads (0: one per CPU core).
+
+  Returns:
+    The manifest dict (also written to output_dir/manifest.json).
+
+  Raises:
+    ValueError: bad folders, existing output, or no usable image.
+  """
+  paths = list_input_files(input_dir)
+  existing = _check_output(output_dir, overwrite)
+  np.random.default_rng(seed).shuffle(paths)
+  if num_shards <= 0:
+    total_bytes = sum(tf.io.gfile.stat(path).length for path in paths)
+    num_shards = max(1, math.ceil(total_bytes / TARGET_SHARD_BYTES))
+  num_shards = max(1, min(num_shards, len(paths)))
+  temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
+  writers = [tf.io.TFRecordWriter(path) for path in temporary]
+  counts = [0] * num_shards
+  heights, widths, skipped = [], [], []
+  started = last_report = time.perf_counter()
+  workers = num_workers or os.cpu_count() or 1
+  with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+    for chunk_start in range(0, len(paths), _CHUNK):
+      chunk = paths[chunk_start:chunk_start + _CHUNK]
+      for path, (converted, reason) in zip(
+          chunk, pool.map(lambda path: _read_and_convert(path, min_size), chunk)):
+        name = os.path.relpath(path, input_dir)
+        if converted is None:
+          logging.warning('Skipping %s: %s', path, reason)
+          skipped.append({'file': name, 'reason': reason})
+          continue
+        png, height, width = converted
+        shard = len(heights) % num_shards
+        writers[shard].write(tfrecord.serialize_image(png, height, width, name))
+        counts[shard] += 1
+        heights.append(height)
+        widths.append(width)
+      done = chunk_start + len(chunk)
+      now = time.perf_counter()
+      if now - last_report > 5 or done == len(paths):
+        logging.info('%d/%d files, %.1f images/s', done, len(paths), done / (now - started))
+        last_report = now
+  for writer in writers:
+    writer.close()
+
+  if not heights:
+    for path in temporary:
+      tf.io.gfile.remove(path)
+    reasons = {}
+    for entry in skipped:
+      key = entry['reason'].split(':')[0].split(' (')[0]
+      reasons[key] = reasons.get(key, 0) + 1
+    summary = ', '.join(f'{count} {reason}' for reason, count in sorted(reasons.items()))
+    raise ValueError(f'--input_dir={input_dir!r} has no usable image'
+                     + (f' ({len(paths)} files: {summary})' if paths else ' (it is empty)'))
+
+  for path in existing:
+    tf.io.gfile.remove(path)
+  used = [index for index in range(num_shards) if counts[index]]
+  shards = []
+  for new_index, index in enumerate(used):
+    final = shard_name(new_index, len(used))
+    tf.io.gfile.rename(temporary[index], os.path.join(output_dir, final), overwrite=True)
+    shards.append({'file': final, 'count': counts[index]})
+  for index in set(range(num_shards)) - set(used):
+    tf.io.gfile.remove(temporary[index])
+
+  manifest = {
+      'num_images': len(heights),
+      'shards': shards,
+      'height': _stats(heights),
+      'width': _stats(widths),
+      'shortest_side': _stats(np.minimum(heights, widths)),
+      'decoded_bytes': int(np.sum(np.array(heights, np.int64) * np.array(widths, np.int64) * 3)),
+      'num_skipped': len(skipped),
+      'skipped': skipped,
+      'min_size': min_size,
+      'seed': seed,
+  }
+  with tf.io.gfile.GFile(os.path.join(output_dir, tfrecord.MANIFEST_NAME), 'w') as out:
+    json.dump(manifest, out, indent=2)
+  small = sum(1 for entry in skipped if entry['reason'].startswith('smaller'))
+  logging.info('Wrote %d images to %d shard(s) in %s; skipped %d (%d smaller than --min_size=%d) '
+               'in %.1f s.', len(heights), len(shards), output_dir, len(skipped), small, min_size,
+               time.perf_counter() - started)
+  return manifest
+
+
+def build_if_missing(train_data, images_dir, min_size=256, seed=0):
+  """Builds TFRecords for a --train_data glob from an image folder on first use.
+
+  Used by the demo: when train_data matches no file and images_dir is given,
+  the shards are written into the directory of the (single) train_data glob.
+  Does nothing when the glob already matches files.
+  """
+  if not images_dir or tf.io.gfile.glob(train_data):
+    return
+  if ',' in train_data:
+    raise ValueError('--train_images_dir needs a single --train_data glob, not a list')
+  output_dir = os.path.dirname(train_data) or '.'
+  logging.info('No file matches --train_data=%s; building TFRecords from %s into %s.',
+               train_data, images_dir, output_dir)
+  write_dataset(images_dir, output_dir, min_size=min_size, seed=seed)

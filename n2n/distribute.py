@@ -1,0 +1,78 @@
+"""Strategy selection and the precision the hardware supports."""
+
+from absl import logging
+import tensorflow as tf
+
+
+def create_strategy(name, tpu=''):
+  """Creates the tf.distribute strategy named by --strategy.
+
+  Args:
+    name: 'auto' (tpu if tpu is given, mirrored with more than one GPU, else
+      default), 'default', 'mirrored' or 'tpu'.
+    tpu: TPU name, grpc:// address or 'local', for 'tpu' and 'auto'.
+
+  Returns:
+    A tf.distribute.Strategy.
+  """
+  if name == 'auto':
+    if tpu:
+      name = 'tpu'
+    elif len(tf.config.list_logical_devices('GPU')) > 1:
+      name = 'mirrored'
+    else:
+      name = 'default'
+  if name == 'default':
+    return tf.distribute.get_strategy()
+  if name == 'mirrored':
+    return tf.distribute.MirroredStrategy()
+  if name == 'tpu':
+    resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu)
+    tf.config.experimental_connect_to_cluster(resolver)
+    tf.tpu.experimental.initialize_tpu_system(resolver)
+    return tf.distribute.TPUStrategy(resolver)
+  raise ValueError(f'--strategy={name!r} is not one of auto, default, mirrored, tpu')
+
+
+def check_global_batch(global_batch_size, strategy):
+  """Per-replica batch size; ValueError when the global batch does not divide."""
+  replicas = strategy.num_replicas_in_sync
+  if global_batch_size % replicas:
+    raise ValueError(f'--batch_size={global_batch_size} must be divisible by the number of '
+                     f'replicas ({replicas})')
+  return global_batch_size // replicas
+
+
+def _cpu_supports_bfloat16():
+  try:
+    with open('/proc/cpuinfo') as cpuinfo:
+      flags_line = next((line for line in cpuinfo if line.startswith('flags')), '')
+  except OSError:
+    return False
+  cpu_flags = set(flags_line.split())
+  return bool(cpu_flags & {'avx512_bf16', 'amx_bf16'})
+
+
+def resolve_precision(requested, strategy):
+  """Resolves --precision=auto to what this hardware runs fastest and safely.
+
+  TPUs, GPUs of compute capability 8.0+ and CPUs with AVX512-BF16 or AMX get
+  mixed_bfloat16; older GPUs of capability 7.0+ get mixed_float16 (with loss
+  scaling); everything else float32.
+  """
+  if requested != 'auto':
+    return requested
+  if isinstance(strategy, tf.distribute.TPUStrategy):
+    return 'mixed_bfloat16'
+  gpus = tf.config.list_physical_devices('GPU')
+  if gpus:
+    capability = tf.config.experimental.get_device_details(gpus[0]).get('compute_capability')
+    if capability and capability >= (8, 0):
+      return 'mixed_bfloat16'
+    if capability and capability >= (7, 0):
+      return 'mixed_float16'
+    return 'float32'
+  if _cpu_supports_bfloat16():
+    return 'mixed_bfloat16'
+  logging.info('No bfloat16 support found on this CPU; training in float32.')
+  return 'float32'

@@ -1,0 +1,100 @@
+"""Reading image files of any common kind into 8-bit RGB arrays (NumPy only).
+
+Real folders mix grayscale, RGBA, palette, CMYK and 16-bit files; every
+reader in n2n goes through decode_image so they are all treated alike.
+"""
+
+import imageio.v3 as iio
+import numpy as np
+
+IMAGE_EXTENSIONS = ('.png', '.jpg', '.jpeg', '.bmp', '.gif', '.tif', '.tiff', '.webp', '.ppm',
+                    '.pgm', '.pnm')
+
+# Colour spaces Pillow can convert to RGB itself but imageio returns unconverted.
+_CONVERT_TO_RGB_MODES = ('CMYK', 'YCbCr', 'LAB', 'HSV', '1')
+
+
+class ImageDecodeError(ValueError):
+  """The bytes are not an image imageio can read, or the image is broken."""
+
+
+def has_image_extension(path):
+  """True when path ends in a known image extension (case-insensitive)."""
+  return path.lower().endswith(IMAGE_EXTENSIONS)
+
+
+def to_rgb_uint8(array):
+  """Converts a decoded image array to 8-bit RGB.
+
+  Args:
+    array: [H, W] or [H, W, C] with C in 1..4, of dtype uint8, uint16, bool,
+      or float (assumed in [0, 1]). Alpha (C = 2 or 4) is dropped, one
+      channel is repeated to three, 16-bit values are scaled by 255/65535.
+
+  Returns:
+    [H, W, 3] uint8.
+
+  Raises:
+    ImageDecodeError: for shapes or dtypes that are not an image.
+  """
+  if array.ndim == 2:
+    array = array[:, :, np.newaxis]
+  if array.ndim != 3 or array.shape[2] not in (1, 2, 3, 4) or min(array.shape[:2]) < 1:
+    raise ImageDecodeError(f'unsupported image array shape {array.shape}')
+  if array.shape[2] in (2, 4):
+    array = array[:, :, :-1]
+  if array.dtype == np.uint8:
+    pass
+  elif array.dtype == bool:
+    array = array.astype(np.uint8) * 255
+  elif array.dtype == np.uint16:
+    array = np.round(array.astype(np.float32) * (255.0 / 65535.0)).astype(np.uint8)
+  elif np.issubdtype(array.dtype, np.floating):
+    array = np.round(np.clip(array, 0.0, 1.0) * 255.0).astype(np.uint8)
+  else:
+    raise ImageDecodeError(f'unsupported image dtype {array.dtype}')
+  if array.shape[2] == 1:
+    array = np.repeat(array, 3, axis=2)
+  return np.ascontiguousarray(array)
+
+
+def decode_image(data):
+  """Decodes encoded image bytes (PNG, JPEG, BMP, GIF, TIFF, WebP, ...) to RGB.
+
+  Args:
+    data: bytes of one image file. For animations, the first frame is used.
+
+  Returns:
+    [H, W, 3] uint8.
+
+  Raises:
+    ImageDecodeError: the bytes are not a readable image (names the cause).
+  """
+  try:
+    meta = iio.immeta(data, index=0)
+    mode = meta.get('mode')
+    if mode in _CONVERT_TO_RGB_MODES:
+      array = iio.imread(data, index=0, mode='RGB')
+    else:
+      array = iio.imread(data, index=0)
+  except Exception as error:  # imageio raises many types; all mean "not readable".
+    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    if 'Could not find a backend' in message:
+      message = 'not an image format imageio can read'
+    raise ImageDecodeError(message) from None
+  return to_rgb_uint8(np.asarray(array))
+
+
+def to_channels(image, channels):
+  """Converts [H, W, 3] uint8 RGB to the model's channel count (3, or 1 = luma)."""
+  if channels == 3:
+    return image
+  if channels == 1:
+    luma = image.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    return np.round(luma)[:, :, np.newaxis].astype(np.uint8)
+  raise ValueError(f'channels must be 1 or 3, got {channels}')
+
+
+def encode_png(image):
+  """Encodes [H, W, 3] uint8 as PNG bytes (fast zlib level: shards are rewritten rarely)."""
+  return iio.imwrite('<bytes>', image, extension='.png', compress_level=3)

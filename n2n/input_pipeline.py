@@ -1,0 +1,254 @@
+"""tf.data pipelines: training pairs from TFRecords, evaluation images from folders.
+
+Training elements are dicts of per-replica batches:
+  'input'   [B, S, S, C] float32, the corrupted input (not clipped)
+  'target'  [B, S, S, C] float32, an independent corruption (or the clean crop)
+with S = crop_size. All randomness is stateless and derived from (seed, worker,
+start step, element index), so a run is reproducible and a resumed run does
+not replay the crops and noise of its first steps.
+"""
+
+import json
+import os
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from n2n import image_io
+from n2n import noise as noise_lib
+from n2n import tfrecord
+
+# Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
+_MAX_CROP_SHUFFLE = 512
+
+
+def list_files(globs, flag_name='train_data'):
+  """Expands comma-separated globs into a sorted list of files.
+
+  Raises:
+    ValueError: naming the flag and the glob that matched nothing.
+  """
+  files = []
+  for pattern in (part.strip() for part in globs.split(',')):
+    if not pattern:
+      continue
+    matched = tf.io.gfile.glob(pattern)
+    if not matched:
+      raise ValueError(f'--{flag_name}: no file matches {pattern!r}')
+    files.extend(matched)
+  if not files:
+    raise ValueError(f'--{flag_name} is empty')
+  return sorted(set(files))
+
+
+def read_manifests(files):
+  """Loads the dataset tool's manifest.json beside the given shards, if any.
+
+  Returns:
+    list of manifest dicts (one per directory that has one).
+  """
+  manifests = []
+  for directory in sorted({os.path.dirname(path) for path in files}):
+    path = os.path.join(directory, tfrecord.MANIFEST_NAME)
+    if tf.io.gfile.exists(path):
+      with tf.io.gfile.GFile(path) as manifest_file:
+        manifests.append(json.load(manifest_file))
+  return manifests
+
+
+def decoded_megabytes(manifests):
+  """Memory of all images decoded to uint8 RGB, MiB; None without manifests."""
+  if not manifests:
+    return None
+  return sum(manifest.get('decoded_bytes', 0) for manifest in manifests) / 2**20
+
+
+def random_crops(image, crop_size, count, seed):
+  """Takes count random square crops from one image.
+
+  Args:
+    image: [H, W, C] uint8 with H, W >= crop_size.
+    crop_size: python int.
+    count: python int, crops per image.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [count, crop_size, crop_size, C] uint8.
+  """
+  channels = image.shape[-1]
+  seeds = tf.random.experimental.stateless_split(seed, count)
+  return tf.stack([
+      tf.image.stateless_random_crop(image, [crop_size, crop_size, channels], seed=seeds[i])
+      for i in range(count)
+  ])
+
+
+def augment_crop(crop, augment, seed):
+  """Random flips, 90-degree rotations and channel permutations of a clean crop.
+
+  Applied before corruption, so input and target share the augmented image and
+  the Noise2Noise pair stays valid.
+
+  Args:
+    crop: [S, S, C] (square) any dtype.
+    augment: config.AugmentConfig.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [S, S, C], same dtype.
+  """
+  seeds = tf.random.experimental.stateless_split(seed, 4)
+  if augment.flips:
+    crop = tf.image.stateless_random_flip_left_right(crop, seed=seeds[0])
+    crop = tf.image.stateless_random_flip_up_down(crop, seed=seeds[1])
+  if augment.rotations:
+    quarter_turns = tf.random.stateless_uniform([], seeds[2], 0, 4, dtype=tf.int32)
+    crop = tf.image.rot90(crop, quarter_turns)
+  if augment.channel_permutations and crop.shape[-1] == 3:
+    permutations = tf.constant([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
+    choice = tf.random.stateless_uniform([], seeds[3], 0, 6, dtype=tf.int32)
+    crop = tf.gather(crop, permutations[choice], axis=-1)
+  return crop
+
+
+def make_training_pair(clean, noise, noise_range, target, seed):
+  """Corrupts one clean crop twice, independently, each at its own level.
+
+  Args:
+    clean: [S, S, C] float32 in [0, 1].
+    noise: corruption name.
+    noise_range: (low, high) training level range, user units.
+    target: 'noisy' (Noise2Noise) or 'clean' (Noise2Clean baseline).
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    dict: 'input' and 'target', [S, S, C] float32.
+  """
+  seeds = tf.random.experimental.stateless_split(seed, 4)
+  noisy_input = noise_lib.corrupt(clean, noise, noise_lib.sample_level(noise_range, seeds[0]),
+                                  seeds[1])
+  if target == 'clean':
+    return {'input': noisy_input, 'target': clean}
+  noisy_target = noise_lib.corrupt(clean, noise, noise_lib.sample_level(noise_range, seeds[2]),
+                                   seeds[3])
+  return {'input': noisy_input, 'target': noisy_target}
+
+
+def _to_channels(image, channels):
+  if channels == 1:
+    luma = tf.cast(image, tf.float32) @ tf.constant([[0.299], [0.587], [0.114]])
+    return tf.cast(tf.round(luma), tf.uint8)
+  return image
+
+
+def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
+  """The training dataset for one input pipeline (one worker).
+
+  Args:
+    config: config.TrainConfig.
+    per_replica_batch: python int.
+    cache: bool, keep decoded images in memory.
+    start_step: the global step the run starts (or resumes) at.
+    input_context: tf.distribute.InputContext or None.
+
+  Returns:
+    tf.data.Dataset of dicts, see the module docstring.
+  """
+  files = list_files(config.train_data)
+  pipelines = input_context.num_input_pipelines if input_context else 1
+  pipeline_id = input_context.input_pipeline_id if input_context else 0
+  files_ds = tf.data.Dataset.from_tensor_slices(files)
+  shard_files = pipelines > 1 and len(files) >= pipelines
+  if shard_files:
+    files_ds = files_ds.shard(pipelines, pipeline_id)
+  records = files_ds.interleave(
+      tf.data.TFRecordDataset, cycle_length=min(len(files), 8),
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+  if pipelines > 1 and not shard_files:
+    # Fewer files than workers: every worker reads all, keeps every n-th record.
+    records = records.shard(pipelines, pipeline_id)
+
+  crop_size = config.crop_size
+  channels = config.model.channels
+  images = records.map(lambda record: _to_channels(tfrecord.parse_image(record)['image'], channels),
+                       num_parallel_calls=tf.data.AUTOTUNE)
+  # Images smaller than the crop cannot give a crop; train.py checks the manifest
+  # up front so this cannot silently drop everything.
+  images = images.filter(
+      lambda image: tf.reduce_min(tf.shape(image)[:2]) >= crop_size)
+  if cache:
+    images = images.cache()
+
+  base_seed = tf.random.experimental.stateless_fold_in(
+      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
+  crop_seed, pair_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
+  images = images.shuffle(64, seed=config.seed + pipeline_id, reshuffle_each_iteration=True)
+  images = images.repeat().enumerate()
+
+  def crops_of(index, image):
+    seed = tf.random.experimental.stateless_fold_in(crop_seed, index)
+    return random_crops(image, crop_size, config.crops_per_image, seed)
+
+  crops = images.map(crops_of, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
+  shuffle_size = min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * config.crops_per_image))
+  crops = crops.shuffle(shuffle_size, seed=config.seed + 1000 + pipeline_id)
+
+  def pair_of(index, crop):
+    seeds = tf.random.experimental.stateless_split(
+        tf.random.experimental.stateless_fold_in(pair_seed, index), 2)
+    crop = augment_crop(crop, config.augment, seeds[0])
+    clean = tf.cast(crop, tf.float32) / 255.0
+    return make_training_pair(clean, config.noise, config.noise_range, config.target, seeds[1])
+
+  pairs = crops.enumerate().map(pair_of, num_parallel_calls=tf.data.AUTOTUNE)
+  return pairs.batch(per_replica_batch, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+
+
+def _image_files_in(directory):
+  paths = []
+  for root, _, names in tf.io.gfile.walk(directory):
+    paths.extend(os.path.join(root, name) for name in names)
+  return sorted(paths)
+
+
+def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
+  """Loads evaluation images from a folder (recursive) or a TFRecord glob.
+
+  Files that are not readable images are skipped with a warning.
+
+  Args:
+    path: folder of images, or TFRecord glob(s).
+    channels: 3 for RGB, 1 for grayscale (luma).
+    max_images: keep at most this many (0: all).
+    flag_name: named in error messages.
+
+  Returns:
+    list of (name, [H, W, channels] uint8) in a fixed (sorted) order.
+
+  Raises:
+    ValueError: no usable image found.
+  """
+  images = []
+  if tf.io.gfile.isdir(path):
+    for file_path in _image_files_in(path):
+      with tf.io.gfile.GFile(file_path, 'rb') as image_file:
+        data = image_file.read()
+      try:
+        image = image_io.decode_image(data)
+      except image_io.ImageDecodeError as error:
+        logging.warning('Skipping %s: %s', file_path, error)
+        continue
+      images.append((os.path.relpath(file_path, path), image_io.to_channels(image, channels)))
+      if max_images and len(images) >= max_images:
+        break
+  else:
+    for record in tf.data.TFRecordDataset(list_files(path, flag_name)):
+      parsed = tfrecord.parse_image(record)
+      images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
+                     image_io.to_channels(parsed['image'].numpy(), channels)))
+      if max_images and len(images) >= max_images:
+        break
+  if not images:
+    raise ValueError(f'--{flag_name}: no readable image in {path!r}')
+  return images

@@ -1,0 +1,34 @@
+"""Peak signal-to-noise ratio, measured the way the paper's official code does.
+
+The prediction is clipped to [0, 1] and rounded to 8 bits (as it would be
+saved), the error is averaged over all pixels and channels of one image, and
+PSNR = 10 * log10(1 / MSE). Datasets report the mean of per-image PSNRs, not
+the PSNR of the mean error.
+"""
+
+import tensorflow as tf
+
+
+def quantize_to_uint8_range(image):
+  """Clips to [0, 1] and rounds to the nearest of 256 levels; float32 out."""
+  return tf.round(tf.clip_by_value(tf.cast(image, tf.float32), 0.0, 1.0) * 255.0) / 255.0
+
+
+def psnr(prediction, clean, quantize=True):
+  """Per-image PSNR in dB.
+
+  Args:
+    prediction: [B, H, W, C] or [H, W, C] float32, any range.
+    clean: same shape float32 in [0, 1] (exact 8-bit values).
+    quantize: clip the prediction to [0, 1] and round it to 8 bits first (the
+      official convention for network outputs). False scores the values as
+      they are, which is what a noisy network input (unclipped) really is.
+
+  Returns:
+    [B] (or scalar) float32 PSNR in dB; +inf where the images are equal.
+  """
+  if quantize:
+    prediction = quantize_to_uint8_range(prediction)
+  error = tf.cast(prediction, tf.float32) - tf.cast(clean, tf.float32)
+  mse = tf.reduce_mean(tf.square(error), axis=[-3, -2, -1])
+  return -10.0 * tf.math.log(mse) / tf.math.log(10.0)

@@ -1,0 +1,80 @@
+"""The U-Net of Noise2Noise (Lehtinen et al., ICML 2018, appendix A.1).
+
+Five 2x max-pool stages with 48-channel 3x3 convolutions on the way down,
+nearest-neighbour upsampling with skip concatenations and 96-channel
+convolutions on the way up, leaky ReLU (alpha 0.1), He-normal initialisation,
+no normalisation, linear output. 991,203 parameters for RGB in and out.
+"""
+
+import keras
+
+ARCHITECTURE = 'n2n_unet'
+# Five pooling stages: spatial sizes must be multiples of 2**5.
+SIZE_MULTIPLE = 32
+
+
+def _conv(filters, name, dtype_policy, activation=True):
+  conv = keras.layers.Conv2D(
+      filters,
+      3,
+      padding='same',
+      kernel_initializer=keras.initializers.HeNormal(),
+      activation=None,
+      name=name,
+      dtype=dtype_policy,
+  )
+  if not activation:
+    return conv
+  relu = keras.layers.LeakyReLU(negative_slope=0.1, name=f'{name}_lrelu', dtype=dtype_policy)
+  return lambda x: relu(conv(x))
+
+
+def build_unet(channels=3, precision='float32'):
+  """Builds the paper's U-Net as a Keras functional model.
+
+  The model takes and returns images in [0, 1] units; it centres them
+  internally (subtract 0.5 on the way in, add it back on the way out) because
+  the paper's network works on [-0.5, 0.5] data.
+
+  Args:
+    channels: image channels in and out (3 for RGB, 1 for grayscale).
+    precision: 'float32', 'mixed_bfloat16' or 'mixed_float16'. Mixed policies
+      compute in 16 bits with float32 variables; the output is always float32.
+
+  Returns:
+    keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
+    value range, noisy inputs are not clipped) to [B, H, W, channels] float32.
+  """
+  policy = keras.DTypePolicy(precision)
+  inputs = keras.Input(shape=(None, None, channels), name='noisy')
+  centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype=policy)(inputs)
+
+  pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
+  up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name, dtype=policy)
+  concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
+
+  x = _conv(48, 'enc_conv0', policy)(centred)
+  x = _conv(48, 'enc_conv1', policy)(x)
+  skips = [centred]
+  x = pool('pool1')(x)
+  for stage in range(2, 6):
+    skips.append(x)
+    x = _conv(48, f'enc_conv{stage}', policy)(x)
+    x = pool(f'pool{stage}')(x)
+  x = _conv(48, 'enc_conv6', policy)(x)
+
+  for stage in range(5, 1, -1):
+    x = up(f'upsample{stage}')(x)
+    x = concat(f'concat{stage}')([x, skips[stage - 1]])
+    x = _conv(96, f'dec_conv{stage}a', policy)(x)
+    x = _conv(96, f'dec_conv{stage}b', policy)(x)
+
+  x = up('upsample1')(x)
+  x = concat('concat1')([x, skips[0]])
+  x = _conv(64, 'dec_conv1a', policy)(x)
+  x = _conv(32, 'dec_conv1b', policy)(x)
+  x = _conv(channels, 'dec_conv1', policy, activation=False)(x)
+  # The output and the loss stay in float32 whatever the compute precision.
+  x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)
+  outputs = keras.layers.Rescaling(1.0, offset=0.5, name='uncentre', dtype='float32')(x)
+  return keras.Model(inputs, outputs, name=ARCHITECTURE)

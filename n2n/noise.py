@@ -1,0 +1,133 @@
+"""Pure, seeded image corruptions, usable inside tf.data.map with parallel calls.
+
+Every function takes an explicit stateless seed ([2] int32 tensor), so the same
+(image, level, seed) always gives the same result and no random state lives in
+the graph. Images are float32 in [0, 1]; corrupted images are NOT clipped, since
+clipping biases the noise and Noise2Noise needs zero-mean (for L2) corruption.
+
+Levels are given in the units users think in:
+  gaussian  standard deviation in 0-255 units (sigma 25 means 25/255)
+  poisson   lambda, photons per unit intensity (larger lambda = less noise)
+"""
+
+import dataclasses
+
+import tensorflow as tf
+
+# Lambda is guarded away from zero: Poisson(lambda * x) / lambda diverges as lambda -> 0.
+MIN_POISSON_LAMBDA = 1e-3
+
+
+def add_gaussian_noise(image, std, seed):
+  """Adds zero-mean Gaussian noise of one standard deviation to the whole image.
+
+  Args:
+    image: [..., H, W, C] float32 in [0, 1].
+    std: scalar float32, standard deviation in [0, 1] intensity units.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    Same shape float32, image + std * N(0, 1), not clipped.
+  """
+  normal = tf.random.stateless_normal(tf.shape(image), seed=seed, dtype=tf.float32)
+  return image + tf.cast(std, tf.float32) * normal
+
+
+def add_poisson_noise(image, photons_per_unit, seed):
+  """Applies Poisson (shot) noise: noisy = Poisson(lambda * x) / lambda.
+
+  The convention is the paper's: x in [0, 1] is scaled to an expected photon
+  count lambda * x, a count is drawn per pixel and channel, and divided back by
+  lambda, so E[noisy] = x and Var[noisy] = x / lambda.
+
+  Args:
+    image: [..., H, W, C] float32 in [0, 1].
+    photons_per_unit: scalar float32 lambda > 0 (clamped to at least 1e-3).
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    Same shape float32 >= 0, not clipped above.
+  """
+  lam = tf.maximum(tf.cast(photons_per_unit, tf.float32), MIN_POISSON_LAMBDA)
+  counts = tf.random.stateless_poisson(
+      tf.shape(image), seed=seed, lam=tf.maximum(image, 0.0) * lam, dtype=tf.float32)
+  return counts / lam
+
+
+def _gaussian(image, level, seed):
+  return add_gaussian_noise(image, tf.cast(level, tf.float32) / 255.0, seed)
+
+
+def _poisson(image, level, seed):
+  return add_poisson_noise(image, level, seed)
+
+
+@dataclasses.dataclass(frozen=True)
+class Corruption:
+  """How one corruption is applied, parameterised and scored.
+
+  Attributes:
+    name: the --noise value.
+    apply: fn(image [H, W, C] float32 in [0, 1], level scalar, seed [2]) -> noisy.
+    level_name: what a level means, for messages and summaries.
+    bounds: (lowest, highest) valid level.
+    default_range: default --noise_range for training.
+    default_eval_levels: default --eval_noise_levels.
+    default_loss: the paper's loss for this corruption.
+  """
+  name: str
+  apply: object
+  level_name: str
+  bounds: tuple
+  default_range: tuple
+  default_eval_levels: tuple
+  default_loss: str
+
+
+CORRUPTIONS = {
+    'gaussian': Corruption('gaussian', _gaussian, 'sigma (0-255 units)', (0.0, 255.0),
+                           (0.0, 50.0), (25.0,), 'l2'),
+    'poisson': Corruption('poisson', _poisson, 'lambda (photons per unit intensity)',
+                          (0.0, 1e6), (0.0, 50.0), (30.0,), 'l2'),
+}
+
+
+def get_corruption(name):
+  """Returns the Corruption called name; ValueError naming the choices otherwise."""
+  if name not in CORRUPTIONS:
+    raise ValueError(f'unknown corruption {name!r}; choose one of {", ".join(sorted(CORRUPTIONS))}')
+  return CORRUPTIONS[name]
+
+
+def sample_level(level_range, seed):
+  """Draws one level uniformly from level_range = (low, high); scalar float32."""
+  low, high = level_range
+  return tf.random.stateless_uniform([], seed=seed, minval=low, maxval=high, dtype=tf.float32)
+
+
+def corrupt(image, noise, level, seed):
+  """Corrupts image with the named corruption at the given level (user units).
+
+  Args:
+    image: [H, W, C] float32 in [0, 1].
+    noise: corruption name, e.g. 'gaussian'.
+    level: scalar, see the module docstring for units.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [H, W, C] float32, not clipped.
+  """
+  return get_corruption(noise).apply(image, level, seed)
+
+
+def evaluation_seed(seed, image_index, level):
+  """The fixed noise seed for one evaluation image at one level.
+
+  A pure function of (seed, image_index, level), so one checkpoint always gets
+  the same PSNR on the same data. Returns a [2] int32 tensor.
+  """
+  level_key = tf.cast(tf.round(tf.cast(level, tf.float64) * 1000.0), tf.int64)
+  base = tf.constant([seed, 0x5EED], tf.int64)
+  mixed = tf.random.experimental.stateless_fold_in(base, tf.cast(image_index, tf.int64))
+  mixed = tf.random.experimental.stateless_fold_in(mixed, level_key)
+  return tf.cast(mixed, tf.int32)
