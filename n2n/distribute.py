@@ -25,7 +25,12 @@ def create_strategy(name, tpu=''):
   if name == 'default':
     return tf.distribute.get_strategy()
   if name == 'mirrored':
-    return tf.distribute.MirroredStrategy()
+    # All local GPUs; on a machine without GPUs, all logical CPU devices (one
+    # unless the CPU was split with tf.config.set_logical_device_configuration).
+    if tf.config.list_logical_devices('GPU'):
+      return tf.distribute.MirroredStrategy()
+    return tf.distribute.MirroredStrategy(
+        [device.name for device in tf.config.list_logical_devices('CPU')])
   if name == 'tpu':
     resolver = tf.distribute.cluster_resolver.TPUClusterResolver(tpu=tpu)
     tf.config.experimental_connect_to_cluster(resolver)

@@ -59,8 +59,9 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0):
       images of each level (all with -1).
 
   Returns:
-    dict level -> list of dicts per image: 'name', 'psnr', 'input_psnr'
-    (both in dB, of clipped 8-bit images) and, when kept, 'noisy' and
+    dict level -> list of dicts per image: 'name', 'psnr' (of the output
+    clipped and rounded to 8 bits), 'input_psnr' (of the unclipped noisy input
+    the network sees), both in dB, and, when kept, 'noisy' and
     'denoised' [H, W, C] float32.
   """
   results = {}

@@ -10,7 +10,7 @@ from n2n import config as config_lib
 from n2n import noise as noise_lib
 
 
-def _parse_float_list(flag_name, text):
+def parse_float_list(flag_name, text):
   try:
     return tuple(float(part) for part in text.split(',') if part.strip())
   except ValueError:
@@ -73,11 +73,11 @@ def train_config_from_flags(values):
   if not values.model_dir:
     raise ValueError('--model_dir is required')
   corruption = noise_lib.get_corruption(values.noise)
-  noise_range = (_parse_float_list('noise_range', values.noise_range)
+  noise_range = (parse_float_list('noise_range', values.noise_range)
                  if values.noise_range else corruption.default_range)
   if len(noise_range) != 2:
     raise ValueError(f'--noise_range={values.noise_range!r} needs exactly two numbers: low,high')
-  eval_levels = (_parse_float_list('eval_noise_levels', values.eval_noise_levels)
+  eval_levels = (parse_float_list('eval_noise_levels', values.eval_noise_levels)
                  if values.eval_noise_levels else corruption.default_eval_levels)
   loss = corruption.default_loss if values.loss == 'auto' else values.loss
   return config_lib.TrainConfig(

@@ -1,0 +1,50 @@
+"""Shared fixtures. Splits the CPU into two logical devices before TF starts,
+so MirroredStrategy runs for real with two replicas on one CPU."""
+
+import os
+import sys
+
+import numpy as np
+import pytest
+
+os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+_cpus = tf.config.list_physical_devices('CPU')
+tf.config.set_logical_device_configuration(
+    _cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
+
+import imageio.v3 as iio  # pylint: disable=g-import-not-at-top
+
+
+def smooth_image(rng, height, width, channels=3):
+  """A random smooth uint8 image (low-frequency blobs): denoisable content."""
+  coarse = rng.uniform(0, 255, size=(height // 8 + 2, width // 8 + 2, channels))
+  image = np.kron(coarse, np.ones((8, 8, 1)))[:height, :width]
+  return image.astype(np.uint8)
+
+
+@pytest.fixture(scope='session')
+def image_folder(tmp_path_factory):
+  """A folder of 6 small PNGs (one grayscale, one RGBA) plus a corrupt file."""
+  folder = tmp_path_factory.mktemp('images')
+  rng = np.random.default_rng(0)
+  for index in range(4):
+    iio.imwrite(folder / f'rgb{index}.png', smooth_image(rng, 72 + 8 * index, 96))
+  iio.imwrite(folder / 'gray.png', smooth_image(rng, 80, 80, 1)[:, :, 0])
+  rgba = np.concatenate([smooth_image(rng, 64, 88), np.full((64, 88, 1), 128, np.uint8)], -1)
+  iio.imwrite(folder / 'alpha.png', rgba)
+  (folder / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n not really a png')
+  return folder
+
+
+@pytest.fixture(scope='session')
+def tfrecord_dir(image_folder, tmp_path_factory):
+  """TFRecords of image_folder written by the dataset tool's library (2 shards)."""
+  from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
+  output = tmp_path_factory.mktemp('records')
+  dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
+  return output

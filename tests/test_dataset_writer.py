@@ -1,0 +1,78 @@
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import dataset_writer
+from n2n import tfrecord
+from tests.conftest import REPO_ROOT
+
+
+def _read_all(directory):
+  files = sorted(tf.io.gfile.glob(os.path.join(directory, '*.tfrecord')))
+  return [tfrecord.parse_image(record) for record in tf.data.TFRecordDataset(files)]
+
+
+def test_round_trip_converts_grayscale_and_rgba_and_skips_the_corrupt_file(tfrecord_dir):
+  manifest = json.loads((tfrecord_dir / 'manifest.json').read_text())
+  assert manifest['num_images'] == 6
+  assert [entry['file'] for entry in manifest['skipped']] == ['broken.png']
+  assert 'not a readable image' in manifest['skipped'][0]['reason']
+  assert sum(shard['count'] for shard in manifest['shards']) == 6
+  assert len(manifest['shards']) == 2
+  assert manifest['shortest_side'] == {'min': 64, 'median': 80.0, 'max': 96}
+  records = _read_all(tfrecord_dir)
+  names = sorted(record['name'].numpy().decode() for record in records)
+  assert names == ['alpha.png', 'gray.png', 'rgb0.png', 'rgb1.png', 'rgb2.png', 'rgb3.png']
+  for record in records:
+    assert record['image'].shape[-1] == 3
+  gray = next(r['image'].numpy() for r in records if r['name'].numpy() == b'gray.png')
+  np.testing.assert_array_equal(gray[:, :, 0], gray[:, :, 1])
+
+
+def test_small_images_are_skipped_and_counted(image_folder, tmp_path):
+  manifest = dataset_writer.write_dataset(str(image_folder), str(tmp_path), min_size=80)
+  small = [entry for entry in manifest['skipped'] if 'smaller than --min_size=80' in entry['reason']]
+  assert len(small) == 2  # alpha.png (64 high) and rgb0.png (72 high)
+  assert manifest['num_images'] == 4
+
+
+def test_same_seed_same_order(image_folder, tmp_path):
+  dataset_writer.write_dataset(str(image_folder), str(tmp_path / 'a'), num_shards=1, min_size=32)
+  dataset_writer.write_dataset(str(image_folder), str(tmp_path / 'b'), num_shards=1, min_size=32)
+  order = lambda d: [r['name'].numpy() for r in _read_all(d)]
+  assert order(tmp_path / 'a') == order(tmp_path / 'b')
+
+
+def test_existing_output_is_refused_without_overwrite(image_folder, tmp_path):
+  dataset_writer.write_dataset(str(image_folder), str(tmp_path), min_size=32)
+  with pytest.raises(ValueError, match='already holds shards; pass --overwrite'):
+    dataset_writer.write_dataset(str(image_folder), str(tmp_path), min_size=32)
+  manifest = dataset_writer.write_dataset(str(image_folder), str(tmp_path), min_size=32,
+                                          overwrite=True)
+  assert manifest['num_images'] == 6
+
+
+def test_empty_folder_exits_non_zero_with_one_clear_line(tmp_path):
+  (tmp_path / 'empty').mkdir()
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'datasets', 'make_tfrecords.py'),
+       f'--input_dir={tmp_path / "empty"}', f'--output_dir={tmp_path / "out"}'],
+      capture_output=True, text=True, timeout=120)
+  assert result.returncode != 0
+  assert result.stderr.strip().splitlines()[-1] == (
+      f"make_tfrecords.py: error: --input_dir='{tmp_path / 'empty'}' has no usable image "
+      '(it is empty)')
+  assert not tf.io.gfile.glob(str(tmp_path / 'out' / '*.tfrecord'))
+
+
+def test_folder_of_non_images_is_refused(tmp_path):
+  (tmp_path / 'notes.txt').write_text('hello')
+  (tmp_path / 'fake.jpg').write_bytes(b'')
+  with pytest.raises(ValueError, match=r'has no usable image \(2 files: 1 empty file, 1 not a '
+                                       'readable image\\)'):
+    dataset_writer.write_dataset(str(tmp_path), str(tmp_path / 'out'))

@@ -1,0 +1,65 @@
+import io
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import image_io
+
+RNG = np.random.default_rng(0)
+RGB = RNG.integers(0, 256, size=(20, 30, 3), dtype=np.uint8)
+
+
+def _pillow_bytes(mode, fmt='PNG'):
+  from PIL import Image  # imageio's own backend; used here only to make odd test files.
+  buffer = io.BytesIO()
+  Image.fromarray(RGB).convert(mode).save(buffer, fmt)
+  return buffer.getvalue()
+
+
+def test_rgb_png_round_trips_exactly():
+  np.testing.assert_array_equal(image_io.decode_image(image_io.encode_png(RGB)), RGB)
+
+
+def test_grayscale_is_repeated_to_three_channels():
+  gray = RGB[:, :, 0]
+  decoded = image_io.decode_image(iio.imwrite('<bytes>', gray, extension='.png'))
+  assert decoded.shape == (20, 30, 3)
+  np.testing.assert_array_equal(decoded[:, :, 2], gray)
+
+
+def test_alpha_is_dropped():
+  rgba = np.concatenate([RGB, np.zeros((20, 30, 1), np.uint8)], axis=-1)
+  np.testing.assert_array_equal(
+      image_io.decode_image(iio.imwrite('<bytes>', rgba, extension='.png')), RGB)
+
+
+def test_16_bit_is_scaled_to_8_bit():
+  gray16 = np.full((8, 8), 65535, np.uint16)
+  gray16[0, 0] = 257 * 100
+  decoded = image_io.decode_image(iio.imwrite('<bytes>', gray16, extension='.png'))
+  assert decoded.dtype == np.uint8 and decoded[1, 1, 0] == 255 and decoded[0, 0, 0] == 100
+  rgb16 = tf.io.encode_png(tf.constant(RGB.astype(np.uint16) * 257)).numpy()
+  np.testing.assert_array_equal(image_io.decode_image(rgb16), RGB)
+
+
+@pytest.mark.parametrize('mode,fmt', [('P', 'PNG'), ('CMYK', 'JPEG'), ('LA', 'PNG'), ('P', 'GIF')])
+def test_palette_cmyk_and_gray_alpha_become_rgb(mode, fmt):
+  decoded = image_io.decode_image(_pillow_bytes(mode, fmt))
+  assert decoded.shape == (20, 30, 3) and decoded.dtype == np.uint8
+
+
+@pytest.mark.parametrize('data,message', [
+    (b'hello world', 'not an image format'),
+    (image_io.encode_png(RGB)[:100], 'truncated'),
+])
+def test_unreadable_bytes_raise_a_one_line_error(data, message):
+  with pytest.raises(image_io.ImageDecodeError, match=message) as error:
+    image_io.decode_image(data)
+  assert '\n' not in str(error.value)
+
+
+def test_to_channels_luma():
+  gray = image_io.to_channels(np.full((2, 2, 3), [255, 0, 0], np.uint8), 1)
+  assert gray.shape == (2, 2, 1) and gray[0, 0, 0] == 76

@@ -1,0 +1,34 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import model
+
+
+def test_rgb_unet_has_the_papers_parameter_count_and_shapes():
+  unet = model.build_unet(3)
+  assert unet.count_params() == 991203
+  output = unet(tf.zeros([2, 64, 96, 3]))
+  assert output.shape == (2, 64, 96, 3) and output.dtype == tf.float32
+
+
+def test_layer_widths_follow_the_paper():
+  unet = model.build_unet(3)
+  filters = {layer.name: layer.filters for layer in unet.layers if hasattr(layer, 'filters')}
+  assert all(filters[f'enc_conv{i}'] == 48 for i in range(7))
+  assert all(filters[f'dec_conv{i}{ab}'] == 96 for i in range(2, 6) for ab in 'ab')
+  assert (filters['dec_conv1a'], filters['dec_conv1b'], filters['dec_conv1']) == (64, 32, 3)
+
+
+def test_grayscale_unet():
+  unet = model.build_unet(1)
+  assert unet(tf.zeros([1, 32, 32, 1])).shape == (1, 32, 32, 1)
+
+
+@pytest.mark.parametrize('precision', ['mixed_bfloat16', 'mixed_float16'])
+def test_mixed_precision_keeps_float32_variables_and_output(precision):
+  unet = model.build_unet(3, precision)
+  assert all(variable.dtype == 'float32' for variable in unet.trainable_variables)
+  output = unet(tf.random.uniform([1, 32, 32, 3]))
+  assert output.dtype == tf.float32
+  assert np.all(np.isfinite(output.numpy()))

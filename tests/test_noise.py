@@ -1,0 +1,77 @@
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import noise
+
+
+def _image(value=0.5, size=128):
+  return tf.fill([size, size, 3], value)
+
+
+def test_same_seed_same_noise_and_different_seed_different_noise():
+  image = _image()
+  for name in ('gaussian', 'poisson'):
+    first = noise.corrupt(image, name, 25.0, tf.constant([1, 2]))
+    again = noise.corrupt(image, name, 25.0, tf.constant([1, 2]))
+    other = noise.corrupt(image, name, 25.0, tf.constant([1, 3]))
+    np.testing.assert_array_equal(first.numpy(), again.numpy())
+    assert np.abs(first.numpy() - other.numpy()).mean() > 1e-3
+
+
+def test_gaussian_std_matches_sigma_and_is_not_clipped():
+  image = _image(0.02, size=256)
+  noisy = noise.corrupt(image, 'gaussian', 25.0, tf.constant([0, 7])).numpy()
+  residual = noisy - 0.02
+  assert abs(residual.std() - 25.0 / 255.0) < 0.002
+  assert abs(residual.mean()) < 0.002
+  assert noisy.min() < 0.0  # Unclipped: N2N needs zero-mean corruption.
+
+
+def test_gaussian_zero_sigma_is_identity():
+  image = tf.random.uniform([16, 16, 3], seed=1)
+  np.testing.assert_allclose(noise.corrupt(image, 'gaussian', 0.0, tf.constant([0, 1])), image)
+
+
+@pytest.mark.parametrize('lam,value', [(30.0, 0.5), (5.0, 0.2)])
+def test_poisson_mean_and_variance(lam, value):
+  noisy = noise.add_poisson_noise(_image(value, 256), lam, tf.constant([3, 4])).numpy()
+  assert abs(noisy.mean() - value) < 0.01
+  assert abs(noisy.var() - value / lam) / (value / lam) < 0.05
+  # Values are counts / lambda.
+  np.testing.assert_allclose(noisy * lam, np.round(noisy * lam), atol=1e-3)
+
+
+def test_poisson_lambda_is_guarded_away_from_zero():
+  noisy = noise.add_poisson_noise(_image(0.5, 8), 0.0, tf.constant([3, 4])).numpy()
+  assert np.all(np.isfinite(noisy))
+
+
+def test_sample_level_is_uniform_in_range_and_seeded():
+  levels = np.array([float(noise.sample_level((10.0, 20.0), tf.constant([0, i]))) for i in range(400)])
+  assert levels.min() >= 10.0 and levels.max() <= 20.0
+  assert abs(levels.mean() - 15.0) < 0.5
+  assert float(noise.sample_level((10.0, 20.0), tf.constant([0, 5]))) == levels[5]
+
+
+def test_evaluation_seed_is_a_pure_function_of_seed_index_and_level():
+  base = noise.evaluation_seed(0, 3, 25.0).numpy()
+  np.testing.assert_array_equal(base, noise.evaluation_seed(0, 3, 25.0).numpy())
+  for other in (noise.evaluation_seed(1, 3, 25.0), noise.evaluation_seed(0, 4, 25.0),
+                noise.evaluation_seed(0, 3, 50.0)):
+    assert not np.array_equal(base, other.numpy())
+
+
+def test_corruption_works_inside_parallel_dataset_map():
+  dataset = tf.data.Dataset.range(8).map(
+      lambda index: noise.corrupt(_image(0.5, 16), 'poisson', 30.0,
+                                  tf.stack([tf.constant(0, tf.int64), index])),
+      num_parallel_calls=4)
+  outputs = list(dataset.as_numpy_iterator())
+  assert len(outputs) == 8 and outputs[0].shape == (16, 16, 3)
+  assert not np.array_equal(outputs[0], outputs[1])
+
+
+def test_unknown_corruption_names_the_choices():
+  with pytest.raises(ValueError, match="unknown corruption 'speckle'.*gaussian, poisson"):
+    noise.get_corruption('speckle')

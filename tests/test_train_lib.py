@@ -1,0 +1,112 @@
+"""End to end: a few steps under MirroredStrategy over two logical CPU devices,
+checkpoints and summaries, resuming, and validate.py on the result."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n import distribute
+from n2n import train_lib
+from tests.conftest import REPO_ROOT
+
+
+def _config(tfrecord_dir, image_folder, model_dir, **overrides):
+  values = dict(train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
+                model_dir=str(model_dir), crop_size=32, batch_size=4, train_steps=6,
+                steps_per_loop=2, checkpoint_every=4, eval_every=6, log_every=2,
+                learning_rate=1e-3, precision='float32', max_eval_images=2)
+  values.update(overrides)
+  return config_lib.TrainConfig(**values)
+
+
+def _event_tags(directory):
+  tags = set()
+  for path in tf.io.gfile.glob(os.path.join(directory, 'events.out.tfevents.*')):
+    for event in tf.compat.v1.train.summary_iterator(path):
+      tags.update(value.tag for value in event.summary.value)
+  return tags
+
+
+@pytest.fixture(scope='module')
+def trained_run(tfrecord_dir, image_folder, tmp_path_factory):
+  model_dir = tmp_path_factory.mktemp('run')
+  strategy = distribute.create_strategy('mirrored')
+  assert strategy.num_replicas_in_sync == 2
+  results = train_lib.train_and_evaluate(_config(tfrecord_dir, image_folder, model_dir), strategy)
+  return model_dir, results
+
+
+def test_training_writes_checkpoints_config_and_summaries(trained_run):
+  model_dir, results = trained_run
+  assert tf.train.latest_checkpoint(str(model_dir)).endswith('ckpt-6')
+  assert tf.io.gfile.exists(str(model_dir / 'ckpt-4.index'))
+  saved = json.loads((model_dir / 'config.json').read_text())
+  assert saved['model'] == {'architecture': 'n2n_unet', 'channels': 3}
+  assert saved['train_steps'] == 6
+  assert {'loss', 'learning_rate', 'images_per_second'} <= _event_tags(str(model_dir / 'train'))
+  eval_tags = _event_tags(str(model_dir / 'eval'))
+  assert {'psnr/gaussian_25', 'input_psnr/gaussian_25'} <= eval_tags
+  assert any(tag.startswith('gaussian_25/') for tag in eval_tags)
+  assert len(results[25.0]) == 2
+
+
+def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_folder):
+  model_dir, _ = trained_run
+  strategy = distribute.create_strategy('mirrored')
+  config = _config(tfrecord_dir, image_folder, model_dir, train_steps=10, checkpoint_every=2,
+                   eval_every=100)
+  train_lib.train_and_evaluate(config, strategy)
+  reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(model_dir)))
+  assert reader.get_tensor('step/.ATTRIBUTES/VARIABLE_VALUE') == 10
+  # Resumed at 6: the first new checkpoint is 8, and 4 (before the resume) is gone.
+  assert tf.io.gfile.exists(str(model_dir / 'ckpt-8.index'))
+  loss_steps = []
+  for path in tf.io.gfile.glob(str(model_dir / 'train' / 'events.out.tfevents.*')):
+    for event in tf.compat.v1.train.summary_iterator(path):
+      loss_steps += [event.step for value in event.summary.value if value.tag == 'loss']
+  assert sorted(loss_steps) == [2, 4, 6, 8, 10]
+
+
+def test_a_different_network_in_model_dir_is_refused(trained_run, tfrecord_dir, image_folder):
+  model_dir, _ = trained_run
+  config = _config(tfrecord_dir, image_folder, model_dir,
+                   model=config_lib.ModelConfig(channels=1))
+  with pytest.raises(ValueError, match=r'holds a different network \(channels: 3 -> 1\)'):
+    train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+
+
+def test_validate_writes_metrics_json_and_images(trained_run, image_folder, tmp_path):
+  model_dir, _ = trained_run
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'validate.py'), f'--checkpoint={model_dir}',
+       f'--data={image_folder}', '--noise_levels=25,50', f'--output_dir={tmp_path}'],
+      capture_output=True, text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert 'gray.png' in result.stdout and 'mean' in result.stdout
+  metrics = json.loads((tmp_path / 'metrics.json').read_text())
+  assert metrics['noise'] == 'gaussian' and set(metrics['levels']) == {'25', '50'}
+  level = metrics['levels']['25']
+  assert len(level['images']) == 6
+  assert level['mean_input_psnr'] == pytest.approx(
+      sum(image['input_psnr'] for image in level['images']) / 6)
+  assert (tmp_path / 'gaussian_25' / 'gray.png').exists()
+  # Fixed evaluation noise: the same checkpoint scores the same PSNR again.
+  again = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'validate.py'), f'--checkpoint={model_dir}',
+       f'--data={image_folder}', '--noise_levels=25,50'],
+      capture_output=True, text=True, timeout=300)
+  assert again.stdout.splitlines()[1:] == result.stdout.splitlines()[1:-1]
+
+
+def test_validate_refuses_a_missing_checkpoint(tmp_path):
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'validate.py'), f'--checkpoint={tmp_path}',
+       f'--data={tmp_path}'], capture_output=True, text=True, timeout=120)
+  assert result.returncode != 0
+  assert result.stderr.strip().splitlines()[-1] == (
+      f"validate.py: error: --checkpoint: no checkpoint in '{tmp_path}'")
