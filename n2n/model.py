@@ -13,12 +13,12 @@ ARCHITECTURE = 'n2n_unet'
 SIZE_MULTIPLE = 32
 
 
-def _conv(filters, name, dtype_policy, activation=True):
+def _conv(filters, name, dtype_policy, seed, activation=True):
   conv = keras.layers.Conv2D(
       filters,
       3,
       padding='same',
-      kernel_initializer=keras.initializers.HeNormal(),
+      kernel_initializer=keras.initializers.HeNormal(seed=seed),
       activation=None,
       name=name,
       dtype=dtype_policy,
@@ -29,7 +29,7 @@ def _conv(filters, name, dtype_policy, activation=True):
   return lambda x: relu(conv(x))
 
 
-def build_unet(channels=3, precision='float32'):
+def build_unet(channels=3, precision='float32', seed=None):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -40,12 +40,21 @@ def build_unet(channels=3, precision='float32'):
     channels: image channels in and out (3 for RGB, 1 for grayscale).
     precision: 'float32', 'mixed_bfloat16' or 'mixed_float16'. Mixed policies
       compute in 16 bits with float32 variables; the output is always float32.
+    seed: int for reproducible initial weights, or None for random ones.
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
     value range, noisy inputs are not clipped) to [B, H, W, channels] float32.
   """
   policy = keras.DTypePolicy(precision)
+  convs_made = []
+
+  def conv(filters, name, activation=True):
+    # Each layer its own initializer seed: one shared seed would repeat kernels.
+    layer_seed = None if seed is None else seed * 100 + len(convs_made)
+    convs_made.append(name)
+    return _conv(filters, name, policy, layer_seed, activation)
+
   inputs = keras.Input(shape=(None, None, channels), name='noisy')
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype=policy)(inputs)
 
@@ -53,27 +62,27 @@ def build_unet(channels=3, precision='float32'):
   up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name, dtype=policy)
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
-  x = _conv(48, 'enc_conv0', policy)(centred)
-  x = _conv(48, 'enc_conv1', policy)(x)
+  x = conv(48, 'enc_conv0')(centred)
+  x = conv(48, 'enc_conv1')(x)
   skips = [centred]
   x = pool('pool1')(x)
   for stage in range(2, 6):
     skips.append(x)
-    x = _conv(48, f'enc_conv{stage}', policy)(x)
+    x = conv(48, f'enc_conv{stage}')(x)
     x = pool(f'pool{stage}')(x)
-  x = _conv(48, 'enc_conv6', policy)(x)
+  x = conv(48, 'enc_conv6')(x)
 
   for stage in range(5, 1, -1):
     x = up(f'upsample{stage}')(x)
     x = concat(f'concat{stage}')([x, skips[stage - 1]])
-    x = _conv(96, f'dec_conv{stage}a', policy)(x)
-    x = _conv(96, f'dec_conv{stage}b', policy)(x)
+    x = conv(96, f'dec_conv{stage}a')(x)
+    x = conv(96, f'dec_conv{stage}b')(x)
 
   x = up('upsample1')(x)
   x = concat('concat1')([x, skips[0]])
-  x = _conv(64, 'dec_conv1a', policy)(x)
-  x = _conv(32, 'dec_conv1b', policy)(x)
-  x = _conv(channels, 'dec_conv1', policy, activation=False)(x)
+  x = conv(64, 'dec_conv1a')(x)
+  x = conv(32, 'dec_conv1b')(x)
+  x = conv(channels, 'dec_conv1', activation=False)(x)
   # The output and the loss stay in float32 whatever the compute precision.
   x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)
   outputs = keras.layers.Rescaling(1.0, offset=0.5, name='uncentre', dtype='float32')(x)

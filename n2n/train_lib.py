@@ -46,7 +46,7 @@ def _check_crop_fits(config, files):
 
 def _build_model_and_optimizer(config, precision):
   """Creates the network and Adam with the official settings (in strategy scope)."""
-  model = model_lib.build_unet(config.model.channels, precision)
+  model = model_lib.build_unet(config.model.channels, precision, seed=config.seed)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
                                         config.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)

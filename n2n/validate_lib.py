@@ -37,7 +37,7 @@ def restore_model(checkpoint, precision='float32'):
     raise ValueError(f'--checkpoint: unknown architecture {model_config.architecture!r}')
   model = model_lib.build_unet(model_config.channels, precision)
   try:
-    tf.train.Checkpoint(model=model).read(prefix).assert_existing_objects_matched()
+    tf.train.Checkpoint(model=model).read(prefix).expect_partial().assert_existing_objects_matched()
   except (AssertionError, ValueError, tf.errors.OpError) as error:
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
     raise ValueError(f'--checkpoint: {prefix!r} does not fit the network in config.json '

@@ -32,3 +32,14 @@ def test_mixed_precision_keeps_float32_variables_and_output(precision):
   output = unet(tf.random.uniform([1, 32, 32, 3]))
   assert output.dtype == tf.float32
   assert np.all(np.isfinite(output.numpy()))
+
+
+def test_seeded_initialisation_is_reproducible_and_layers_differ():
+  first = model.build_unet(3, seed=7).get_weights()
+  again = model.build_unet(3, seed=7).get_weights()
+  other = model.build_unet(3, seed=8).get_weights()
+  for a, b in zip(first, again):
+    np.testing.assert_array_equal(a, b)
+  assert not np.array_equal(first[0], other[0])
+  # enc_conv1 and enc_conv2 have the same shape but must not share initial kernels.
+  assert first[2].shape == first[4].shape and not np.array_equal(first[2], first[4])

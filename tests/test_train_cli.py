@@ -1,0 +1,72 @@
+"""train.py as a user runs it: the demo's data path, and one-line errors."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n import distribute
+from n2n import train_lib
+from tests.conftest import REPO_ROOT
+
+DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
+
+
+def _train(*flags, timeout=300):
+  return subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'train.py'), *flags],
+                        capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
+
+
+def test_demo_config_builds_records_on_first_use_and_trains(tmp_path):
+  result = _train('--flagfile=configs/demo.cfg', f'--train_data={tmp_path}/records/train-*.tfrecord',
+                  f'--model_dir={tmp_path}/run', '--train_steps=4', '--steps_per_loop=2',
+                  '--log_every=2', '--max_eval_images=1')
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert tf.io.gfile.glob(f'{tmp_path}/records/train-*.tfrecord')
+  assert (tmp_path / 'records' / 'manifest.json').exists()
+  assert 'step 4/4' in result.stderr
+  assert 'Evaluation at step 4: gaussian 25:' in result.stderr
+  assert tf.train.latest_checkpoint(str(tmp_path / 'run')).endswith('ckpt-4')
+
+
+@pytest.mark.parametrize('flag,message', [
+    ('--crop_size=48', 'train.py: error: --crop_size=48 must be a positive multiple of 32'),
+    ('--noise_range=40,10', 'train.py: error: --noise_range=40,10 is invalid for --noise=gaussian'),
+    ('--noise=speckle', "train.py: error: unknown corruption 'speckle'"),
+    ('--train_data=/nonexistent/x-*.tfrecord',
+     "train.py: error: --train_data: no file matches '/nonexistent/x-*.tfrecord'"),
+])
+def test_bad_flags_give_one_line_and_non_zero_exit(flag, message, tmp_path):
+  result = _train(f'--train_data={DEMO}/../../nothing-*', f'--model_dir={tmp_path}', flag)
+  assert result.returncode != 0
+  last_line = result.stderr.strip().splitlines()[-1]
+  assert last_line.startswith(message), result.stderr[-2000:]
+  assert 'Traceback' not in result.stderr
+
+
+def test_crop_larger_than_every_image_is_refused(tfrecord_dir, tmp_path):
+  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+                                  model_dir=str(tmp_path), crop_size=128)
+  with pytest.raises(ValueError, match=r'--crop_size=128 is larger than every image in '
+                                       r'--train_data \(the largest shortest side is 96 px\)'):
+    train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+
+
+def test_batch_not_divisible_by_replicas_is_refused(tfrecord_dir, tmp_path):
+  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+                                  model_dir=str(tmp_path), crop_size=32, batch_size=3)
+  with pytest.raises(ValueError, match=r'--batch_size=3 must be divisible by the number of '
+                                       r'replicas \(2\)'):
+    train_lib.train_and_evaluate(config, distribute.create_strategy('mirrored'))
+
+
+def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
+  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+                                  model_dir=str(tmp_path), crop_size=32, batch_size=2,
+                                  train_steps=2, steps_per_loop=2, log_every=2,
+                                  precision='mixed_float16')
+  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert tf.train.latest_checkpoint(str(tmp_path)).endswith('ckpt-2')
