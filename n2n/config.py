@@ -12,7 +12,7 @@ from n2n import noise as noise_lib
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'tpu')
 TARGETS = ('noisy', 'clean')
-LOSSES = ('l2',)
+LOSSES = ('l2', 'l1', 'annealed_l0', 'masked_l2')
 CACHE_MODES = ('auto', 'true', 'false')
 
 
@@ -43,10 +43,10 @@ class TrainConfig:
   model_dir: str
   train_images_dir: str = ''
   noise: str = 'gaussian'
-  noise_range: tuple = (0.0, 50.0)
-  eval_noise_levels: tuple = (25.0,)
+  noise_range: tuple = ()  # () = the corruption's default
+  eval_noise_levels: tuple = ()  # () = the corruption's default
   target: str = 'noisy'
-  loss: str = 'l2'
+  loss: str = 'auto'  # auto = the paper's loss for the corruption
   crop_size: int = 256
   batch_size: int = 4
   train_steps: int = 300000
@@ -71,6 +71,17 @@ class TrainConfig:
 
   def __post_init__(self):
     corruption = noise_lib.get_corruption(self.noise)
+    # Resolve corruption-dependent defaults so config.json records real values.
+    if not self.noise_range:
+      object.__setattr__(self, 'noise_range', corruption.default_range)
+    if not self.eval_noise_levels:
+      object.__setattr__(self, 'eval_noise_levels', corruption.default_eval_levels)
+    if self.loss == 'auto':
+      object.__setattr__(self, 'loss', corruption.default_loss)
+    if len(self.noise_range) != 2:
+      raise ValueError(f'--noise_range={self.noise_range} needs exactly two numbers: low,high')
+    object.__setattr__(self, 'noise_range', tuple(float(v) for v in self.noise_range))
+    object.__setattr__(self, 'eval_noise_levels', tuple(float(v) for v in self.eval_noise_levels))
     low, high = self.noise_range
     lowest, highest = corruption.bounds
     if not lowest <= low <= high <= highest:

@@ -64,12 +64,16 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0):
     the network sees), both in dB, and, when kept, 'noisy' and
     'denoised' [H, W, C] float32.
   """
+  # Traced once: corruptions with loops (text) are slow op by op in eager mode.
+  corrupt = tf.function(lambda clean, level, seed: noise_lib.corrupt(clean, noise, level, seed),
+                        reduce_retracing=True)
   results = {}
   for level in levels:
     rows = []
     for index, (name, image) in enumerate(images):
       clean = tf.constant(image, tf.float32) / 255.0
-      noisy = noise_lib.corrupt(clean, noise, level, noise_lib.evaluation_seed(seed, index, level))
+      noisy = corrupt(clean, tf.constant(level, tf.float32),
+                      noise_lib.evaluation_seed(seed, index, level))
       denoised = denoise(noisy.numpy())
       row = {
           'name': name,

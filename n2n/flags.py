@@ -34,7 +34,9 @@ def define_train_flags():
                       '--noise_range (default: sigma 25 / lambda 30).')
   flags.DEFINE_enum('target', 'noisy', config_lib.TARGETS,
                     'noisy: Noise2Noise (independent corruption); clean: the N2C baseline.')
-  flags.DEFINE_string('loss', 'auto', 'Loss: auto (the paper\'s loss for --noise) or l2.')
+  flags.DEFINE_string('loss', 'auto', 'Loss: auto (the paper\'s loss for --noise: l2 for gaussian '
+                      'and poisson, l1 for text, annealed_l0 for impulse, masked_l2 for bernoulli), '
+                      'l2, l1, annealed_l0 or masked_l2.')
   flags.DEFINE_integer('channels', 3, 'Image channels: 3 (RGB) or 1 (grayscale, luma).')
   flags.DEFINE_integer('crop_size', 256, 'Square training crop in pixels, a multiple of 32.')
   flags.DEFINE_integer('batch_size', 4, 'Global batch size (all replicas together).')
@@ -72,14 +74,10 @@ def train_config_from_flags(values):
     raise ValueError('--train_data is required (a TFRecord glob)')
   if not values.model_dir:
     raise ValueError('--model_dir is required')
-  corruption = noise_lib.get_corruption(values.noise)
-  noise_range = (parse_float_list('noise_range', values.noise_range)
-                 if values.noise_range else corruption.default_range)
-  if len(noise_range) != 2:
+  noise_range = parse_float_list('noise_range', values.noise_range)
+  if values.noise_range and len(noise_range) != 2:
     raise ValueError(f'--noise_range={values.noise_range!r} needs exactly two numbers: low,high')
-  eval_levels = (parse_float_list('eval_noise_levels', values.eval_noise_levels)
-                 if values.eval_noise_levels else corruption.default_eval_levels)
-  loss = corruption.default_loss if values.loss == 'auto' else values.loss
+  eval_levels = parse_float_list('eval_noise_levels', values.eval_noise_levels)
   return config_lib.TrainConfig(
       train_data=values.train_data,
       train_images_dir=values.train_images_dir,
@@ -89,7 +87,7 @@ def train_config_from_flags(values):
       noise_range=noise_range,
       eval_noise_levels=eval_levels,
       target=values.target,
-      loss=loss,
+      loss=values.loss,
       crop_size=values.crop_size,
       batch_size=values.batch_size,
       train_steps=values.train_steps,

@@ -1,8 +1,9 @@
 """tf.data pipelines: training pairs from TFRecords, evaluation images from folders.
 
 Training elements are dicts of per-replica batches:
-  'input'   [B, S, S, C] float32, the corrupted input (not clipped)
-  'target'  [B, S, S, C] float32, an independent corruption (or the clean crop)
+  'input'        [B, S, S, C] float32, the corrupted input (not clipped)
+  'target'       [B, S, S, C] float32, an independent corruption (or the clean crop)
+  'target_mask'  [B, S, S, 1] float32, only for corruptions that drop pixels
 with S = crop_size. All randomness is stateless and derived from (seed, worker,
 start step, element index), so a run is reproducible and a resumed run does
 not replay the crops and noise of its first steps.
@@ -123,16 +124,21 @@ def make_training_pair(clean, noise, noise_range, target, seed):
     seed: [2] int32 stateless seed.
 
   Returns:
-    dict: 'input' and 'target', [S, S, C] float32.
+    dict: 'input' and 'target', [S, S, C] float32; for corruptions that drop
+    pixels also 'target_mask', [S, S, 1] float32, 1 where the target is valid.
   """
   seeds = tf.random.experimental.stateless_split(seed, 4)
   noisy_input = noise_lib.corrupt(clean, noise, noise_lib.sample_level(noise_range, seeds[0]),
                                   seeds[1])
   if target == 'clean':
-    return {'input': noisy_input, 'target': clean}
-  noisy_target = noise_lib.corrupt(clean, noise, noise_lib.sample_level(noise_range, seeds[2]),
-                                   seeds[3])
-  return {'input': noisy_input, 'target': noisy_target}
+    noisy_target, target_mask = clean, tf.ones_like(clean[..., :1])
+  else:
+    noisy_target, target_mask = noise_lib.corrupt_with_mask(
+        clean, noise, noise_lib.sample_level(noise_range, seeds[2]), seeds[3])
+  pair = {'input': noisy_input, 'target': noisy_target}
+  if noise_lib.get_corruption(noise).drops_pixels:
+    pair['target_mask'] = target_mask
+  return pair
 
 
 def _to_channels(image, channels):

@@ -6,13 +6,18 @@ the graph. Images are float32 in [0, 1]; corrupted images are NOT clipped, since
 clipping biases the noise and Noise2Noise needs zero-mean (for L2) corruption.
 
 Levels are given in the units users think in:
-  gaussian  standard deviation in 0-255 units (sigma 25 means 25/255)
-  poisson   lambda, photons per unit intensity (larger lambda = less noise)
+  gaussian   standard deviation in 0-255 units (sigma 25 means 25/255)
+  poisson    lambda, photons per unit intensity (larger lambda = less noise)
+  text       fraction of pixels covered by text
+  impulse    fraction of pixels replaced by random colours
+  bernoulli  fraction of pixels dropped (set to zero)
 """
 
 import dataclasses
 
 import tensorflow as tf
+
+from n2n import text_render
 
 # Lambda is guarded away from zero: Poisson(lambda * x) / lambda diverges as lambda -> 0.
 MIN_POISSON_LAMBDA = 1e-3
@@ -54,12 +59,58 @@ def add_poisson_noise(image, photons_per_unit, seed):
   return counts / lam
 
 
+def add_impulse_noise(image, probability, seed):
+  """Random-valued impulse noise: each pixel replaced, with the given
+  probability, by a colour drawn uniformly from [0, 1]^C.
+
+  Args:
+    image: [H, W, C] float32 in [0, 1].
+    probability: scalar float32 in [0, 1].
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [H, W, C] float32 in [0, 1].
+  """
+  mask_seed, colour_seed = tf.unstack(tf.random.experimental.stateless_split(seed, 2))
+  shape = tf.shape(image)
+  replaced = tf.random.stateless_uniform(
+      tf.concat([shape[:-1], [1]], 0), mask_seed) < tf.cast(probability, tf.float32)
+  colours = tf.random.stateless_uniform(shape, colour_seed)
+  return tf.where(replaced, colours, image)
+
+
+def add_bernoulli_noise(image, probability, seed):
+  """Drops each pixel (all its channels) to zero with the given probability.
+
+  Args:
+    image: [H, W, C] float32 in [0, 1].
+    probability: scalar float32 in [0, 1], the fraction dropped.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    (noisy [H, W, C] float32, kept [H, W, 1] float32 in {0, 1}). The mask lets
+    a masked loss ignore dropped target pixels.
+  """
+  shape = tf.shape(image)
+  kept = tf.cast(tf.random.stateless_uniform(tf.concat([shape[:-1], [1]], 0), seed)
+                 >= tf.cast(probability, tf.float32), tf.float32)
+  return image * kept, kept
+
+
 def _gaussian(image, level, seed):
-  return add_gaussian_noise(image, tf.cast(level, tf.float32) / 255.0, seed)
+  return add_gaussian_noise(image, tf.cast(level, tf.float32) / 255.0, seed), None
 
 
 def _poisson(image, level, seed):
-  return add_poisson_noise(image, level, seed)
+  return add_poisson_noise(image, level, seed), None
+
+
+def _text(image, level, seed):
+  return text_render.make_text_overlay()(image, level, seed), None
+
+
+def _impulse(image, level, seed):
+  return add_impulse_noise(image, level, seed), None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,12 +119,14 @@ class Corruption:
 
   Attributes:
     name: the --noise value.
-    apply: fn(image [H, W, C] float32 in [0, 1], level scalar, seed [2]) -> noisy.
+    apply: fn(image [H, W, C] float32 in [0, 1], level scalar, seed [2]) ->
+      (noisy [H, W, C] float32, kept-pixel mask [H, W, 1] float32 or None).
     level_name: what a level means, for messages and summaries.
     bounds: (lowest, highest) valid level.
     default_range: default --noise_range for training.
     default_eval_levels: default --eval_noise_levels.
     default_loss: the paper's loss for this corruption.
+    drops_pixels: the corruption returns a kept-pixel mask for a masked loss.
   """
   name: str
   apply: object
@@ -82,6 +135,7 @@ class Corruption:
   default_range: tuple
   default_eval_levels: tuple
   default_loss: str
+  drops_pixels: bool = False
 
 
 CORRUPTIONS = {
@@ -89,6 +143,12 @@ CORRUPTIONS = {
                            (0.0, 50.0), (25.0,), 'l2'),
     'poisson': Corruption('poisson', _poisson, 'lambda (photons per unit intensity)',
                           (0.0, 1e6), (0.0, 50.0), (30.0,), 'l2'),
+    'text': Corruption('text', _text, 'fraction of pixels covered by text', (0.0, 0.9),
+                       (0.0, 0.5), (0.25,), 'l1'),
+    'impulse': Corruption('impulse', _impulse, 'fraction of pixels replaced', (0.0, 1.0),
+                          (0.0, 0.95), (0.5, 0.7), 'annealed_l0'),
+    'bernoulli': Corruption('bernoulli', add_bernoulli_noise, 'fraction of pixels dropped',
+                            (0.0, 1.0), (0.0, 0.95), (0.5,), 'masked_l2', drops_pixels=True),
 }
 
 
@@ -117,7 +177,22 @@ def corrupt(image, noise, level, seed):
   Returns:
     [H, W, C] float32, not clipped.
   """
-  return get_corruption(noise).apply(image, level, seed)
+  return get_corruption(noise).apply(image, level, seed)[0]
+
+
+def corrupt_with_mask(image, noise, level, seed):
+  """Like corrupt, also returning which pixels still carry the clean signal.
+
+  Returns:
+    (noisy [H, W, C] float32, mask [H, W, 1] float32 in {0, 1}); the mask is
+    all ones except for corruptions that drop pixels (bernoulli).
+  """
+  noisy, mask = get_corruption(noise).apply(image, level, seed)
+  if mask is None:
+    mask = tf.ones_like(image[..., :1])
+  return noisy, mask
+
+
 
 
 def evaluation_seed(seed, image_index, level):

@@ -6,12 +6,14 @@ import tensorflow as tf
 from n2n import evaluation
 
 
-def write_training_scalars(writer, step, loss, learning_rate, images_per_second):
-  """Writes one point of the training curves."""
+def write_training_scalars(writer, step, loss, learning_rate, images_per_second, extra=None):
+  """Writes one point of the training curves (plus any extra name -> value)."""
   with writer.as_default(step=step):
     tf.summary.scalar('loss', loss)
     tf.summary.scalar('learning_rate', learning_rate)
     tf.summary.scalar('images_per_second', images_per_second)
+    for name, value in (extra or {}).items():
+      tf.summary.scalar(name, value)
 
 
 def comparison_strip(noisy, denoised, clean):

@@ -117,10 +117,12 @@ def train_and_evaluate(config, strategy):
   loss_fn = losses.get_loss(config.loss)
 
   def train_step(batch):
+    step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.train_steps
     with tf.GradientTape() as tape:
       prediction = model(batch['input'], training=True)
+      per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'), step_fraction)
       # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
-      loss = tf.reduce_sum(loss_fn(prediction, batch['target'])) / config.batch_size
+      loss = tf.reduce_sum(per_example) / config.batch_size
       scaled_loss = optimizer.scale_loss(loss)
     gradients = tape.gradient(scaled_loss, model.trainable_variables)
     optimizer.apply_gradients(zip(gradients, model.trainable_variables))
@@ -171,8 +173,12 @@ def train_and_evaluate(config, strategy):
       logging.info('step %d/%d  loss %.6f  lr %.2e  %.1f images/s  ETA %s', current_step,
                    config.train_steps, mean_loss, learning_rate, images_per_second,
                    time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
+      extra = {}
+      if config.loss == 'annealed_l0':
+        gamma = losses.annealed_l0_gamma(current_step / config.train_steps)
+        extra['annealed_l0_gamma'] = float(gamma)
       summaries.write_training_scalars(train_writer, current_step, mean_loss, learning_rate,
-                                       images_per_second)
+                                       images_per_second, extra)
       interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
     if current_step % config.checkpoint_every == 0 or current_step == config.train_steps:
       manager.save(checkpoint_number=current_step)

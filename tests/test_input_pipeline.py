@@ -101,3 +101,21 @@ def test_eval_folder_without_images_is_an_error(tmp_path):
   (tmp_path / 'readme.txt').write_text('no images here')
   with pytest.raises(ValueError, match='--val_data: no readable image in'):
     input_pipeline.load_eval_images(str(tmp_path))
+
+
+def test_bernoulli_pairs_carry_the_target_mask(tfrecord_dir):
+  batch = next(iter(input_pipeline.build_train_dataset(
+      _config(tfrecord_dir, noise='bernoulli', noise_range=(0.5, 0.5)), 4, cache=True)))
+  mask = batch['target_mask'].numpy()
+  assert mask.shape == (4, 32, 32, 1) and abs(1.0 - mask.mean() - 0.5) < 0.1
+  assert np.all(batch['target'].numpy()[np.broadcast_to(mask, (4, 32, 32, 3)) == 0] == 0.0)
+  gaussian = next(iter(input_pipeline.build_train_dataset(_config(tfrecord_dir), 4, cache=True)))
+  assert 'target_mask' not in gaussian
+
+
+@pytest.mark.parametrize('noise', ['text', 'impulse', 'bernoulli'])
+def test_every_corruption_feeds_the_pipeline(tfrecord_dir, noise):
+  batch = next(iter(input_pipeline.build_train_dataset(
+      _config(tfrecord_dir, noise=noise, noise_range=(0.3, 0.3)), 4, cache=True)))
+  assert batch['input'].shape == (4, 32, 32, 3)
+  assert not np.array_equal(batch['input'], batch['target'])

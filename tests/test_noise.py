@@ -73,5 +73,30 @@ def test_corruption_works_inside_parallel_dataset_map():
 
 
 def test_unknown_corruption_names_the_choices():
-  with pytest.raises(ValueError, match="unknown corruption 'speckle'.*gaussian, poisson"):
+  with pytest.raises(ValueError,
+                     match="unknown corruption 'speckle'.*bernoulli, gaussian, impulse, poisson, text"):
     noise.get_corruption('speckle')
+
+
+def test_impulse_replaces_the_requested_fraction_with_uniform_colours():
+  image = tf.fill([256, 256, 3], -1.0)
+  noisy = noise.corrupt(image, 'impulse', 0.7, tf.constant([0, 1])).numpy()
+  replaced = np.all(noisy != -1.0, axis=-1)
+  assert abs(replaced.mean() - 0.7) < 0.01
+  assert np.all(np.any(noisy == -1.0, axis=-1) == ~replaced)  # whole pixels, all channels
+  values = noisy[replaced]
+  assert values.min() >= 0.0 and values.max() <= 1.0 and abs(values.mean() - 0.5) < 0.01
+
+
+def test_bernoulli_drops_the_requested_fraction_and_returns_the_mask():
+  image = tf.random.uniform([256, 256, 3], 0.1, 1.0, seed=2)
+  noisy, kept = noise.corrupt_with_mask(image, 'bernoulli', 0.5, tf.constant([0, 9]))
+  noisy, kept = noisy.numpy(), kept.numpy()
+  assert kept.shape == (256, 256, 1)
+  assert abs(1.0 - kept.mean() - 0.5) < 0.01
+  np.testing.assert_array_equal(noisy, image.numpy() * kept)
+
+
+def test_masks_are_all_ones_for_corruptions_that_keep_every_pixel():
+  _, mask = noise.corrupt_with_mask(tf.zeros([8, 8, 3]), 'gaussian', 25.0, tf.constant([0, 1]))
+  np.testing.assert_array_equal(mask, np.ones([8, 8, 1]))

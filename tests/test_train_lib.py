@@ -110,3 +110,19 @@ def test_validate_refuses_a_missing_checkpoint(tmp_path):
   assert result.returncode != 0
   assert result.stderr.strip().splitlines()[-1] == (
       f"validate.py: error: --checkpoint: no checkpoint in '{tmp_path}'")
+
+
+@pytest.mark.parametrize('noise,loss,levels', [('text', 'l1', (0.25,)),
+                                               ('impulse', 'annealed_l0', (0.5, 0.7)),
+                                               ('bernoulli', 'masked_l2', (0.5,))])
+def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, tmp_path, noise,
+                                                    loss, levels):
+  config = _config(tfrecord_dir, image_folder, tmp_path, noise=noise, noise_range=(0.0, 0.5),
+                   eval_noise_levels=levels, loss=loss, train_steps=2, eval_every=2,
+                   max_eval_images=1)
+  results = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert set(results) == set(levels)
+  eval_tags = _event_tags(str(tmp_path / 'eval'))
+  assert {f'psnr/{noise}_{level:g}' for level in levels} <= eval_tags
+  train_tags = _event_tags(str(tmp_path / 'train'))
+  assert ('annealed_l0_gamma' in train_tags) == (loss == 'annealed_l0')
