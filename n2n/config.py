@@ -10,7 +10,7 @@ import json
 from n2n import noise as noise_lib
 
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
-STRATEGIES = ('auto', 'default', 'mirrored', 'tpu')
+STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
 LOSSES = ('l2', 'l1', 'annealed_l0', 'masked_l2')
 CACHE_MODES = ('auto', 'true', 'false')
@@ -66,6 +66,8 @@ class TrainConfig:
   crops_per_image: int = 4
   max_eval_images: int = 0
   eval_image_summaries: int = 3
+  skip_corrupt_records: bool = False
+  deterministic: bool = False
   model: ModelConfig = ModelConfig()
   augment: AugmentConfig = AugmentConfig()
 

@@ -1,4 +1,6 @@
-"""Strategy selection and the precision the hardware supports."""
+"""Strategy selection, worker roles, and the precision the hardware supports."""
+
+import os
 
 from absl import logging
 import tensorflow as tf
@@ -9,7 +11,7 @@ def create_strategy(name, tpu=''):
 
   Args:
     name: 'auto' (tpu if tpu is given, mirrored with more than one GPU, else
-      default), 'default', 'mirrored' or 'tpu'.
+      default), 'default', 'mirrored', 'multi_worker' (TF_CONFIG) or 'tpu'.
     tpu: TPU name, grpc:// address or 'local', for 'tpu' and 'auto'.
 
   Returns:
@@ -22,6 +24,9 @@ def create_strategy(name, tpu=''):
       name = 'mirrored'
     else:
       name = 'default'
+  if name == 'multi_worker':
+    # Cluster layout and this process's role come from the TF_CONFIG variable.
+    return tf.distribute.MultiWorkerMirroredStrategy()
   if name == 'default':
     return tf.distribute.get_strategy()
   if name == 'mirrored':
@@ -36,7 +41,7 @@ def create_strategy(name, tpu=''):
     tf.config.experimental_connect_to_cluster(resolver)
     tf.tpu.experimental.initialize_tpu_system(resolver)
     return tf.distribute.TPUStrategy(resolver)
-  raise ValueError(f'--strategy={name!r} is not one of auto, default, mirrored, tpu')
+  raise ValueError(f'--strategy={name!r} is not one of auto, default, mirrored, multi_worker, tpu')
 
 
 def check_global_batch(global_batch_size, strategy):
@@ -81,3 +86,25 @@ def resolve_precision(requested, strategy):
     return 'mixed_bfloat16'
   logging.info('No bfloat16 support found on this CPU; training in float32.')
   return 'float32'
+
+
+def is_chief(strategy):
+  """True on the worker that writes checkpoints and summaries (always, off-cluster)."""
+  resolver = getattr(strategy, 'cluster_resolver', None)
+  if resolver is None or not resolver.cluster_spec().as_dict():
+    return True
+  task_type, task_id = resolver.task_type, resolver.task_id
+  if task_type == 'chief':
+    return True
+  has_chief = 'chief' in resolver.cluster_spec().as_dict()
+  return task_type == 'worker' and task_id == 0 and not has_chief
+
+
+def worker_write_dir(model_dir, strategy):
+  """Where this worker writes: model_dir on the chief, a private temporary
+  folder inside it on other workers (TensorFlow's multi-worker convention:
+  every worker must save, only the chief's copy is kept)."""
+  if is_chief(strategy):
+    return model_dir
+  resolver = strategy.cluster_resolver
+  return os.path.join(model_dir, '.workers', f'{resolver.task_type}_{resolver.task_id}')

@@ -66,6 +66,10 @@ def define_train_flags():
                        'Random RGB channel permutations (widens the colour distribution).')
   flags.DEFINE_integer('max_eval_images', 0, 'Evaluate on at most this many images (0: all).')
   flags.DEFINE_integer('eval_image_summaries', 3, 'Validation images shown in TensorBoard.')
+  flags.DEFINE_boolean('skip_corrupt_records', False, 'Skip unreadable training records with '
+                       'a warning instead of stopping with an error naming the shard.')
+  flags.DEFINE_boolean('deterministic', False, 'Enable TensorFlow op determinism: the same '
+                       'seed gives the same losses and weights (slower on some devices).')
 
 
 def train_config_from_flags(values):
@@ -107,6 +111,8 @@ def train_config_from_flags(values):
       crops_per_image=values.crops_per_image,
       max_eval_images=values.max_eval_images,
       eval_image_summaries=values.eval_image_summaries,
+      skip_corrupt_records=values.skip_corrupt_records,
+      deterministic=values.deterministic,
       model=config_lib.ModelConfig(channels=values.channels),
       augment=config_lib.AugmentConfig(
           flips=values.augment_flips,

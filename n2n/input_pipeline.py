@@ -181,6 +181,9 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
                        num_parallel_calls=tf.data.AUTOTUNE)
   # Images smaller than the crop cannot give a crop; train.py checks the manifest
   # up front so this cannot silently drop everything.
+  if config.skip_corrupt_records:
+    # Drops records that fail to read or decode (truncated shards, bad PNGs).
+    images = images.ignore_errors(log_warning=True)
   images = images.filter(
       lambda image: tf.reduce_min(tf.shape(image)[:2]) >= crop_size)
   if cache:

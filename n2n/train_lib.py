@@ -1,4 +1,12 @@
-"""The distributed training loop: steps, evaluation, checkpoints, summaries."""
+"""The distributed training loop: steps, evaluation, checkpoints, summaries.
+
+Crash safety: checkpoints are written by tf.train.CheckpointManager, which
+writes a checkpoint's files first and then atomically replaces the small
+`checkpoint` index that names the newest one, so a process killed at any
+moment leaves the previous complete checkpoint in place. SIGTERM/SIGINT
+finish the current step loop, save, and stop; a NaN/inf loss stops before
+anything is saved.
+"""
 
 import os
 import time
@@ -13,6 +21,8 @@ from n2n import evaluation
 from n2n import input_pipeline
 from n2n import losses
 from n2n import model as model_lib
+from n2n import preemption
+from n2n import preflight
 from n2n import run_dir
 from n2n import schedules
 from n2n import summaries
@@ -20,28 +30,6 @@ from n2n import summaries
 
 class NonFiniteLossError(FloatingPointError):
   """The training loss became NaN or infinite."""
-
-
-def _decide_cache(config, files):
-  if config.cache != 'auto':
-    return config.cache == 'true'
-  megabytes = input_pipeline.decoded_megabytes(input_pipeline.read_manifests(files))
-  if megabytes is None:
-    logging.info('No manifest.json beside the shards: not caching decoded images '
-                 '(use --cache=true to force).')
-    return False
-  fits = megabytes <= config.cache_budget_mb
-  logging.info('Decoded training images take %.0f MiB: %s (budget %d MiB).', megabytes,
-               'caching them in memory' if fits else 'not caching', config.cache_budget_mb)
-  return fits
-
-
-def _check_crop_fits(config, files):
-  for manifest in input_pipeline.read_manifests(files):
-    largest = manifest.get('shortest_side', {}).get('max')
-    if largest is not None and largest < config.crop_size:
-      raise ValueError(f'--crop_size={config.crop_size} is larger than every image in '
-                       f'--train_data (the largest shortest side is {largest} px)')
 
 
 def _build_model_and_optimizer(config, precision):
@@ -65,55 +53,8 @@ def _next_boundary(step, config):
   return min(candidates)
 
 
-def train_and_evaluate(config, strategy):
-  """Trains (or resumes) the run in config.model_dir and evaluates it.
-
-  Args:
-    config: config.TrainConfig.
-    strategy: tf.distribute.Strategy.
-
-  Returns:
-    The last evaluation's results (see evaluation.evaluate), or {} without
-    --val_data.
-
-  Raises:
-    ValueError: bad configuration or input, with a one-line message.
-    NonFiniteLossError: the loss diverged (no checkpoint of it is written).
-  """
-  model_dir = config.model_dir
-  precision = distribute.resolve_precision(config.precision, strategy)
-  per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
-  files = input_pipeline.list_files(config.train_data)
-  _check_crop_fits(config, files)
-  run_dir.check_compatible(model_dir, config)
-  eval_images = (input_pipeline.load_eval_images(config.val_data, config.model.channels,
-                                                 config.max_eval_images)
-                 if config.val_data else [])
-  cache = _decide_cache(config, files)
-  logging.info('Strategy %s with %d replica(s), precision %s, global batch %d.',
-               type(strategy).__name__, strategy.num_replicas_in_sync, precision,
-               config.batch_size)
-
-  with strategy.scope():
-    model, optimizer = _build_model_and_optimizer(config, precision)
-    step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
-                       aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
-  checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)
-  manager = tf.train.CheckpointManager(checkpoint, model_dir, config.keep_checkpoints,
-                                       checkpoint_name=run_dir.CHECKPOINT_PREFIX)
-  if manager.latest_checkpoint:
-    checkpoint.restore(manager.latest_checkpoint).assert_existing_objects_matched()
-    logging.info('Resumed from %s at step %d.', manager.latest_checkpoint, int(step.numpy()))
-  run_dir.write_config(model_dir, config)
-
-  start_step = int(step.numpy())
-  if start_step >= config.train_steps:
-    logging.info('Step %d already reaches --train_steps=%d; nothing to train.', start_step,
-                 config.train_steps)
-  dataset = strategy.distribute_datasets_from_function(
-      lambda context: input_pipeline.build_train_dataset(
-          config, per_replica_batch, cache, start_step, context))
-  iterator = iter(dataset)
+def _make_train_loop(config, strategy, model, optimizer, step):
+  """The tf.function running num_steps steps per call; returns their mean loss."""
   loss_fn = losses.get_loss(config.loss)
 
   def train_step(batch):
@@ -137,8 +78,75 @@ def train_and_evaluate(config, strategy):
     step.assign_add(tf.cast(num_steps, tf.int64))
     return loss_sum / tf.cast(num_steps, tf.float32)
 
-  train_writer = tf.summary.create_file_writer(os.path.join(model_dir, 'train'))
-  eval_writer = tf.summary.create_file_writer(os.path.join(model_dir, 'eval'))
+  return train_loop
+
+
+def _run_loop(train_loop, iterator, num_steps, train_files, manager):
+  """One train_loop call, with data errors turned into messages naming the shard."""
+  try:
+    return float(train_loop(iterator, tf.constant(num_steps, tf.int32)))
+  except tf.errors.DataLossError:
+    corrupt = preflight.find_corrupt_shard(train_files)
+    where = f'{corrupt[0]} is corrupt ({corrupt[1]})' if corrupt else 'a shard is corrupt'
+    raise ValueError(f'--train_data: {where}; rerun with --skip_corrupt_records to skip bad '
+                     f'records (last checkpoint: {manager.latest_checkpoint or "none"})') from None
+
+
+def train_and_evaluate(config, strategy):
+  """Trains (or resumes) the run in config.model_dir and evaluates it.
+
+  Args:
+    config: config.TrainConfig.
+    strategy: tf.distribute.Strategy.
+
+  Returns:
+    The last evaluation's results (see evaluation.evaluate), or {} without
+    --val_data (and on non-chief workers).
+
+  Raises:
+    ValueError: bad configuration or input, with a one-line message.
+    NonFiniteLossError: the loss diverged (no checkpoint of it is written).
+    preemption.TrainingInterrupted: stopped by SIGTERM/SIGINT after saving.
+  """
+  inputs = preflight.check_training_inputs(config, strategy)
+  model_dir = config.model_dir
+  chief = distribute.is_chief(strategy)
+  write_dir = distribute.worker_write_dir(model_dir, strategy)
+  logging.info('Strategy %s with %d replica(s), precision %s, global batch %d.',
+               type(strategy).__name__, strategy.num_replicas_in_sync, inputs.precision,
+               config.batch_size)
+
+  with strategy.scope():
+    model, optimizer = _build_model_and_optimizer(config, inputs.precision)
+    step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
+                       aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+  checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)
+  manager = tf.train.CheckpointManager(checkpoint, write_dir, config.keep_checkpoints,
+                                       checkpoint_name=run_dir.CHECKPOINT_PREFIX)
+  # Every worker restores the chief's newest checkpoint.
+  latest = tf.train.latest_checkpoint(model_dir)
+  if latest:
+    checkpoint.restore(latest).assert_existing_objects_matched()
+    logging.info('Resumed from %s at step %d.', latest, int(step.numpy()))
+  if chief:
+    run_dir.write_config(model_dir, config)
+
+  start_step = int(step.numpy())
+  if start_step >= config.train_steps:
+    logging.info('Step %d already reaches --train_steps=%d; nothing to train.', start_step,
+                 config.train_steps)
+  dataset = strategy.distribute_datasets_from_function(
+      lambda context: input_pipeline.build_train_dataset(
+          config, inputs.per_replica_batch, inputs.cache, start_step, context))
+  iterator = iter(dataset)
+  train_loop = _make_train_loop(config, strategy, model, optimizer, step)
+
+  if chief:
+    train_writer = tf.summary.create_file_writer(os.path.join(model_dir, 'train'))
+    eval_writer = tf.summary.create_file_writer(os.path.join(model_dir, 'eval'))
+  else:
+    train_writer = eval_writer = tf.summary.create_noop_writer()
+  eval_images = inputs.eval_images if chief else []
   denoise = evaluation.make_denoiser(model)
   results = {}
 
@@ -150,41 +158,54 @@ def train_and_evaluate(config, strategy):
                  summaries.format_evaluation(config.noise, evaluated))
     return evaluated
 
+  def save(current_step):
+    path = manager.save(checkpoint_number=current_step)
+    if not chief:
+      # Non-chief copies exist only because every worker must take part in saving.
+      tf.io.gfile.rmtree(write_dir)
+    return path
+
   current_step = start_step
   interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
-  while current_step < config.train_steps:
-    num_steps = min(config.steps_per_loop, _next_boundary(current_step, config) - current_step)
-    started = time.perf_counter()
-    loss = float(train_loop(iterator, tf.constant(num_steps, tf.int32)))
-    interval_seconds += time.perf_counter() - started
-    if not np.isfinite(loss):
-      raise NonFiniteLossError(
-          f'loss became {loss} between steps {current_step} and {current_step + num_steps}; '
-          f'last good checkpoint: {manager.latest_checkpoint or "none"}')
-    current_step += num_steps
-    interval_loss += loss * num_steps
-    interval_steps += num_steps
+  with preemption.StopRequest() as stop_request:
+    while current_step < config.train_steps:
+      num_steps = min(config.steps_per_loop, _next_boundary(current_step, config) - current_step)
+      started = time.perf_counter()
+      loss = _run_loop(train_loop, iterator, num_steps, inputs.train_files, manager)
+      interval_seconds += time.perf_counter() - started
+      if not np.isfinite(loss):
+        raise NonFiniteLossError(
+            f'loss became {loss} between steps {current_step} and {current_step + num_steps}; '
+            f'last good checkpoint: {manager.latest_checkpoint or "none"}')
+      current_step += num_steps
+      interval_loss += loss * num_steps
+      interval_steps += num_steps
 
-    if current_step % config.log_every == 0 or current_step == config.train_steps:
-      images_per_second = interval_steps * config.batch_size / interval_seconds
-      mean_loss = interval_loss / interval_steps
-      learning_rate = float(optimizer.learning_rate)
-      eta_seconds = (config.train_steps - current_step) * interval_seconds / interval_steps
-      logging.info('step %d/%d  loss %.6f  lr %.2e  %.1f images/s  ETA %s', current_step,
-                   config.train_steps, mean_loss, learning_rate, images_per_second,
-                   time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
-      extra = {}
-      if config.loss == 'annealed_l0':
-        gamma = losses.annealed_l0_gamma(current_step / config.train_steps)
-        extra['annealed_l0_gamma'] = float(gamma)
-      summaries.write_training_scalars(train_writer, current_step, mean_loss, learning_rate,
-                                       images_per_second, extra)
-      interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
-    if current_step % config.checkpoint_every == 0 or current_step == config.train_steps:
-      manager.save(checkpoint_number=current_step)
-    if eval_images and (current_step % config.eval_every == 0
-                        or current_step == config.train_steps):
-      results = run_evaluation(current_step)
+      if current_step % config.log_every == 0 or current_step == config.train_steps:
+        images_per_second = interval_steps * config.batch_size / interval_seconds
+        mean_loss = interval_loss / interval_steps
+        learning_rate = float(optimizer.learning_rate)
+        eta_seconds = (config.train_steps - current_step) * interval_seconds / interval_steps
+        logging.info('step %d/%d  loss %.6f  lr %.2e  %.1f images/s  ETA %s', current_step,
+                     config.train_steps, mean_loss, learning_rate, images_per_second,
+                     time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
+        extra = {}
+        if config.loss == 'annealed_l0':
+          gamma = losses.annealed_l0_gamma(current_step / config.train_steps)
+          extra['annealed_l0_gamma'] = float(gamma)
+        summaries.write_training_scalars(train_writer, current_step, mean_loss, learning_rate,
+                                         images_per_second, extra)
+        interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
+      saved = current_step % config.checkpoint_every == 0 or current_step == config.train_steps
+      if saved:
+        save(current_step)
+      if stop_request.signal_number is not None:
+        path = manager.latest_checkpoint if saved else save(current_step)
+        train_writer.flush()
+        raise preemption.TrainingInterrupted(stop_request.signal_number, current_step, path)
+      if eval_images and (current_step % config.eval_every == 0
+                          or current_step == config.train_steps):
+        results = run_evaluation(current_step)
 
   train_writer.flush()
   if eval_images and not results:

@@ -1,0 +1,92 @@
+"""Checks a training run's inputs before any step runs, so that bad flags and
+bad data fail in seconds with a one-line message, not hours later."""
+
+import dataclasses
+
+from absl import logging
+import tensorflow as tf
+
+from n2n import distribute
+from n2n import input_pipeline
+from n2n import run_dir
+from n2n import tfrecord
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedInputs:
+  """What the checks resolved, for the training loop."""
+  precision: str
+  per_replica_batch: int
+  train_files: list
+  cache: bool
+  eval_images: list
+
+
+def _decide_cache(config, files):
+  if config.cache != 'auto':
+    return config.cache == 'true'
+  megabytes = input_pipeline.decoded_megabytes(input_pipeline.read_manifests(files))
+  if megabytes is None:
+    logging.info('No manifest.json beside the shards: not caching decoded images '
+                 '(use --cache=true to force).')
+    return False
+  fits = megabytes <= config.cache_budget_mb
+  logging.info('Decoded training images take %.0f MiB: %s (budget %d MiB).', megabytes,
+               'caching them in memory' if fits else 'not caching', config.cache_budget_mb)
+  return fits
+
+
+def _check_crop_fits(config, files):
+  for manifest in input_pipeline.read_manifests(files):
+    largest = manifest.get('shortest_side', {}).get('max')
+    if largest is not None and largest < config.crop_size:
+      raise ValueError(f'--crop_size={config.crop_size} is larger than every image in '
+                       f'--train_data (the largest shortest side is {largest} px)')
+
+
+def check_record_schema(path):
+  """Parses the first record of one shard; ValueError naming the file otherwise."""
+  try:
+    for record in tf.data.TFRecordDataset(path).take(1):
+      tfrecord.parse_image(record)
+      return
+  except tf.errors.DataLossError:
+    raise ValueError(f'{path} is corrupt or not a TFRecord file') from None
+  except tf.errors.InvalidArgumentError as error:
+    reason = error.message.strip().splitlines()[0]
+    raise ValueError(f'{path} does not hold n2n image records ({reason}); build shards with '
+                     'datasets/make_tfrecords.py') from None
+  raise ValueError(f'{path} holds no records')
+
+
+def find_corrupt_shard(files):
+  """Reads every shard through once; returns (path, reason) of the first corrupt one."""
+  for path in files:
+    try:
+      for _ in tf.data.TFRecordDataset(path):
+        pass
+    except tf.errors.DataLossError as error:
+      return path, error.message.strip().splitlines()[0]
+  return None
+
+
+def check_training_inputs(config, strategy):
+  """Validates flags against the hardware, the data and the model_dir.
+
+  Returns:
+    CheckedInputs.
+
+  Raises:
+    ValueError: with a one-line message naming the flag, file or value.
+  """
+  precision = distribute.resolve_precision(config.precision, strategy)
+  per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
+  files = input_pipeline.list_files(config.train_data)
+  _check_crop_fits(config, files)
+  check_record_schema(files[0])
+  run_dir.check_compatible(config.model_dir, config)
+  eval_images = (input_pipeline.load_eval_images(config.val_data, config.model.channels,
+                                                 config.max_eval_images)
+                 if config.val_data else [])
+  return CheckedInputs(precision, per_replica_batch, files, _decide_cache(config, files),
+                       eval_images)
