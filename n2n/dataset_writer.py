@@ -57,6 +57,14 @@ def _read_and_convert(path, min_size):
   return (image_io.encode_png(image), height, width), None
 
 
+def _file_size(path):
+  """Size in bytes; 0 for files that cannot be stat'ed (they are skipped later)."""
+  try:
+    return tf.io.gfile.stat(path).length
+  except (tf.errors.OpError, OSError):
+    return 0
+
+
 def _stats(values):
   return {'min': int(np.min(values)), 'median': float(np.median(values)),
           'max': int(np.max(values))}
@@ -100,7 +108,7 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   existing = _check_output(output_dir, overwrite)
   np.random.default_rng(seed).shuffle(paths)
   if num_shards <= 0:
-    total_bytes = sum(tf.io.gfile.stat(path).length for path in paths)
+    total_bytes = sum(_file_size(path) for path in paths)
     num_shards = max(1, math.ceil(total_bytes / TARGET_SHARD_BYTES))
   num_shards = max(1, min(num_shards, len(paths)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]

@@ -36,10 +36,14 @@ def restore_model(checkpoint, precision='float32'):
   if model_config.architecture != model_lib.ARCHITECTURE:
     raise ValueError(f'--checkpoint: unknown architecture {model_config.architecture!r}')
   model = model_lib.build_unet(model_config.channels, precision)
+  checkpoint = tf.train.Checkpoint(model=model)
   try:
-    tf.train.Checkpoint(model=model).read(prefix).expect_partial().assert_existing_objects_matched()
+    checkpoint.read(prefix).expect_partial().assert_existing_objects_matched()
   except (AssertionError, ValueError, tf.errors.OpError) as error:
     reason = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    # The half-restored checkpoint object would log ~80 "unrestored value" warnings
+    # when it is garbage-collected, burying the one-line error.
+    tf.get_logger().setLevel('ERROR')
     raise ValueError(f'--checkpoint: {prefix!r} does not fit the network in config.json '
                      f'({reason[:200]})') from None
   return model, saved, prefix
