@@ -8,6 +8,7 @@ finish the current step loop, save, and stop; a NaN/inf loss stops before
 anything is saved.
 """
 
+import dataclasses
 import os
 import time
 
@@ -30,6 +31,21 @@ from n2n import summaries
 
 class NonFiniteLossError(FloatingPointError):
   """The training loss became NaN or infinite."""
+
+
+@dataclasses.dataclass
+class TrainedRun:
+  """What train_and_evaluate leaves behind besides the model_dir.
+
+  Attributes:
+    model: the trained keras.Model (on every worker).
+    step: the global step reached.
+    results: the last evaluation (see evaluation.evaluate); {} without
+      --val_data and on non-chief workers.
+  """
+  model: object
+  step: int
+  results: dict
 
 
 def _build_model_and_optimizer(config, precision):
@@ -100,8 +116,7 @@ def train_and_evaluate(config, strategy):
     strategy: tf.distribute.Strategy.
 
   Returns:
-    The last evaluation's results (see evaluation.evaluate), or {} without
-    --val_data (and on non-chief workers).
+    TrainedRun.
 
   Raises:
     ValueError: bad configuration or input, with a one-line message.
@@ -210,4 +225,4 @@ def train_and_evaluate(config, strategy):
   train_writer.flush()
   if eval_images and not results:
     results = run_evaluation(current_step)
-  return results
+  return TrainedRun(model=model, step=current_step, results=results)

@@ -37,8 +37,9 @@ def trained_run(tfrecord_dir, image_folder, tmp_path_factory):
   model_dir = tmp_path_factory.mktemp('run')
   strategy = distribute.create_strategy('mirrored')
   assert strategy.num_replicas_in_sync == 2
-  results = train_lib.train_and_evaluate(_config(tfrecord_dir, image_folder, model_dir), strategy)
-  return model_dir, results
+  run = train_lib.train_and_evaluate(_config(tfrecord_dir, image_folder, model_dir), strategy)
+  assert run.step == 6
+  return model_dir, run.results
 
 
 def test_training_writes_checkpoints_config_and_summaries(trained_run):
@@ -120,9 +121,25 @@ def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, 
   config = _config(tfrecord_dir, image_folder, tmp_path, noise=noise, noise_range=(0.0, 0.5),
                    eval_noise_levels=levels, loss=loss, train_steps=2, eval_every=2,
                    max_eval_images=1)
-  results = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  results = train_lib.train_and_evaluate(config, distribute.create_strategy('default')).results
   assert set(results) == set(levels)
   eval_tags = _event_tags(str(tmp_path / 'eval'))
   assert {f'psnr/{noise}_{level:g}' for level in levels} <= eval_tags
   train_tags = _event_tags(str(tmp_path / 'train'))
   assert ('annealed_l0_gamma' in train_tags) == (loss == 'annealed_l0')
+
+
+def test_model_dir_on_an_in_memory_filesystem(tfrecord_dir, image_folder):
+  # ram:// proves no code path assumes local disk (as gs:// needs).
+  model_dir = 'ram://n2n_test/run'
+  config = _config(tfrecord_dir, image_folder, model_dir, train_steps=4, eval_every=4,
+                   checkpoint_every=2)
+  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert tf.train.latest_checkpoint(model_dir).endswith('ckpt-4')
+  assert tf.io.gfile.exists(model_dir + '/config.json')
+  assert tf.io.gfile.glob(model_dir + '/eval/events.out.tfevents.*')
+  # And it resumes from there.
+  run = train_lib.train_and_evaluate(
+      _config(tfrecord_dir, image_folder, model_dir, train_steps=6, eval_every=100),
+      distribute.create_strategy('default'))
+  assert run.step == 6 and tf.train.latest_checkpoint(model_dir).endswith('ckpt-6')
