@@ -4,6 +4,7 @@ import signal
 import threading
 
 from absl import logging
+import tensorflow as tf
 
 
 class TrainingInterrupted(Exception):
@@ -29,8 +30,9 @@ class StopRequest:
 
   SIGNALS = (signal.SIGTERM, signal.SIGINT)
 
-  def __init__(self):
+  def __init__(self, enabled=True):
     self.signal_number = None
+    self._enabled = enabled
     self._previous = {}
 
   def _handle(self, signal_number, unused_frame):
@@ -43,7 +45,7 @@ class StopRequest:
 
   def __enter__(self):
     # Python only installs handlers from the main thread (tests may train elsewhere).
-    if threading.current_thread() is threading.main_thread():
+    if self._enabled and threading.current_thread() is threading.main_thread():
       for signal_number in self.SIGNALS:
         self._previous[signal_number] = signal.signal(signal_number, self._handle)
     return self
@@ -52,3 +54,18 @@ class StopRequest:
     for signal_number, handler in self._previous.items():
       signal.signal(signal_number, handler)
     self._previous = {}
+
+
+def cluster_preemption_handler(strategy, manager):
+  """TensorFlow's PreemptionCheckpointHandler for multi-worker and TPU runs.
+
+  On a cluster a signal reaches one worker, but every worker must stop at the
+  same step and take part in the save; TensorFlow's handler coordinates that
+  (and exits the processes). Returns None for single-process strategies,
+  which use StopRequest instead.
+  """
+  multi_worker = isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+  tpu = isinstance(strategy, tf.distribute.TPUStrategy)
+  if not (multi_worker or tpu):
+    return None
+  return tf.distribute.experimental.PreemptionCheckpointHandler(strategy.cluster_resolver, manager)

@@ -182,12 +182,16 @@ def train_and_evaluate(config, strategy):
 
   current_step = start_step
   interval_loss, interval_steps, interval_seconds = 0.0, 0, 0.0
-  with preemption.StopRequest() as stop_request:
+  cluster_handler = preemption.cluster_preemption_handler(strategy, manager)
+  with preemption.StopRequest(enabled=cluster_handler is None) as stop_request:
     while current_step < config.train_steps:
       num_steps = min(config.steps_per_loop, _next_boundary(current_step, config) - current_step)
       started = time.perf_counter()
       loss = _run_loop(train_loop, iterator, num_steps, inputs.train_files, manager)
       interval_seconds += time.perf_counter() - started
+      if cluster_handler is not None:
+        # All workers agree on this step, save together, and exit if one was preempted.
+        cluster_handler.save_checkpoint_if_preempted(checkpoint_number=current_step + num_steps)
       if not np.isfinite(loss):
         raise NonFiniteLossError(
             f'loss became {loss} between steps {current_step} and {current_step + num_steps}; '

@@ -2,6 +2,7 @@
 
 import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -80,3 +81,19 @@ def test_a_killed_worker_run_restarts_from_the_checkpoint(tfrecord_dir, tmp_path
     assert process.returncode == 0, stderr[-3000:]
     assert f'at step {saved}' in stderr  # "Resumed from ... at step N"
   assert _checkpoint_steps(tmp_path / 'run')[-1] == saved + 4
+
+
+def test_sigterm_to_one_worker_saves_on_all_and_stops(tfrecord_dir, tmp_path):
+  processes = _start_workers(tfrecord_dir, tmp_path / 'run', 100000, tmp_path)
+  deadline = time.time() + 240
+  while time.time() < deadline and not tf.train.latest_checkpoint(str(tmp_path / 'run')):
+    time.sleep(0.5)
+  before = _checkpoint_steps(tmp_path / 'run')[-1]
+  processes[1].send_signal(signal.SIGTERM)
+  outputs = [process.communicate(timeout=240)[1] for process in processes]
+  for stderr in outputs:
+    assert 'Traceback' not in stderr, stderr[-3000:]
+  # TensorFlow's handler saves on every worker at one agreed step, then exits with 42
+  # (its "restart me" status for cluster managers).
+  assert [process.returncode for process in processes] == [42, 42]
+  assert _checkpoint_steps(tmp_path / 'run')[-1] > before
