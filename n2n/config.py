@@ -68,6 +68,8 @@ class TrainConfig:
   eval_image_summaries: int = 3
   skip_corrupt_records: bool = False
   deterministic: bool = False
+  jit_compile: bool = False
+  profile_steps: tuple = ()  # (start, end): TensorBoard profiler trace of those steps
   model: ModelConfig = ModelConfig()
   augment: AugmentConfig = AugmentConfig()
 
@@ -112,6 +114,10 @@ class TrainConfig:
       raise ValueError(f'--rampdown_fraction={self.rampdown_fraction} must be in [0, 1]')
     if self.model.channels not in (1, 3):
       raise ValueError(f'--channels={self.model.channels} must be 1 or 3')
+    if self.profile_steps and not (len(self.profile_steps) == 2
+                                   and 0 <= self.profile_steps[0] < self.profile_steps[1]):
+      raise ValueError(f'--profile_steps={self.profile_steps} must be START,END with '
+                       '0 <= START < END')
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 

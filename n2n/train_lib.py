@@ -48,7 +48,7 @@ class TrainedRun:
   results: dict
 
 
-def _build_model_and_optimizer(config, precision):
+def build_model_and_optimizer(config, precision):
   """Creates the network and Adam with the official settings (in strategy scope)."""
   model = model_lib.build_unet(config.model.channels, precision, seed=config.seed)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
@@ -66,22 +66,29 @@ def _next_boundary(step, config):
   candidates = [config.train_steps]
   for every in (config.log_every, config.checkpoint_every, config.eval_every):
     candidates.append((step // every + 1) * every)
+  candidates.extend(boundary for boundary in config.profile_steps if boundary > step)
   return min(candidates)
 
 
-def _make_train_loop(config, strategy, model, optimizer, step):
+def make_train_loop(config, strategy, model, optimizer, step):
   """The tf.function running num_steps steps per call; returns their mean loss."""
   loss_fn = losses.get_loss(config.loss)
 
-  def train_step(batch):
-    step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.train_steps
+  def loss_and_gradients(batch, step_fraction):
     with tf.GradientTape() as tape:
       prediction = model(batch['input'], training=True)
       per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'), step_fraction)
       # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
       loss = tf.reduce_sum(per_example) / config.batch_size
       scaled_loss = optimizer.scale_loss(loss)
-    gradients = tape.gradient(scaled_loss, model.trainable_variables)
+    return loss, tape.gradient(scaled_loss, model.trainable_variables)
+
+  if config.jit_compile:
+    loss_and_gradients = tf.function(loss_and_gradients, jit_compile=True)
+
+  def train_step(batch):
+    step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.train_steps
+    loss, gradients = loss_and_gradients(batch, step_fraction)
     optimizer.apply_gradients(zip(gradients, model.trainable_variables))
     return loss
 
@@ -132,7 +139,7 @@ def train_and_evaluate(config, strategy):
                config.batch_size)
 
   with strategy.scope():
-    model, optimizer = _build_model_and_optimizer(config, inputs.precision)
+    model, optimizer = build_model_and_optimizer(config, inputs.precision)
     step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
                        aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
   checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)
@@ -154,7 +161,7 @@ def train_and_evaluate(config, strategy):
       lambda context: input_pipeline.build_train_dataset(
           config, inputs.per_replica_batch, inputs.cache, start_step, context))
   iterator = iter(dataset)
-  train_loop = _make_train_loop(config, strategy, model, optimizer, step)
+  train_loop = make_train_loop(config, strategy, model, optimizer, step)
 
   if chief:
     train_writer = tf.summary.create_file_writer(os.path.join(model_dir, 'train'))
@@ -186,6 +193,8 @@ def train_and_evaluate(config, strategy):
   with preemption.StopRequest(enabled=cluster_handler is None) as stop_request:
     while current_step < config.train_steps:
       num_steps = min(config.steps_per_loop, _next_boundary(current_step, config) - current_step)
+      if config.profile_steps and current_step == config.profile_steps[0]:
+        tf.profiler.experimental.start(write_dir)
       started = time.perf_counter()
       loss = _run_loop(train_loop, iterator, num_steps, inputs.train_files, manager)
       interval_seconds += time.perf_counter() - started
@@ -197,6 +206,10 @@ def train_and_evaluate(config, strategy):
             f'loss became {loss} between steps {current_step} and {current_step + num_steps}; '
             f'last good checkpoint: {manager.latest_checkpoint or "none"}')
       current_step += num_steps
+      if config.profile_steps and current_step == config.profile_steps[1]:
+        tf.profiler.experimental.stop()
+        logging.info('Profiler trace of steps %d-%d written under %s/plugins/profile.',
+                     *config.profile_steps, write_dir)
       interval_loss += loss * num_steps
       interval_steps += num_steps
 

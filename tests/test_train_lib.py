@@ -143,3 +143,11 @@ def test_model_dir_on_an_in_memory_filesystem(tfrecord_dir, image_folder):
       _config(tfrecord_dir, image_folder, model_dir, train_steps=6, eval_every=100),
       distribute.create_strategy('default'))
   assert run.step == 6 and tf.train.latest_checkpoint(model_dir).endswith('ckpt-6')
+
+
+def test_profile_steps_write_a_trace_and_jit_compile_trains(tfrecord_dir, image_folder, tmp_path):
+  config = _config(tfrecord_dir, image_folder, tmp_path, val_data='', train_steps=4,
+                   profile_steps=(1, 3), jit_compile=True)
+  run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert run.step == 4
+  assert tf.io.gfile.glob(str(tmp_path / 'plugins' / 'profile' / '*' / '*.xplane.pb'))

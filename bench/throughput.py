@@ -1,0 +1,272 @@
+"""The performance instrument: pipeline, training step, end to end, validation, memory.
+
+  python bench/throughput.py --output=bench.json               # the full suite, ~15 min on 2 cores
+  python bench/throughput.py --tiny --output=/tmp/bench.json    # seconds: checks it runs
+
+Every figure is the median of --repeats timed repetitions after warm-up, with
+min and max. Runs unchanged on CPU, GPU or TPU hosts (default strategy).
+Sections (see docs/performance.md for the method and the latest table):
+  pipeline     input pipeline alone, per corruption, crop 64 and 256
+  step         training step fed from memory (one constant batch)
+  end_to_end   training step fed by the real pipeline, and its ratio to `step`
+  validation   seconds per 768x512 image, float32 vs bfloat16, and the
+               arithmetic floor from the U-Net's multiply-adds and a measured
+               matmul rate
+  process      peak RSS of a training run at 256x256 batch 4, and seconds from
+               process start to the first finished step
+"""
+
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,unused-import
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+import numpy as np  # pylint: disable=g-import-not-at-top
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n import evaluation  # pylint: disable=g-import-not-at-top
+from n2n import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n import model as model_lib  # pylint: disable=g-import-not-at-top
+from n2n import noise as noise_lib  # pylint: disable=g-import-not-at-top
+from n2n import train_lib  # pylint: disable=g-import-not-at-top
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
+SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process')
+
+flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
+flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')
+flags.DEFINE_string('precisions', 'float32,mixed_bfloat16', 'Training precisions to time.')
+flags.DEFINE_integer('repeats', 5, 'Timed repetitions per figure.')
+flags.DEFINE_integer('steps', 20, 'Training steps (or pipeline batches) per repetition.')
+flags.DEFINE_integer('pipeline_threads', 0, 'tf.data private thread pool (0: TF default; 1 = '
+                     'one core).')
+flags.DEFINE_string('checkpoint', '', 'Trained run for the validation PSNR comparison '
+                    '(default: runs/demo when it exists).')
+flags.DEFINE_boolean('tiny', False, 'A seconds-long smoke run: small sizes, 1 repetition.')
+flags.DEFINE_string('output', '', 'Write all results as JSON here.')
+FLAGS = flags.FLAGS
+
+
+def summarize(values):
+  """{'median', 'min', 'max'} of a list of numbers."""
+  return {'median': float(statistics.median(values)), 'min': float(min(values)),
+          'max': float(max(values))}
+
+
+def settings():
+  """(crop, batch) pairs timed: the demo's and the paper's."""
+  return [(32, 4)] if FLAGS.tiny else [(64, 16), (256, 4)]
+
+
+def build_records():
+  records = tempfile.mkdtemp(prefix='n2n_bench_')
+  dataset_writer.write_dataset(os.path.join(DEMO, 'train'), records,
+                               min_size=32 if FLAGS.tiny else 256)
+  return os.path.join(records, '*.tfrecord')
+
+
+def train_config(train_data, noise, crop, batch, precision='float32', **overrides):
+  return config_lib.TrainConfig(train_data=train_data, val_data='', model_dir='',
+                                noise=noise, crop_size=crop, batch_size=batch,
+                                precision=precision, train_steps=10**6, **overrides)
+
+
+def time_pipeline(train_data, noise, crop, batch):
+  dataset = input_pipeline.build_train_dataset(train_config(train_data, noise, crop, batch),
+                                               batch, cache=True)
+  if FLAGS.pipeline_threads:
+    options = tf.data.Options()
+    options.threading.private_threadpool_size = FLAGS.pipeline_threads
+    dataset = dataset.with_options(options)
+  iterator = iter(dataset)
+  for _ in range(max(3, FLAGS.steps // 4)):
+    next(iterator)
+  rates = []
+  for _ in range(FLAGS.repeats):
+    started = time.perf_counter()
+    for _ in range(FLAGS.steps):
+      next(iterator)
+    rates.append(FLAGS.steps * batch / (time.perf_counter() - started))
+  return {'images_per_second': summarize(rates),
+          'mpixels_per_second': statistics.median(rates) * crop * crop / 1e6}
+
+
+def time_training(train_data, noise, crop, batch, precision, from_memory):
+  """Images/s of the real training loop, fed from memory or by the pipeline."""
+  config = train_config(train_data, noise, crop, batch, precision,
+                        steps_per_loop=FLAGS.steps)
+  strategy = tf.distribute.get_strategy()
+  model, optimizer = train_lib.build_model_and_optimizer(config, precision)
+  step = tf.Variable(0, dtype=tf.int64)
+  dataset = input_pipeline.build_train_dataset(config, batch, cache=True)
+  if from_memory:
+    dataset = tf.data.Dataset.from_tensors(next(iter(dataset))).repeat()
+  iterator = iter(dataset)
+  train_loop = train_lib.make_train_loop(config, strategy, model, optimizer, step)
+  steps = tf.constant(FLAGS.steps, tf.int32)
+  float(train_loop(iterator, steps))  # trace and warm up
+  rates = []
+  for _ in range(FLAGS.repeats):
+    started = time.perf_counter()
+    float(train_loop(iterator, steps))
+    rates.append(FLAGS.steps * batch / (time.perf_counter() - started))
+  return summarize(rates)
+
+
+def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
+  """Multiply-adds of one U-Net forward pass per input pixel (convolutions only),
+  counted from every convolution's real output size on a probe image."""
+  model = model_lib.build_unet(channels)
+  convolutions = [layer for layer in model.layers if hasattr(layer, 'kernel_size')]
+  probe = tf.keras.Model(model.input, [layer.output for layer in convolutions])
+  outputs = probe(tf.zeros([1, probe_size, probe_size, channels]))
+  total = 0
+  for layer, output in zip(convolutions, outputs):
+    kernel_h, kernel_w = layer.kernel_size
+    in_channels = layer.kernel.shape[2]
+    total += output.shape[1] * output.shape[2] * kernel_h * kernel_w * in_channels * layer.filters
+  return total / probe_size**2
+
+
+def matmul_rate(precision_dtype=tf.float32, size=1024):
+  """Measured multiply-adds per second of a square matmul (TensorFlow, this machine)."""
+  a = tf.random.uniform([size, size], dtype=tf.float32)
+  a = tf.cast(a, precision_dtype)
+
+  @tf.function
+  def repeat(x):
+    for _ in range(8):
+      x = tf.matmul(x, a) * 0.001
+    return x
+
+  repeat(a).numpy()
+  times = []
+  for _ in range(FLAGS.repeats):
+    started = time.perf_counter()
+    repeat(a).numpy()
+    times.append(time.perf_counter() - started)
+  return 8 * size**3 / statistics.median(times)
+
+
+def time_validation(checkpoint):
+  height, width = (64, 96) if FLAGS.tiny else (512, 768)
+  image = np.random.default_rng(0).uniform(size=(height, width, 3)).astype(np.float32)
+  result = {}
+  for precision in ('float32', 'mixed_bfloat16'):
+    denoise = evaluation.make_denoiser(model_lib.build_unet(3, precision))
+    denoise(image)
+    times = []
+    for _ in range(FLAGS.repeats):
+      started = time.perf_counter()
+      denoise(image)
+      times.append(time.perf_counter() - started)
+    result[f'seconds_per_image_{precision}'] = summarize(times)
+  per_pixel = unet_multiply_adds_per_pixel()
+  rate = matmul_rate()
+  floor = per_pixel * height * width / rate
+  result.update({'image': f'{width}x{height}', 'multiply_adds_per_pixel': per_pixel,
+                 'matmul_multiply_adds_per_second_float32': rate,
+                 'floor_seconds_float32': floor,
+                 'achieved_over_floor_float32':
+                     result['seconds_per_image_float32']['median'] / floor})
+  if checkpoint:
+    from n2n import validate_lib  # pylint: disable=g-import-not-at-top
+    images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
+    psnr = {}
+    for precision in ('float32', 'mixed_bfloat16'):
+      model, saved, _ = validate_lib.restore_model(checkpoint, precision)
+      scored = evaluation.evaluate(evaluation.make_denoiser(model), images, saved['noise'],
+                                   saved['eval_noise_levels'][:1], 0)
+      psnr[precision] = evaluation.mean_psnrs(next(iter(scored.values())))[0]
+    result['demo_val_psnr'] = psnr
+    result['psnr_bfloat16_minus_float32'] = psnr['mixed_bfloat16'] - psnr['float32']
+  return result
+
+
+def time_process(train_data):
+  crop, batch, steps = (32, 4, 4) if FLAGS.tiny else (256, 4, 20)
+  with tempfile.TemporaryDirectory() as model_dir:
+    started = time.time()
+    process = subprocess.Popen(
+        [sys.executable, os.path.join(REPO_ROOT, 'train.py'), f'--train_data={train_data}',
+         f'--model_dir={model_dir}', f'--crop_size={crop}', f'--batch_size={batch}',
+         f'--train_steps={steps}', '--steps_per_loop=1', '--log_every=1', '--precision=auto'],
+        stderr=subprocess.PIPE, text=True)
+    first_step = None
+    for line in process.stderr:
+      if first_step is None and ' step 1/' in line:
+        first_step = time.time() - started
+    process.wait()
+  import resource  # pylint: disable=g-import-not-at-top
+  peak_kib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+  return {'crop': crop, 'batch': batch, 'seconds_to_first_step': first_step,
+          'peak_rss_mib': peak_kib / 1024, 'exit_status': process.returncode}
+
+
+def main(argv):
+  del argv
+  sections = FLAGS.sections.split(',')
+  corruptions = FLAGS.corruptions.split(',')
+  precisions = FLAGS.precisions.split(',')
+  if FLAGS.tiny:
+    FLAGS.repeats, FLAGS.steps = 1, 2
+  train_data = build_records()
+  report = {'machine': {'platform': platform.platform(), 'processor': platform.processor(),
+                        'cpu_count': os.cpu_count(), 'tensorflow': tf.__version__,
+                        'devices': [d.name for d in tf.config.list_logical_devices()]},
+            'repeats': FLAGS.repeats, 'steps': FLAGS.steps}
+  if 'pipeline' in sections:
+    report['pipeline'] = []
+    for noise in corruptions:
+      for crop, batch in settings():
+        row = {'noise': noise, 'crop': crop, 'batch': batch,
+               **time_pipeline(train_data, noise, crop, batch)}
+        print(f'pipeline   {noise:9s} crop {crop:3d}: '
+              f'{row["images_per_second"]["median"]:8.1f} images/s '
+              f'{row["mpixels_per_second"]:6.2f} Mpixel/s', flush=True)
+        report['pipeline'].append(row)
+  if 'step' in sections or 'end_to_end' in sections:
+    report['training'] = []
+    for precision in precisions:
+      for crop, batch in settings():
+        memory = time_training(train_data, 'gaussian', crop, batch, precision, True)
+        row = {'precision': precision, 'crop': crop, 'batch': batch, 'from_memory': memory}
+        print(f'step       {precision:14s} crop {crop:3d} batch {batch:2d}: '
+              f'{memory["median"]:7.1f} images/s from memory', flush=True)
+        if 'end_to_end' in sections:
+          row['end_to_end'] = {}
+          for noise in corruptions:
+            fed = time_training(train_data, noise, crop, batch, precision, False)
+            row['end_to_end'][noise] = {**fed, 'ratio': fed['median'] / memory['median']}
+            print(f'end_to_end {precision:14s} crop {crop:3d} {noise:9s}: '
+                  f'{fed["median"]:7.1f} images/s, {fed["median"] / memory["median"]:.3f} x '
+                  'memory', flush=True)
+        report['training'].append(row)
+  if 'validation' in sections:
+    checkpoint = FLAGS.checkpoint or (os.path.join(REPO_ROOT, 'runs', 'demo')
+                                      if tf.train.latest_checkpoint(
+                                          os.path.join(REPO_ROOT, 'runs', 'demo')) else '')
+    report['validation'] = time_validation(checkpoint)
+    print('validation', json.dumps(report['validation']), flush=True)
+  if 'process' in sections:
+    report['process'] = time_process(train_data)
+    print('process   ', json.dumps(report['process']), flush=True)
+  if FLAGS.output:
+    with open(FLAGS.output, 'w') as output:
+      json.dump(report, output, indent=2)
+
+
+if __name__ == '__main__':
+  app.run(main)

@@ -1,0 +1,32 @@
+"""bench/throughput.py runs end to end in its tiny configuration and writes
+well-formed JSON (the benchmark's numbers themselves are not tested)."""
+
+import json
+import os
+import subprocess
+import sys
+
+from tests.conftest import REPO_ROOT
+
+
+def test_tiny_benchmark_writes_well_formed_json(tmp_path):
+  output = tmp_path / 'bench.json'
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
+       '--corruptions=gaussian,text', '--precisions=float32', f'--output={output}'],
+      capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+  assert result.returncode == 0, result.stderr[-3000:]
+  report = json.loads(output.read_text())
+  assert {'machine', 'pipeline', 'training', 'validation', 'process'} <= set(report)
+  assert [row['noise'] for row in report['pipeline']] == ['gaussian', 'text']
+  for row in report['pipeline']:
+    stats = row['images_per_second']
+    assert 0 < stats['min'] <= stats['median'] <= stats['max']
+  training = report['training'][0]
+  assert training['from_memory']['median'] > 0
+  assert set(training['end_to_end']) == {'gaussian', 'text'}
+  assert all(entry['ratio'] > 0 for entry in training['end_to_end'].values())
+  validation = report['validation']
+  assert validation['multiply_adds_per_pixel'] > 0 and validation['floor_seconds_float32'] > 0
+  assert report['process']['exit_status'] == 0 and report['process']['seconds_to_first_step'] > 0
+  assert report['process']['peak_rss_mib'] > 100
