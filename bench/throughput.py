@@ -14,6 +14,8 @@ Sections (see docs/performance.md for the method and the latest table):
                matmul rate
   process      peak RSS of a training run at 256x256 batch 4, and seconds from
                process start to the first finished step
+  options      step time at --steps_per_loop 1, 10, 100, and --jit_compile on/off
+               (64x64, batch 16, fed from memory)
 """
 
 import json
@@ -43,7 +45,7 @@ from n2n import train_lib  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
-SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process')
+SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options')
 
 flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
 flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')
@@ -103,10 +105,12 @@ def time_pipeline(train_data, noise, crop, batch):
           'mpixels_per_second': statistics.median(rates) * crop * crop / 1e6}
 
 
-def time_training(train_data, noise, crop, batch, precision, from_memory):
+def time_training(train_data, noise, crop, batch, precision, from_memory, steps_per_loop=None,
+                  jit_compile=False):
   """Images/s of the real training loop, fed from memory or by the pipeline."""
+  steps_per_loop = steps_per_loop or FLAGS.steps
   config = train_config(train_data, noise, crop, batch, precision,
-                        steps_per_loop=FLAGS.steps)
+                        steps_per_loop=steps_per_loop, jit_compile=jit_compile)
   strategy = tf.distribute.get_strategy()
   model, optimizer = train_lib.build_model_and_optimizer(config, precision)
   step = tf.Variable(0, dtype=tf.int64)
@@ -115,13 +119,15 @@ def time_training(train_data, noise, crop, batch, precision, from_memory):
     dataset = tf.data.Dataset.from_tensors(next(iter(dataset))).repeat()
   iterator = iter(dataset)
   train_loop = train_lib.make_train_loop(config, strategy, model, optimizer, step)
-  steps = tf.constant(FLAGS.steps, tf.int32)
+  steps = tf.constant(steps_per_loop, tf.int32)
+  calls = max(1, FLAGS.steps // steps_per_loop)
   float(train_loop(iterator, steps))  # trace and warm up
   rates = []
   for _ in range(FLAGS.repeats):
     started = time.perf_counter()
-    float(train_loop(iterator, steps))
-    rates.append(FLAGS.steps * batch / (time.perf_counter() - started))
+    for _ in range(calls):
+      float(train_loop(iterator, steps))
+    rates.append(calls * steps_per_loop * batch / (time.perf_counter() - started))
   return summarize(rates)
 
 
@@ -263,6 +269,22 @@ def main(argv):
   if 'process' in sections:
     report['process'] = time_process(train_data)
     print('process   ', json.dumps(report['process']), flush=True)
+  if 'options' in sections:
+    crop, batch = settings()[0]
+    precision = precisions[-1]
+    report['options'] = {'precision': precision, 'crop': crop, 'batch': batch}
+    for steps_per_loop in (1, 10, 100):
+      rate = time_training(train_data, 'gaussian', crop, batch, precision, True,
+                           steps_per_loop=min(steps_per_loop, max(FLAGS.steps, 1) * 10))
+      report['options'][f'steps_per_loop_{steps_per_loop}'] = {
+          **rate, 'ms_per_step': 1000 * batch / rate['median']}
+      print(f'options    steps_per_loop {steps_per_loop:3d}: {1000 * batch / rate["median"]:6.1f} '
+            'ms/step', flush=True)
+    for jit_compile in (False, True):
+      rate = time_training(train_data, 'gaussian', crop, batch, precision, True,
+                           steps_per_loop=10, jit_compile=jit_compile)
+      report['options'][f'jit_compile_{jit_compile}'] = rate
+      print(f'options    jit_compile={jit_compile}: {rate["median"]:7.1f} images/s', flush=True)
   if FLAGS.output:
     with open(FLAGS.output, 'w') as output:
       json.dump(report, output, indent=2)

@@ -37,16 +37,21 @@ def _string_mask(glyphs, characters, scale):
   return tf.repeat(tf.repeat(string, scale, axis=0), scale, axis=1)
 
 
-def _place(mask, top, left, height, width):
-  """Places a [h, w] mask at (top, left) of a [height, width] canvas, cropping at edges."""
+def _visible_window(mask, top, left, height, width):
+  """Crops a [h, w] mask placed at (top, left) to the canvas.
+
+  Returns:
+    (cropped mask [h', w'], indices [h', w', 2] int32 of its canvas pixels).
+  """
   mask_height, mask_width = tf.shape(mask)[0], tf.shape(mask)[1]
   crop_top, crop_left = tf.maximum(-top, 0), tf.maximum(-left, 0)
   bottom = tf.minimum(mask_height, height - top)
   right = tf.minimum(mask_width, width - left)
   cropped = mask[crop_top:bottom, crop_left:right]
-  top, left = tf.maximum(top, 0), tf.maximum(left, 0)
-  return tf.pad(cropped, [[top, height - top - tf.shape(cropped)[0]],
-                          [left, width - left - tf.shape(cropped)[1]]])
+  rows = tf.range(tf.maximum(top, 0), tf.maximum(top, 0) + tf.shape(cropped)[0])
+  columns = tf.range(tf.maximum(left, 0), tf.maximum(left, 0) + tf.shape(cropped)[1])
+  indices = tf.stack(tf.meshgrid(rows, columns, indexing='ij'), axis=-1)
+  return cropped, indices
 
 
 def make_text_overlay(fonts=None):
@@ -97,24 +102,31 @@ def make_text_overlay(fonts=None):
       left = tf.cast(corner[1] * tf.cast(width + tf.shape(mask)[1], tf.float32),
                      tf.int32) - tf.shape(mask)[1] + 1
       colour = tf.random.stateless_uniform([channels], seeds[5], 0, 1)
-      return _place(mask, top, left, height, width)[:, :, tf.newaxis], colour
+      mask, indices = _visible_window(mask, top, left, height, width)
+      return mask[:, :, tf.newaxis], indices, colour
 
     def keep_going(index, unused_image, unused_covered, achieved, done):
       return tf.logical_and(tf.logical_not(done),
                             tf.logical_and(achieved < coverage, index < MAX_STRINGS))
 
     def add_one(index, current, covered, achieved, unused_done):
-      mask, colour = draw_string(index)
-      new_image = current * (1.0 - mask) + colour * mask
-      new_covered = tf.maximum(covered, mask)
-      new_achieved = tf.reduce_mean(new_covered)
+      # Work on the string's window only: the cost is its area, not the image's.
+      mask, indices, colour = draw_string(index)
+      window = tf.gather_nd(current, indices)
+      covered_window = tf.gather_nd(covered, indices)
+      new_window = window * (1.0 - mask) + colour * mask
+      new_covered_window = tf.maximum(covered_window, mask)
+      newly_covered = tf.reduce_sum(new_covered_window - covered_window)
+      new_achieved = achieved + newly_covered / tf.cast(height * width, tf.float32)
       overshoot = new_achieved >= coverage
       # Keep the last string only if that lands closer to the target than not drawing it.
       keep = tf.logical_or(tf.logical_not(overshoot),
                            new_achieved - coverage <= coverage - achieved)
       return (index + 1,
-              tf.where(keep, new_image, current),
-              tf.where(keep, new_covered, covered),
+              tf.tensor_scatter_nd_update(current, indices,
+                                          tf.where(keep, new_window, window)),
+              tf.tensor_scatter_nd_update(covered, indices,
+                                          tf.where(keep, new_covered_window, covered_window)),
               tf.where(keep, new_achieved, achieved),
               overshoot)
 

@@ -17,7 +17,8 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
       capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   report = json.loads(output.read_text())
-  assert {'machine', 'pipeline', 'training', 'validation', 'process'} <= set(report)
+  assert {'machine', 'pipeline', 'training', 'validation', 'process', 'options'} <= set(report)
+  assert {'steps_per_loop_1', 'steps_per_loop_100', 'jit_compile_True'} <= set(report['options'])
   assert [row['noise'] for row in report['pipeline']] == ['gaussian', 'text']
   for row in report['pipeline']:
     stats = row['images_per_second']
