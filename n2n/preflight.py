@@ -22,10 +22,10 @@ class CheckedInputs:
   eval_images: list
 
 
-def _decide_cache(config, files):
+def _decide_cache(config, manifests):
   if config.cache != 'auto':
     return config.cache == 'true'
-  megabytes = input_pipeline.decoded_megabytes(input_pipeline.read_manifests(files))
+  megabytes = input_pipeline.decoded_megabytes(manifests)
   if megabytes is None:
     logging.info('No manifest.json beside the shards: not caching decoded images '
                  '(use --cache=true to force).')
@@ -36,8 +36,8 @@ def _decide_cache(config, files):
   return fits
 
 
-def _check_crop_fits(config, files):
-  for manifest in input_pipeline.read_manifests(files):
+def _check_crop_fits(config, manifests):
+  for manifest in manifests:
     largest = manifest.get('shortest_side', {}).get('max')
     if largest is not None and largest < config.crop_size:
       raise ValueError(f'--crop_size={config.crop_size} is larger than every image in '
@@ -82,11 +82,12 @@ def check_training_inputs(config, strategy):
   precision = distribute.resolve_precision(config.precision, strategy)
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
   files = input_pipeline.list_files(config.train_data)
-  _check_crop_fits(config, files)
+  manifests = input_pipeline.read_manifests(files)
+  _check_crop_fits(config, manifests)
   check_record_schema(files[0])
   run_dir.check_compatible(config.model_dir, config)
   eval_images = (input_pipeline.load_eval_images(config.val_data, config.model.channels,
                                                  config.max_eval_images)
                  if config.val_data else [])
-  return CheckedInputs(precision, per_replica_batch, files, _decide_cache(config, files),
+  return CheckedInputs(precision, per_replica_batch, files, _decide_cache(config, manifests),
                        eval_images)
