@@ -1,6 +1,7 @@
 """Shared fixtures. Splits the CPU into two logical devices before TF starts,
 so MirroredStrategy runs for real with two replicas on one CPU."""
 
+import io
 import os
 import sys
 
@@ -25,6 +26,17 @@ def smooth_image(rng, height, width, channels=3):
   coarse = rng.uniform(0, 255, size=(height // 8 + 2, width // 8 + 2, channels))
   image = np.kron(coarse, np.ones((8, 8, 1)))[:height, :width]
   return image.astype(np.uint8)
+
+
+def pillow_bytes(image, mode, fmt):
+  """image [H, W, 3] uint8 converted to a Pillow mode (P, CMYK, LA...) and encoded as fmt.
+
+  Pillow is imageio's own backend; tests use it only to make the odd files real folders hold.
+  """
+  from PIL import Image  # pylint: disable=g-import-not-at-top
+  buffer = io.BytesIO()
+  Image.fromarray(image).convert(mode).save(buffer, fmt)
+  return buffer.getvalue()
 
 
 @pytest.fixture(scope='session')

@@ -1,6 +1,5 @@
 """Each kind of bad input a user can give, and the message they see."""
 
-import io
 import json
 import os
 import shutil
@@ -15,6 +14,7 @@ import tensorflow as tf
 from n2n import dataset_writer
 from n2n import image_io
 from tests.conftest import REPO_ROOT
+from tests.conftest import pillow_bytes
 from tests.conftest import smooth_image
 
 
@@ -25,13 +25,6 @@ def _run(script, *flags, timeout=300):
 
 def _last_line(result):
   return result.stderr.strip().splitlines()[-1]
-
-
-def _pillow_bytes(image, mode, fmt):
-  from PIL import Image  # imageio's own backend; used here only to make odd test files.
-  buffer = io.BytesIO()
-  Image.fromarray(image).convert(mode).save(buffer, fmt)
-  return buffer.getvalue()
 
 
 # Dataset tool ------------------------------------------------------------------------------
@@ -46,8 +39,8 @@ def test_dataset_tool_handles_every_odd_file_a_real_folder_holds(tmp_path):
   (folder / 'rgb16.png').write_bytes(tf.io.encode_png(rgb.astype(np.uint16) * 257).numpy())
   iio.imwrite(folder / 'sub' / 'gray.png', rgb[:, :, 1])
   iio.imwrite(folder / 'rgba.png', np.concatenate([rgb, rgb[:, :, :1]], -1))
-  (folder / 'palette.png').write_bytes(_pillow_bytes(rgb, 'P', 'PNG'))
-  (folder / 'cmyk.jpg').write_bytes(_pillow_bytes(rgb, 'CMYK', 'JPEG'))
+  (folder / 'palette.png').write_bytes(pillow_bytes(rgb, 'P', 'PNG'))
+  (folder / 'cmyk.jpg').write_bytes(pillow_bytes(rgb, 'CMYK', 'JPEG'))
   (folder / 'zero.png').write_bytes(b'')
   (folder / 'truncated.png').write_bytes(image_io.encode_png(rgb)[:2000])
   (folder / 'text.jpg').write_text('not an image')

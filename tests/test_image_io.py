@@ -1,21 +1,13 @@
-import io
-
 import imageio.v3 as iio
 import numpy as np
 import pytest
 import tensorflow as tf
 
 from n2n import image_io
+from tests.conftest import pillow_bytes
 
 RNG = np.random.default_rng(0)
 RGB = RNG.integers(0, 256, size=(20, 30, 3), dtype=np.uint8)
-
-
-def _pillow_bytes(mode, fmt='PNG'):
-  from PIL import Image  # imageio's own backend; used here only to make odd test files.
-  buffer = io.BytesIO()
-  Image.fromarray(RGB).convert(mode).save(buffer, fmt)
-  return buffer.getvalue()
 
 
 def test_rgb_png_round_trips_exactly():
@@ -46,7 +38,7 @@ def test_16_bit_is_scaled_to_8_bit():
 
 @pytest.mark.parametrize('mode,fmt', [('P', 'PNG'), ('CMYK', 'JPEG'), ('LA', 'PNG'), ('P', 'GIF')])
 def test_palette_cmyk_and_gray_alpha_become_rgb(mode, fmt):
-  decoded = image_io.decode_image(_pillow_bytes(mode, fmt))
+  decoded = image_io.decode_image(pillow_bytes(RGB, mode, fmt))
   assert decoded.shape == (20, 30, 3) and decoded.dtype == np.uint8
 
 
