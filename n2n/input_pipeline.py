@@ -5,10 +5,11 @@ Training elements are dicts of per-replica batches:
   'target'       [B, S, S, C] float32, an independent corruption (or the clean crop)
   'target_mask'  [B, S, S, 1] float32, only for corruptions that drop pixels
 with S = crop_size. All randomness is stateless and derived from (seed, worker,
-start step, element index), so a run is reproducible and a resumed run does
+start step, image or batch index), so a run is reproducible and a resumed run does
 not replay the crops and noise of its first steps.
 """
 
+import itertools
 import json
 import os
 
@@ -85,60 +86,101 @@ def random_crops(image, crop_size, count, seed):
   ])
 
 
-def augment_crop(crop, augment, seed):
-  """Random flips, 90-degree rotations and channel permutations of a clean crop.
+def dihedral_index_maps(size):
+  """Source pixel of every output pixel under each flip/rotation of a square.
 
-  Applied before corruption, so input and target share the augmented image and
-  the Noise2Noise pair stays valid.
+  Returns:
+    [16, size * size] int32 numpy array; row lr + 2 * ud + 4 * turns holds,
+    for each output pixel (row-major), the row-major index of the input pixel
+    after an optional left-right flip, an optional up-down flip, then `turns`
+    counter-clockwise quarter turns (np.rot90 / tf.image.rot90 convention).
+  """
+  grid = np.arange(size * size, dtype=np.int32).reshape(size, size)
+  maps = []
+  for turns in range(4):
+    for up_down in (0, 1):
+      for left_right in (0, 1):
+        moved = grid[:, ::-1] if left_right else grid
+        moved = moved[::-1, :] if up_down else moved
+        maps.append(np.rot90(moved, turns).ravel())
+  return np.stack(maps)
+
+
+def augment_crops(crops, augment, seed):
+  """Random flips, 90-degree rotations and channel permutations of clean crops,
+  converted to float.
+
+  Each crop draws its own transform. Applied before corruption, so input and
+  target share the augmented image and the Noise2Noise pair stays valid. The
+  batch moves in one row gather (flips and rotations) and one batched 3x3
+  matrix product (channel permutation and scaling): per-image selects between
+  transformed copies cost several times more on a CPU.
 
   Args:
-    crop: [S, S, C] (square) any dtype.
+    crops: [B, S, S, C] uint8 (square; S and C static).
     augment: config.AugmentConfig.
     seed: [2] int32 stateless seed.
 
   Returns:
-    [S, S, C], same dtype.
+    [B, S, S, C] float32 in [0, 1].
   """
+  size, channels = crops.shape[1], crops.shape[-1]
   seeds = tf.random.experimental.stateless_split(seed, 4)
-  if augment.flips:
-    crop = tf.image.stateless_random_flip_left_right(crop, seed=seeds[0])
-    crop = tf.image.stateless_random_flip_up_down(crop, seed=seeds[1])
-  if augment.rotations:
-    quarter_turns = tf.random.stateless_uniform([], seeds[2], 0, 4, dtype=tf.int32)
-    crop = tf.image.rot90(crop, quarter_turns)
-  if augment.channel_permutations and crop.shape[-1] == 3:
-    permutations = tf.constant([[0, 1, 2], [0, 2, 1], [1, 0, 2], [1, 2, 0], [2, 0, 1], [2, 1, 0]])
-    choice = tf.random.stateless_uniform([], seeds[3], 0, 6, dtype=tf.int32)
-    crop = tf.gather(crop, permutations[choice], axis=-1)
-  return crop
+  count = tf.shape(crops)[0]
+  if augment.flips or augment.rotations:
+    coin = lambda index: tf.cast(tf.random.stateless_uniform([count], seeds[index]) < 0.5,
+                                 tf.int32)
+    transform = tf.zeros([count], tf.int32)
+    if augment.flips:
+      transform += coin(0) + 2 * coin(1)
+    if augment.rotations:
+      transform += 4 * tf.random.stateless_uniform([count], seeds[2], 0, 4, dtype=tf.int32)
+    source = (tf.gather(dihedral_index_maps(size), transform)
+              + tf.range(count)[:, tf.newaxis] * (size * size))
+    crops = tf.gather(tf.reshape(crops, [-1, channels]), tf.reshape(source, [-1]))
+  pixels = tf.reshape(tf.cast(crops, tf.float32), [count, size * size, channels])
+  if augment.channel_permutations and channels == 3:
+    permutations = tf.constant(np.stack([np.eye(3, dtype=np.float32)[list(order)].T
+                                         for order in itertools.permutations(range(3))]))
+    choice = tf.random.stateless_uniform([count], seeds[3], 0, 6, dtype=tf.int32)
+    # A permutation matrix times 1/255: exact, and cheaper than a channel gather.
+    pixels = pixels @ (tf.gather(permutations, choice) / 255.0)
+  else:
+    pixels = pixels / 255.0
+  return tf.reshape(pixels, [count, size, size, channels])
 
 
-def make_training_pair(clean, noise, noise_range, target, seed):
-  """Corrupts one clean crop twice, independently, each at its own level.
+def make_training_pairs(clean, noise, noise_range, target, seed):
+  """Corrupts each clean crop twice, independently, each time at its own level.
+
+  Works on a whole batch at once: one call per batch keeps the input
+  pipeline's per-element overhead off the cores the training step needs.
 
   Args:
-    clean: [S, S, C] float32 in [0, 1].
+    clean: [B, S, S, C] float32 in [0, 1].
     noise: corruption name.
     noise_range: (low, high) training level range, user units.
     target: 'noisy' (Noise2Noise) or 'clean' (Noise2Clean baseline).
     seed: [2] int32 stateless seed.
 
   Returns:
-    dict: 'input' and 'target', [S, S, C] float32; for corruptions that drop
-    pixels also 'target_mask', [S, S, 1] float32, 1 where the target is valid.
+    dict: 'input' and 'target', [B, S, S, C] float32; for corruptions that
+    drop pixels also 'target_mask', [B, S, S, 1] float32, 1 where the target
+    is valid.
   """
   seeds = tf.random.experimental.stateless_split(seed, 4)
-  noisy_input = noise_lib.corrupt(clean, noise, noise_lib.sample_level(noise_range, seeds[0]),
-                                  seeds[1])
+  count = tf.shape(clean)[0]
+  noisy_input, _ = noise_lib.corrupt_batch(
+      clean, noise, noise_lib.sample_levels(noise_range, count, seeds[0]), seeds[1])
   if target == 'clean':
     noisy_target, target_mask = clean, tf.ones_like(clean[..., :1])
   else:
-    noisy_target, target_mask = noise_lib.corrupt_with_mask(
-        clean, noise, noise_lib.sample_level(noise_range, seeds[2]), seeds[3])
-  pair = {'input': noisy_input, 'target': noisy_target}
+    noisy_target, target_mask = noise_lib.corrupt_batch(
+        clean, noise, noise_lib.sample_levels(noise_range, count, seeds[2]), seeds[3])
+  pairs = {'input': noisy_input, 'target': noisy_target}
   if noise_lib.get_corruption(noise).drops_pixels:
-    pair['target_mask'] = target_mask
-  return pair
+    pairs['target_mask'] = target_mask
+  return pairs
 
 
 def _to_channels(image, channels):
@@ -203,15 +245,16 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   shuffle_size = min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * config.crops_per_image))
   crops = crops.shuffle(shuffle_size, seed=config.seed + 1000 + pipeline_id)
 
-  def pair_of(index, crop):
+  def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(
         tf.random.experimental.stateless_fold_in(pair_seed, index), 2)
-    crop = augment_crop(crop, config.augment, seeds[0])
-    clean = tf.cast(crop, tf.float32) / 255.0
-    return make_training_pair(clean, config.noise, config.noise_range, config.target, seeds[1])
+    clean = augment_crops(crops, config.augment, seeds[0])
+    return make_training_pairs(clean, config.noise, config.noise_range, config.target, seeds[1])
 
-  pairs = crops.enumerate().map(pair_of, num_parallel_calls=tf.data.AUTOTUNE)
-  return pairs.batch(per_replica_batch, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+  # Augmentation and corruption run on whole batches (one call per batch).
+  batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
+  pairs = batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE)
+  return pairs.prefetch(tf.data.AUTOTUNE)
 
 
 def _image_files_in(directory):

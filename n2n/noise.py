@@ -15,6 +15,7 @@ Levels are given in the units users think in:
 
 import dataclasses
 
+import numpy as np
 import tensorflow as tf
 
 from n2n import text_render
@@ -23,22 +24,53 @@ from n2n import text_render
 MIN_POISSON_LAMBDA = 1e-3
 
 
-def add_gaussian_noise(image, std, seed):
-  """Adds zero-mean Gaussian noise of one standard deviation to the whole image.
+def per_image(level, images):
+  """Shapes a level to broadcast against images: scalar stays scalar, [B] -> [B, 1, 1, 1]."""
+  level = tf.cast(level, tf.float32)
+  if level.shape.rank == 1:
+    level = tf.reshape(level, [-1] + [1] * (images.shape.rank - 1))
+  return level
+
+
+def standard_normal(shape, seed):
+  """Standard normal samples from stateless uniforms by the Box-Muller transform.
+
+  Exact in distribution up to float32 resolution (|z| <= 5.77), and about
+  twice as fast on a CPU as tf.random.stateless_normal, which matters because
+  the input pipeline shares the cores with the training step.
 
   Args:
-    image: [..., H, W, C] float32 in [0, 1].
-    std: scalar float32, standard deviation in [0, 1] intensity units.
+    shape: 1-D int32 tensor or list.
     seed: [2] int32 stateless seed.
 
   Returns:
-    Same shape float32, image + std * N(0, 1), not clipped.
+    float32 tensor of the given shape, N(0, 1).
   """
-  normal = tf.random.stateless_normal(tf.shape(image), seed=seed, dtype=tf.float32)
-  return image + tf.cast(std, tf.float32) * normal
+  shape = tf.cast(shape, tf.int32)
+  count = tf.reduce_prod(shape)
+  uniform = tf.random.stateless_uniform(tf.stack([2, (count + 1) // 2]), seed)
+  # log1p(-u) with u in [0, 1) is finite: no -inf radius.
+  radius = tf.sqrt(-2.0 * tf.math.log1p(-uniform[0]))
+  angle = (2.0 * np.pi) * uniform[1]
+  normal = tf.concat([radius * tf.cos(angle), radius * tf.sin(angle)], 0)
+  return tf.reshape(normal[:count], shape)
 
 
-def add_poisson_noise(image, photons_per_unit, seed):
+def add_gaussian_noise(images, std, seed):
+  """Adds zero-mean Gaussian noise of one standard deviation per image.
+
+  Args:
+    images: [H, W, C] or [B, H, W, C] float32 in [0, 1].
+    std: scalar, or [B] for a batch, float32 in [0, 1] intensity units.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    Same shape float32, images + std * N(0, 1), not clipped.
+  """
+  return images + per_image(std, images) * standard_normal(tf.shape(images), seed)
+
+
+def add_poisson_noise(images, photons_per_unit, seed):
   """Applies Poisson (shot) noise: noisy = Poisson(lambda * x) / lambda.
 
   The convention is the paper's: x in [0, 1] is scaled to an expected photon
@@ -46,71 +78,75 @@ def add_poisson_noise(image, photons_per_unit, seed):
   lambda, so E[noisy] = x and Var[noisy] = x / lambda.
 
   Args:
-    image: [..., H, W, C] float32 in [0, 1].
-    photons_per_unit: scalar float32 lambda > 0 (clamped to at least 1e-3).
+    images: [H, W, C] or [B, H, W, C] float32 in [0, 1].
+    photons_per_unit: lambda > 0 (clamped to at least 1e-3), scalar or [B].
     seed: [2] int32 stateless seed.
 
   Returns:
     Same shape float32 >= 0, not clipped above.
   """
-  lam = tf.maximum(tf.cast(photons_per_unit, tf.float32), MIN_POISSON_LAMBDA)
+  lam = tf.maximum(per_image(photons_per_unit, images), MIN_POISSON_LAMBDA)
   counts = tf.random.stateless_poisson(
-      tf.shape(image), seed=seed, lam=tf.maximum(image, 0.0) * lam, dtype=tf.float32)
+      tf.shape(images), seed=seed, lam=tf.maximum(images, 0.0) * lam, dtype=tf.float32)
   return counts / lam
 
 
-def add_impulse_noise(image, probability, seed):
+def add_impulse_noise(images, probability, seed):
   """Random-valued impulse noise: each pixel replaced, with the given
   probability, by a colour drawn uniformly from [0, 1]^C.
 
   Args:
-    image: [H, W, C] float32 in [0, 1].
-    probability: scalar float32 in [0, 1].
+    images: [H, W, C] or [B, H, W, C] float32 in [0, 1].
+    probability: float32 in [0, 1], scalar or [B].
     seed: [2] int32 stateless seed.
 
   Returns:
-    [H, W, C] float32 in [0, 1].
+    Same shape float32 in [0, 1].
   """
   mask_seed, colour_seed = tf.unstack(tf.random.experimental.stateless_split(seed, 2))
-  shape = tf.shape(image)
-  replaced = tf.random.stateless_uniform(
-      tf.concat([shape[:-1], [1]], 0), mask_seed) < tf.cast(probability, tf.float32)
+  shape = tf.shape(images)
+  channels = images.shape[-1]
+  replaced = (tf.random.stateless_uniform(tf.concat([shape[:-1], [1]], 0), mask_seed)
+              < per_image(probability, images))
   colours = tf.random.stateless_uniform(shape, colour_seed)
-  return tf.where(replaced, colours, image)
+  # Select on whole pixel rows: twice as fast as a broadcasting tf.where.
+  noisy = tf.compat.v1.where(tf.reshape(replaced, [-1]), tf.reshape(colours, [-1, channels]),
+                             tf.reshape(images, [-1, channels]))
+  return tf.reshape(noisy, shape)
 
 
-def add_bernoulli_noise(image, probability, seed):
+def add_bernoulli_noise(images, probability, seed):
   """Drops each pixel (all its channels) to zero with the given probability.
 
   Args:
-    image: [H, W, C] float32 in [0, 1].
-    probability: scalar float32 in [0, 1], the fraction dropped.
+    images: [H, W, C] or [B, H, W, C] float32 in [0, 1].
+    probability: float32 in [0, 1], the fraction dropped, scalar or [B].
     seed: [2] int32 stateless seed.
 
   Returns:
-    (noisy [H, W, C] float32, kept [H, W, 1] float32 in {0, 1}). The mask lets
-    a masked loss ignore dropped target pixels.
+    (noisy, same shape float32; kept, [..., H, W, 1] float32 in {0, 1}). The
+    mask lets a masked loss ignore dropped target pixels.
   """
-  shape = tf.shape(image)
+  shape = tf.shape(images)
   kept = tf.cast(tf.random.stateless_uniform(tf.concat([shape[:-1], [1]], 0), seed)
-                 >= tf.cast(probability, tf.float32), tf.float32)
-  return image * kept, kept
+                 >= per_image(probability, images), tf.float32)
+  return images * kept, kept
 
 
-def _gaussian(image, level, seed):
-  return add_gaussian_noise(image, tf.cast(level, tf.float32) / 255.0, seed), None
+def _gaussian(images, levels, seed):
+  return add_gaussian_noise(images, tf.cast(levels, tf.float32) / 255.0, seed), None
 
 
-def _poisson(image, level, seed):
-  return add_poisson_noise(image, level, seed), None
+def _poisson(images, levels, seed):
+  return add_poisson_noise(images, levels, seed), None
 
 
-def _text(image, level, seed):
-  return text_render.make_text_overlay()(image, level, seed), None
+def _text(images, levels, seed):
+  return text_render.make_text_overlay()(images, levels, seed), None
 
 
-def _impulse(image, level, seed):
-  return add_impulse_noise(image, level, seed), None
+def _impulse(images, levels, seed):
+  return add_impulse_noise(images, levels, seed), None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -119,8 +155,10 @@ class Corruption:
 
   Attributes:
     name: the --noise value.
-    apply: fn(image [H, W, C] float32 in [0, 1], level scalar, seed [2]) ->
-      (noisy [H, W, C] float32, kept-pixel mask [H, W, 1] float32 or None).
+    apply: fn(images [B, H, W, C] float32 in [0, 1], levels [B] float32,
+      seed [2]) -> (noisy [B, H, W, C] float32, kept-pixel mask
+      [B, H, W, 1] float32 or None). Works on whole batches: one call draws
+      the noise of every image, which costs far less than B calls.
     level_name: what a level means, for messages and summaries.
     bounds: (lowest, highest) valid level.
     default_range: default --noise_range for training.
@@ -165,8 +203,52 @@ def sample_level(level_range, seed):
   return tf.random.stateless_uniform([], seed=seed, minval=low, maxval=high, dtype=tf.float32)
 
 
+def sample_levels(level_range, count, seed):
+  """Draws count levels uniformly from level_range = (low, high); [count] float32."""
+  low, high = level_range
+  return tf.random.stateless_uniform([count], seed=seed, minval=low, maxval=high,
+                                     dtype=tf.float32)
+
+
+def corrupt_batch(images, noise, levels, seed):
+  """Corrupts each image of a batch at its own level, independently.
+
+  Args:
+    images: [B, H, W, C] float32 in [0, 1].
+    noise: corruption name, e.g. 'gaussian'.
+    levels: [B] float32, see the module docstring for units.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    (noisy [B, H, W, C] float32, not clipped; mask [B, H, W, 1] float32 in
+    {0, 1}, which pixels still carry the clean signal: all ones except for
+    corruptions that drop pixels).
+  """
+  noisy, mask = get_corruption(noise).apply(images, levels, seed)
+  if mask is None:
+    mask = tf.ones_like(images[..., :1])
+  return noisy, mask
+
+
+def corrupt_with_mask(image, noise, level, seed):
+  """Corrupts one image; see corrupt_batch.
+
+  Args:
+    image: [H, W, C] float32 in [0, 1].
+    noise: corruption name.
+    level: scalar.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    (noisy [H, W, C] float32, mask [H, W, 1] float32 in {0, 1}).
+  """
+  level = tf.reshape(tf.cast(level, tf.float32), [1])
+  noisy, mask = corrupt_batch(image[tf.newaxis], noise, level, seed)
+  return noisy[0], mask[0]
+
+
 def corrupt(image, noise, level, seed):
-  """Corrupts image with the named corruption at the given level (user units).
+  """Corrupts one image with the named corruption at the given level (user units).
 
   Args:
     image: [H, W, C] float32 in [0, 1].
@@ -177,22 +259,7 @@ def corrupt(image, noise, level, seed):
   Returns:
     [H, W, C] float32, not clipped.
   """
-  return get_corruption(noise).apply(image, level, seed)[0]
-
-
-def corrupt_with_mask(image, noise, level, seed):
-  """Like corrupt, also returning which pixels still carry the clean signal.
-
-  Returns:
-    (noisy [H, W, C] float32, mask [H, W, 1] float32 in {0, 1}); the mask is
-    all ones except for corruptions that drop pixels (bernoulli).
-  """
-  noisy, mask = get_corruption(noise).apply(image, level, seed)
-  if mask is None:
-    mask = tf.ones_like(image[..., :1])
-  return noisy, mask
-
-
+  return corrupt_with_mask(image, noise, level, seed)[0]
 
 
 def evaluation_seed(seed, image_index, level):

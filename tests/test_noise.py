@@ -28,6 +28,17 @@ def test_gaussian_std_matches_sigma_and_is_not_clipped():
   assert noisy.min() < 0.0  # Unclipped: N2N needs zero-mean corruption.
 
 
+def test_standard_normal_matches_the_normal_distribution():
+  samples = noise.standard_normal([3, 201, 101], tf.constant([4, 5])).numpy()
+  assert samples.shape == (3, 201, 101)
+  assert abs(samples.mean()) < 0.01 and abs(samples.std() - 1.0) < 0.01
+  # Probability mass within 1, 2 and 3 standard deviations, and the kurtosis.
+  for width, mass in ((1, 0.6827), (2, 0.9545), (3, 0.9973)):
+    assert abs(np.mean(np.abs(samples) < width) - mass) < 0.005
+  assert abs(np.mean(samples**4) - 3.0) < 0.1
+  assert np.all(np.isfinite(samples))
+
+
 def test_gaussian_zero_sigma_is_identity():
   image = tf.random.uniform([16, 16, 3], seed=1)
   np.testing.assert_allclose(noise.corrupt(image, 'gaussian', 0.0, tf.constant([0, 1])), image)

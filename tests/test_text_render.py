@@ -62,3 +62,24 @@ def test_glyph_atlases_load():
     glyphs = text_render.load_glyphs(name)
     assert glyphs.shape[0] == 95 and set(np.unique(glyphs)) == {0.0, 1.0}
     assert glyphs[0].sum() == 0  # the space character has no ink
+
+
+def test_a_batch_gets_each_image_its_own_coverage_and_strings():
+  overlay = text_render.make_text_overlay()
+  images = tf.fill([4, 128, 128, 3], -1.0)
+  requested = np.array([0.0, 0.1, 0.3, 0.5], np.float32)
+  noisy = overlay(images, tf.constant(requested), tf.constant([5, 6])).numpy()
+  covered = np.any(noisy != -1.0, axis=-1)
+  np.testing.assert_array_equal(noisy[0], -1.0)  # zero coverage draws nothing
+  np.testing.assert_allclose(covered.mean(axis=(1, 2)), requested, atol=0.03)
+  assert not np.array_equal(covered[2], covered[3])
+
+
+def test_ink_tables_list_every_glyph_pixel():
+  glyphs = np.zeros([95, 3, 2], np.float32)
+  glyphs[1, 0, 1] = glyphs[1, 2, 0] = 1.0  # '!' has two ink pixels
+  tables = text_render.ink_tables([glyphs])
+  assert tables['count'][1] == 2 and tables['count'][0] == 0
+  start = tables['start'][1]
+  assert list(zip(tables['y'][start:start + 2], tables['x'][start:start + 2])) == [(0, 1), (2, 0)]
+  assert list(tables['cell_height']) == [3] and list(tables['cell_width']) == [2]
