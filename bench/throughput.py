@@ -105,9 +105,13 @@ def time_pipeline(train_data, noise, crop, batch):
           'mpixels_per_second': statistics.median(rates) * crop * crop / 1e6}
 
 
-def time_training(train_data, noise, crop, batch, precision, from_memory, steps_per_loop=None,
-                  jit_compile=False):
-  """Images/s of the real training loop, fed from memory or by the pipeline."""
+def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, steps_per_loop=None,
+                    jit_compile=False):
+  """The real training loop, fed from memory or by the pipeline, traced and warm.
+
+  Returns:
+    fn() -> images/s of one timed repetition (FLAGS.steps steps).
+  """
   steps_per_loop = steps_per_loop or FLAGS.steps
   config = train_config(train_data, noise, crop, batch, precision,
                         steps_per_loop=steps_per_loop, jit_compile=jit_compile)
@@ -122,13 +126,34 @@ def time_training(train_data, noise, crop, batch, precision, from_memory, steps_
   steps = tf.constant(steps_per_loop, tf.int32)
   calls = max(1, FLAGS.steps // steps_per_loop)
   float(train_loop(iterator, steps))  # trace and warm up
-  rates = []
-  for _ in range(FLAGS.repeats):
+  float(train_loop(iterator, steps))  # the pipeline's buffers fill
+
+  def timed_repetition():
     started = time.perf_counter()
     for _ in range(calls):
       float(train_loop(iterator, steps))
-    rates.append(calls * steps_per_loop * batch / (time.perf_counter() - started))
-  return summarize(rates)
+    return calls * steps_per_loop * batch / (time.perf_counter() - started)
+
+  return timed_repetition
+
+
+def time_training(*args, **kwargs):
+  """Images/s of the real training loop: {'median', 'min', 'max'} of FLAGS.repeats."""
+  timed_repetition = make_timed_loop(*args, **kwargs)
+  return summarize([timed_repetition() for _ in range(FLAGS.repeats)])
+
+
+def time_end_to_end(train_data, noise, crop, batch, precision, from_memory_loop):
+  """End to end vs from memory, repetitions alternating so that drift on a
+  shared machine hits both alike; the ratio is the median of per-pair ratios."""
+  fed_loop = make_timed_loop(train_data, noise, crop, batch, precision, False)
+  memory_rates, fed_rates = [], []
+  for _ in range(FLAGS.repeats):
+    memory_rates.append(from_memory_loop())
+    fed_rates.append(fed_loop())
+  ratios = [fed / memory for fed, memory in zip(fed_rates, memory_rates)]
+  return {**summarize(fed_rates), 'from_memory': summarize(memory_rates),
+          'ratio': statistics.median(ratios), 'ratio_min': min(ratios), 'ratio_max': max(ratios)}
 
 
 def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
@@ -247,18 +272,20 @@ def main(argv):
     report['training'] = []
     for precision in precisions:
       for crop, batch in settings():
-        memory = time_training(train_data, 'gaussian', crop, batch, precision, True)
+        memory_loop = make_timed_loop(train_data, 'gaussian', crop, batch, precision, True)
+        memory = summarize([memory_loop() for _ in range(FLAGS.repeats)])
         row = {'precision': precision, 'crop': crop, 'batch': batch, 'from_memory': memory}
         print(f'step       {precision:14s} crop {crop:3d} batch {batch:2d}: '
               f'{memory["median"]:7.1f} images/s from memory', flush=True)
         if 'end_to_end' in sections:
           row['end_to_end'] = {}
           for noise in corruptions:
-            fed = time_training(train_data, noise, crop, batch, precision, False)
-            row['end_to_end'][noise] = {**fed, 'ratio': fed['median'] / memory['median']}
+            fed = time_end_to_end(train_data, noise, crop, batch, precision, memory_loop)
+            row['end_to_end'][noise] = fed
             print(f'end_to_end {precision:14s} crop {crop:3d} {noise:9s}: '
-                  f'{fed["median"]:7.1f} images/s, {fed["median"] / memory["median"]:.3f} x '
-                  'memory', flush=True)
+                  f'{fed["median"]:7.1f} images/s, {fed["ratio"]:.3f} x memory '
+                  f'(alternating; from memory {fed["from_memory"]["median"]:.1f}, ratio '
+                  f'{fed["ratio_min"]:.3f}-{fed["ratio_max"]:.3f})', flush=True)
         report['training'].append(row)
   if 'validation' in sections:
     checkpoint = FLAGS.checkpoint or (os.path.join(REPO_ROOT, 'runs', 'demo')
