@@ -50,8 +50,11 @@ SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options'
 flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
 flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')
 flags.DEFINE_string('precisions', 'float32,mixed_bfloat16', 'Training precisions to time.')
+flags.DEFINE_string('end_to_end_precisions', 'mixed_bfloat16',
+                    'Precisions timed end to end (the bfloat16 step is the harder case).')
 flags.DEFINE_integer('repeats', 5, 'Timed repetitions per figure.')
-flags.DEFINE_integer('steps', 20, 'Training steps (or pipeline batches) per repetition.')
+flags.DEFINE_integer('steps', 30, 'Training steps (or pipeline batches) per repetition at '
+                     '64x64 batch 16; a quarter of that at 256x256 batch 4.')
 flags.DEFINE_integer('pipeline_threads', 0, 'tf.data private thread pool (0: TF default; 1 = '
                      'one core).')
 flags.DEFINE_string('checkpoint', '', 'Trained run for the validation PSNR comparison '
@@ -77,6 +80,14 @@ def build_records():
   dataset_writer.write_dataset(os.path.join(DEMO, 'train'), records,
                                min_size=32 if FLAGS.tiny else 256)
   return os.path.join(records, '*.tfrecord')
+
+
+def steps_per_repetition(crop, batch):
+  """--steps at 64x64 batch 16; fewer for larger batches of pixels, so that
+  every repetition takes about the same time."""
+  if FLAGS.tiny:
+    return FLAGS.steps
+  return max(1, FLAGS.steps * 64 * 64 * 16 // (crop * crop * batch))
 
 
 def train_config(train_data, noise, crop, batch, precision='float32', **overrides):
@@ -110,9 +121,9 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
   """The real training loop, fed from memory or by the pipeline, traced and warm.
 
   Returns:
-    fn() -> images/s of one timed repetition (FLAGS.steps steps).
+    fn() -> images/s of one timed repetition (steps_per_repetition steps).
   """
-  steps_per_loop = steps_per_loop or FLAGS.steps
+  steps_per_loop = steps_per_loop or steps_per_repetition(crop, batch)
   config = train_config(train_data, noise, crop, batch, precision,
                         steps_per_loop=steps_per_loop, jit_compile=jit_compile)
   strategy = tf.distribute.get_strategy()
@@ -124,7 +135,7 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
   iterator = iter(dataset)
   train_loop = train_lib.make_train_loop(config, strategy, model, optimizer, step)
   steps = tf.constant(steps_per_loop, tf.int32)
-  calls = max(1, FLAGS.steps // steps_per_loop)
+  calls = max(1, steps_per_repetition(crop, batch) // steps_per_loop)
   float(train_loop(iterator, steps))  # trace and warm up
   float(train_loop(iterator, steps))  # the pipeline's buffers fill
 
@@ -171,24 +182,21 @@ def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
   return total / probe_size**2
 
 
-def matmul_rate(precision_dtype=tf.float32, size=1024):
-  """Measured multiply-adds per second of a square matmul (TensorFlow, this machine)."""
-  a = tf.random.uniform([size, size], dtype=tf.float32)
-  a = tf.cast(a, precision_dtype)
-
-  @tf.function
-  def repeat(x):
-    for _ in range(8):
-      x = tf.matmul(x, a) * 0.001
-    return x
-
-  repeat(a).numpy()
-  times = []
-  for _ in range(FLAGS.repeats):
-    started = time.perf_counter()
-    repeat(a).numpy()
-    times.append(time.perf_counter() - started)
-  return 8 * size**3 / statistics.median(times)
+def matmul_rate(sizes=(1024, 2048, 4096)):
+  """This machine's float32 matmul rate with TensorFlow, multiply-adds per second:
+  the best median over square sizes (small ones underuse the cores)."""
+  rates = {}
+  for size in sizes:
+    matrix = tf.random.uniform([size, size], dtype=tf.float32)
+    multiply = tf.function(lambda matrix=matrix: tf.matmul(matrix, matrix))
+    multiply().numpy()
+    times = []
+    for _ in range(FLAGS.repeats):
+      started = time.perf_counter()
+      multiply().numpy()
+      times.append(time.perf_counter() - started)
+    rates[size] = size**3 / statistics.median(times)
+  return max(rates.values()), rates
 
 
 def time_validation(checkpoint):
@@ -205,10 +213,11 @@ def time_validation(checkpoint):
       times.append(time.perf_counter() - started)
     result[f'seconds_per_image_{precision}'] = summarize(times)
   per_pixel = unet_multiply_adds_per_pixel()
-  rate = matmul_rate()
+  rate, rates_by_size = matmul_rate((128, 256) if FLAGS.tiny else (1024, 2048, 4096))
   floor = per_pixel * height * width / rate
   result.update({'image': f'{width}x{height}', 'multiply_adds_per_pixel': per_pixel,
                  'matmul_multiply_adds_per_second_float32': rate,
+                 'matmul_rate_by_size': {str(size): value for size, value in rates_by_size.items()},
                  'floor_seconds_float32': floor,
                  'achieved_over_floor_float32':
                      result['seconds_per_image_float32']['median'] / floor})
@@ -277,7 +286,7 @@ def main(argv):
         row = {'precision': precision, 'crop': crop, 'batch': batch, 'from_memory': memory}
         print(f'step       {precision:14s} crop {crop:3d} batch {batch:2d}: '
               f'{memory["median"]:7.1f} images/s from memory', flush=True)
-        if 'end_to_end' in sections:
+        if 'end_to_end' in sections and precision in FLAGS.end_to_end_precisions.split(','):
           row['end_to_end'] = {}
           for noise in corruptions:
             fed = time_end_to_end(train_data, noise, crop, batch, precision, memory_loop)

@@ -13,7 +13,8 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(
       [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
-       '--corruptions=gaussian,text', '--precisions=float32', f'--output={output}'],
+       '--corruptions=gaussian,text', '--precisions=float32', '--end_to_end_precisions=float32',
+       f'--output={output}'],
       capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   report = json.loads(output.read_text())
@@ -26,8 +27,12 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   training = report['training'][0]
   assert training['from_memory']['median'] > 0
   assert set(training['end_to_end']) == {'gaussian', 'text'}
-  assert all(entry['ratio'] > 0 for entry in training['end_to_end'].values())
+  for entry in training['end_to_end'].values():
+    assert entry['ratio_min'] <= entry['ratio'] <= entry['ratio_max'] and entry['ratio'] > 0
+    assert entry['from_memory']['median'] > 0
   validation = report['validation']
   assert validation['multiply_adds_per_pixel'] > 0 and validation['floor_seconds_float32'] > 0
+  assert validation['matmul_multiply_adds_per_second_float32'] == max(
+      validation['matmul_rate_by_size'].values())
   assert report['process']['exit_status'] == 0 and report['process']['seconds_to_first_step'] > 0
   assert report['process']['peak_rss_mib'] > 100
