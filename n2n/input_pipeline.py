@@ -9,7 +9,6 @@ start step, image or batch index), so a run is reproducible and a resumed run do
 not replay the crops and noise of its first steps.
 """
 
-import itertools
 import json
 import os
 
@@ -17,6 +16,7 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from n2n import augmentation
 from n2n import image_io
 from n2n import noise as noise_lib
 from n2n import tfrecord
@@ -84,70 +84,6 @@ def random_crops(image, crop_size, count, seed):
       tf.image.stateless_random_crop(image, [crop_size, crop_size, channels], seed=seeds[i])
       for i in range(count)
   ])
-
-
-def dihedral_index_maps(size):
-  """Source pixel of every output pixel under each flip/rotation of a square.
-
-  Returns:
-    [16, size * size] int32 numpy array; row lr + 2 * ud + 4 * turns holds,
-    for each output pixel (row-major), the row-major index of the input pixel
-    after an optional left-right flip, an optional up-down flip, then `turns`
-    counter-clockwise quarter turns (np.rot90 / tf.image.rot90 convention).
-  """
-  grid = np.arange(size * size, dtype=np.int32).reshape(size, size)
-  maps = []
-  for turns in range(4):
-    for up_down in (0, 1):
-      for left_right in (0, 1):
-        moved = grid[:, ::-1] if left_right else grid
-        moved = moved[::-1, :] if up_down else moved
-        maps.append(np.rot90(moved, turns).ravel())
-  return np.stack(maps)
-
-
-def augment_crops(crops, augment, seed):
-  """Random flips, 90-degree rotations and channel permutations of clean crops,
-  converted to float.
-
-  Each crop draws its own transform. Applied before corruption, so input and
-  target share the augmented image and the Noise2Noise pair stays valid. The
-  batch moves in one row gather (flips and rotations) and one batched 3x3
-  matrix product (channel permutation and scaling): per-image selects between
-  transformed copies cost several times more on a CPU.
-
-  Args:
-    crops: [B, S, S, C] uint8 (square; S and C static).
-    augment: config.AugmentConfig.
-    seed: [2] int32 stateless seed.
-
-  Returns:
-    [B, S, S, C] float32 in [0, 1].
-  """
-  size, channels = crops.shape[1], crops.shape[-1]
-  seeds = tf.random.experimental.stateless_split(seed, 4)
-  count = tf.shape(crops)[0]
-  if augment.flips or augment.rotations:
-    coin = lambda index: tf.cast(tf.random.stateless_uniform([count], seeds[index]) < 0.5,
-                                 tf.int32)
-    transform = tf.zeros([count], tf.int32)
-    if augment.flips:
-      transform += coin(0) + 2 * coin(1)
-    if augment.rotations:
-      transform += 4 * tf.random.stateless_uniform([count], seeds[2], 0, 4, dtype=tf.int32)
-    source = (tf.gather(dihedral_index_maps(size), transform)
-              + tf.range(count)[:, tf.newaxis] * (size * size))
-    crops = tf.gather(tf.reshape(crops, [-1, channels]), tf.reshape(source, [-1]))
-  pixels = tf.reshape(tf.cast(crops, tf.float32), [count, size * size, channels])
-  if augment.channel_permutations and channels == 3:
-    permutations = tf.constant(np.stack([np.eye(3, dtype=np.float32)[list(order)].T
-                                         for order in itertools.permutations(range(3))]))
-    choice = tf.random.stateless_uniform([count], seeds[3], 0, 6, dtype=tf.int32)
-    # A permutation matrix times 1/255: exact, and cheaper than a channel gather.
-    pixels = pixels @ (tf.gather(permutations, choice) / 255.0)
-  else:
-    pixels = pixels / 255.0
-  return tf.reshape(pixels, [count, size, size, channels])
 
 
 def make_training_pairs(clean, noise, noise_range, target, seed):
@@ -248,7 +184,7 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(
         tf.random.experimental.stateless_fold_in(pair_seed, index), 2)
-    clean = augment_crops(crops, config.augment, seeds[0])
+    clean = augmentation.augment_crops(crops, config.augment, seeds[0])
     return make_training_pairs(clean, config.noise, config.noise_range, config.target, seeds[1])
 
   # Augmentation and corruption run on whole batches (one call per batch).
