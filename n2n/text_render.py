@@ -77,10 +77,6 @@ def ink_tables(fonts):
   }
 
 
-def _exclusive_cumsum(values):
-  return tf.cumsum(values, exclusive=True)
-
-
 def make_text_overlay(fonts=None):
   """Builds add_text_overlay(images, coverage, seed) over the given fonts.
 
@@ -130,18 +126,18 @@ def make_text_overlay(fonts=None):
     shown = ((position < length[..., tf.newaxis]) & wanted[..., tf.newaxis]
              & (char_left < width) & (char_left + cell_width[..., tf.newaxis] > 0))
     chosen = tf.cast(tf.where(tf.reshape(shown, [-1]))[:, 0], tf.int32)
-    batch, count = tf.shape(font)[0], tf.shape(font)[1]
-    per_string = lambda values: tf.gather(tf.reshape(tf.broadcast_to(
-        values[..., tf.newaxis], [batch, count, MAX_STRING_LENGTH]), [-1]), chosen)
-    char_image = chosen // (count * MAX_STRING_LENGTH)
-    char_string = (chosen // MAX_STRING_LENGTH) % count
+    count = tf.shape(font)[1]
+    string_of_char = chosen // MAX_STRING_LENGTH  # flat [B * K] index
+    per_string = lambda values: tf.gather(tf.reshape(values, [-1]), string_of_char)
+    char_image = string_of_char // count
+    char_string = string_of_char % count
     char_scale = per_string(scale)
     char_top = per_string(top)
     char_x = tf.gather(tf.reshape(char_left, [-1]), chosen)
     glyph = per_string(font) * NUM_GLYPHS + tf.gather(tf.reshape(characters, [-1]), chosen)
     points_per_char = tf.gather(tables['count'], glyph) * char_scale * char_scale
     owner = tf.repeat(tf.range(tf.shape(chosen)[0]), points_per_char)
-    offset = tf.range(tf.shape(owner)[0]) - tf.gather(_exclusive_cumsum(points_per_char), owner)
+    offset = tf.range(tf.shape(owner)[0]) - tf.gather(tf.cumsum(points_per_char, exclusive=True), owner)
     point_scale = tf.gather(char_scale, owner)
     ink = tf.gather(tf.gather(tables['start'], glyph), owner) + offset // (point_scale**2)
     sub_pixel = offset % (point_scale**2)
