@@ -197,12 +197,6 @@ def get_corruption(name):
   return CORRUPTIONS[name]
 
 
-def sample_level(level_range, seed):
-  """Draws one level uniformly from level_range = (low, high); scalar float32."""
-  low, high = level_range
-  return tf.random.stateless_uniform([], seed=seed, minval=low, maxval=high, dtype=tf.float32)
-
-
 def sample_levels(level_range, count, seed):
   """Draws count levels uniformly from level_range = (low, high); [count] float32."""
   low, high = level_range

@@ -58,11 +58,14 @@ def test_poisson_lambda_is_guarded_away_from_zero():
   assert np.all(np.isfinite(noisy))
 
 
-def test_sample_level_is_uniform_in_range_and_seeded():
-  levels = np.array([float(noise.sample_level((10.0, 20.0), tf.constant([0, i]))) for i in range(400)])
+def test_sample_levels_are_uniform_in_range_and_seeded():
+  levels = noise.sample_levels((10.0, 20.0), 400, tf.constant([0, 1])).numpy()
+  assert levels.shape == (400,)
   assert levels.min() >= 10.0 and levels.max() <= 20.0
   assert abs(levels.mean() - 15.0) < 0.5
-  assert float(noise.sample_level((10.0, 20.0), tf.constant([0, 5]))) == levels[5]
+  np.testing.assert_array_equal(noise.sample_levels((10.0, 20.0), 400, tf.constant([0, 1])),
+                                levels)
+  assert not np.array_equal(noise.sample_levels((10.0, 20.0), 400, tf.constant([0, 2])), levels)
 
 
 def test_evaluation_seed_is_a_pure_function_of_seed_index_and_level():
