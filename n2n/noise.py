@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from n2n import poisson
 from n2n import text_render
 
 # Lambda is guarded away from zero: Poisson(lambda * x) / lambda diverges as lambda -> 0.
@@ -85,10 +86,12 @@ def add_poisson_noise(images, photons_per_unit, seed):
   Returns:
     Same shape float32 >= 0, not clipped above.
   """
-  lam = tf.maximum(per_image(photons_per_unit, images), MIN_POISSON_LAMBDA)
-  counts = tf.random.stateless_poisson(
-      tf.shape(images), seed=seed, lam=tf.maximum(images, 0.0) * lam, dtype=tf.float32)
-  return counts / lam
+  if images.shape.rank == 3:
+    return add_poisson_noise(images[tf.newaxis], photons_per_unit, seed)[0]
+  lam = tf.maximum(tf.cast(photons_per_unit, tf.float32), MIN_POISSON_LAMBDA)
+  lam = tf.broadcast_to(tf.reshape(lam, [-1]), tf.shape(images)[:1])
+  counts = poisson.sample_poisson(images, lam, seed)
+  return counts / per_image(lam, images)
 
 
 def add_impulse_noise(images, probability, seed):

@@ -1,0 +1,173 @@
+"""Exact Poisson sampling, fast for 8-bit images, by inverting tabulated CDFs.
+
+tf.random.stateless_poisson costs about 100 ns per sample on one core of the
+2-core CPU, whatever the rate; at two noisy copies per crop that made Poisson
+the one corruption whose input pipeline cost training more than 5%
+(docs/performance.md). Training crops are 8-bit, so within one image a pixel's
+rate lam * v / 255 takes one of only 256 values. For each (image, level v) we
+tabulate the Poisson CDF once per batch and turn one uniform per sample into a
+count by inversion: a guide table (Chen and Asau, 1974) gives the count, or a
+count below it, for a uniform's bucket, and one comparison with the table
+confirms or raises it. Samples that need more than two steps (about 1 in 300,
+mostly far in the upper tail) get a binary search of their row.
+
+Accuracy: the CDF is formed from float64 log-probabilities and rounded to
+float32 (within 4e-7 of exact); the uniforms are float32 on a 2**-23 grid, the
+same resolution tf.random.stateless_uniform gives every other corruption. Rows
+stop where the remaining tail has probability below 2**-32.
+"""
+
+import tensorflow as tf
+
+# Above this rate a table row (about rate + 7 sqrt(rate) + 17 entries, summed by a
+# K x K matrix product) costs more than TensorFlow's own sampler saves.
+MAX_TABLE_RATE = 100.0
+# Uniform buckets per table row. 64 keeps the guide cheap to build (searchsorted
+# over R x 64 points) while leaving about 1 sample in 300 needing a second step.
+GUIDE_BUCKETS = 64
+LEVELS = 256
+# How far (in 0-255 units) a value may sit from an 8-bit level and still count
+# as one; float32 rounding of v / 255 * 255 stays below 2e-5.
+_GRID_TOLERANCE = 1e-3
+
+
+def table_length(max_rate):
+  """Entries per CDF row so that P(X >= length - 1) < 2**-32 for rates <= max_rate.
+
+  Chernoff: P(X >= m + t) <= exp(-t^2 / (2 (m + t / 3))) < 2**-32 for
+  t = 7 sqrt(m) + 16 at every m >= 0. Returns a scalar int32 >= 17.
+  """
+  max_rate = tf.cast(max_rate, tf.float32)
+  return tf.cast(tf.floor(max_rate + 7.0 * tf.sqrt(max_rate) + 17.0), tf.int32)
+
+
+def poisson_cdf_tables(rates, length):
+  """Poisson CDFs, one row per rate.
+
+  Args:
+    rates: [R] float32 >= 0.
+    length: scalar int32, entries per row (see table_length).
+
+  Returns:
+    [R, length] float32, nondecreasing rows: entry k = P(X <= k) for
+    k < length - 1; the last entry is 2.0, so every uniform in [0, 1) inverts
+    to a count below length and the tail beyond the row goes to its last count.
+  """
+  counts = tf.range(length, dtype=tf.float64)
+  rates = tf.cast(rates, tf.float64)
+  # k log m reaches several hundred: in float32 every probability would be off by
+  # ~1e-5. The tiny floor makes rate 0 give P(0) = 1 without 0 * log(0) = nan.
+  log_rates = tf.math.log(tf.maximum(rates, 1e-300))
+  log_pmf = (counts * log_rates[:, tf.newaxis] - rates[:, tf.newaxis]
+             - tf.math.lgamma(counts + 1.0))
+  pmf = tf.exp(tf.cast(log_pmf, tf.float32))
+  # A product with an upper-triangular matrix of ones: 3x faster here than
+  # tf.cumsum along the last axis, and within 4e-7 of the float64 sum.
+  cdf = pmf @ tf.linalg.band_part(tf.ones([length, length]), 0, -1)
+  return tf.concat([cdf[:, :-1], tf.fill([tf.shape(cdf)[0], 1], 2.0)], axis=1)
+
+
+def guide_table(cdf, buckets=GUIDE_BUCKETS):
+  """Where inversion starts, per row and uniform bucket.
+
+  Args:
+    cdf: [R, K] float32 nondecreasing rows (see poisson_cdf_tables).
+    buckets: int, the uniform range [0, 1) is split into this many equal buckets.
+
+  Returns:
+    [R, buckets] int32; entry j = #{k : cdf[k] <= j / buckets}, the smallest
+    count a uniform in bucket j can invert to.
+  """
+  grid = tf.range(buckets, dtype=tf.float32) / buckets
+  grid = tf.broadcast_to(grid, [tf.shape(cdf)[0], buckets])
+  return tf.searchsorted(cdf, grid, side='right', out_type=tf.int32)
+
+
+def invert_cdf_tables(cdf, guide, rows, uniforms):
+  """Inversion: count i = #{k : cdf[rows[i], k] <= uniforms[i]}.
+
+  Args:
+    cdf: [R, K] float32 from poisson_cdf_tables.
+    guide: [R, G] int32 from guide_table(cdf, G).
+    rows: [N] int32 in [0, R), the table row of each sample.
+    uniforms: [N] float32 in [0, 1).
+
+  Returns:
+    [N] int32 counts in [0, K).
+  """
+  buckets = guide.shape[1]
+  length = tf.shape(cdf)[1]
+  flat_cdf = tf.reshape(cdf, [-1])
+  counts = tf.gather(tf.reshape(guide, [-1]),
+                     rows * buckets + tf.cast(uniforms * buckets, tf.int32))
+  stepped = tf.gather(flat_cdf, rows * length + counts) <= uniforms
+  counts += tf.cast(stepped, tf.int32)
+  # Only the few samples that stepped can need another step: check them once
+  # more, and binary-search the whole row for the rarer ones that still do.
+  pending = tf.cast(tf.where(stepped)[:, 0], tf.int32)
+  pending_rows = tf.gather(rows, pending)
+  pending_uniforms = tf.gather(uniforms, pending)
+  pending_counts = tf.gather(counts, pending)
+  again = tf.gather(flat_cdf, pending_rows * length + pending_counts) <= pending_uniforms
+  searched = tf.searchsorted(tf.gather(cdf, tf.boolean_mask(pending_rows, again)),
+                             tf.boolean_mask(pending_uniforms, again)[:, tf.newaxis],
+                             side='right', out_type=tf.int32)[:, 0]
+  pending_counts = tf.tensor_scatter_nd_update(pending_counts, tf.where(again), searched)
+  return tf.tensor_scatter_nd_update(counts, pending[:, tf.newaxis], pending_counts)
+
+
+def sample_poisson_8bit(codes, rates_per_unit, seed):
+  """Poisson counts for 8-bit images by table inversion.
+
+  Args:
+    codes: [B, H, W, C] int32 in [0, 255]; the image is codes / 255.
+    rates_per_unit: [B] float32 >= 0, expected count at intensity 1.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [B, H, W, C] float32 counts, Poisson(rates_per_unit[b] * (codes / 255)).
+  """
+  count = tf.shape(codes)[0]
+  # Same float ops as the general path (lam * (v / 255)), so the same rates.
+  rates = rates_per_unit[:, tf.newaxis] * (tf.range(LEVELS, dtype=tf.float32) / 255.0)
+  cdf = poisson_cdf_tables(tf.reshape(rates, [-1]), table_length(tf.reduce_max(rates)))
+  rows = tf.reshape(tf.range(count)[:, tf.newaxis, tf.newaxis, tf.newaxis] * LEVELS + codes,
+                    [-1])
+  uniforms = tf.random.stateless_uniform(tf.shape(rows), seed)
+  counts = invert_cdf_tables(cdf, guide_table(cdf), rows, uniforms)
+  return tf.reshape(tf.cast(counts, tf.float32), tf.shape(codes))
+
+
+def sample_poisson(images, rates_per_unit, seed):
+  """Poisson counts with means rates_per_unit * images, exact for any input.
+
+  Uses table inversion when every value is an 8-bit level (v / 255 up to
+  float rounding, as training crops and 8-bit evaluation images are) and no
+  rate exceeds MAX_TABLE_RATE; otherwise tf.random.stateless_poisson. The two
+  paths draw from the same distribution (rates agree to float32 rounding) but
+  different random streams.
+
+  Args:
+    images: [B, H, W, C] float32; negative values count as 0.
+    rates_per_unit: [B] float32 >= 0.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [B, H, W, C] float32 counts.
+  """
+  rates_per_unit = tf.cast(rates_per_unit, tf.float32)
+  scaled = images * 255.0
+  codes = tf.clip_by_value(tf.round(scaled), 0.0, 255.0)
+  # Within float rounding of v / 255 (however it was divided: grappler turns
+  # x / 255 into x * (1 / 255), which differs in the last bit for half the
+  # levels); 16-bit levels off the 8-bit grid are at least 1/257 away.
+  on_8bit_grid = tf.reduce_max(tf.abs(scaled - codes)) <= _GRID_TOLERANCE
+  use_tables = tf.logical_and(on_8bit_grid, tf.reduce_max(rates_per_unit) <= MAX_TABLE_RATE)
+
+  def with_tensorflow():
+    rates = rates_per_unit[:, tf.newaxis, tf.newaxis, tf.newaxis] * tf.maximum(images, 0.0)
+    return tf.random.stateless_poisson(tf.shape(images), seed=seed, lam=rates, dtype=tf.float32)
+
+  return tf.cond(use_tables,
+                 lambda: sample_poisson_8bit(tf.cast(codes, tf.int32), rates_per_unit, seed),
+                 with_tensorflow)
