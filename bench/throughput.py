@@ -154,17 +154,29 @@ def time_training(*args, **kwargs):
   return summarize([timed_repetition() for _ in range(FLAGS.repeats)])
 
 
-def time_end_to_end(train_data, noise, crop, batch, precision, from_memory_loop):
-  """End to end vs from memory, repetitions alternating so that drift on a
-  shared machine hits both alike; the ratio is the median of per-pair ratios."""
-  fed_loop = make_timed_loop(train_data, noise, crop, batch, precision, False)
-  memory_rates, fed_rates = [], []
+def time_alternating(loops):
+  """FLAGS.repeats repetitions of each timed loop, interleaved so that drift on
+  a shared machine hits all alike. Returns one list of images/s per loop."""
+  rates = [[] for _ in loops]
   for _ in range(FLAGS.repeats):
-    memory_rates.append(from_memory_loop())
-    fed_rates.append(fed_loop())
-  ratios = [fed / memory for fed, memory in zip(fed_rates, memory_rates)]
+    for loop_rates, loop in zip(rates, loops):
+      loop_rates.append(loop())
+  return rates
+
+
+def ratio_summary(numerators, denominators):
+  """Median, min and max of the per-repetition ratios of two interleaved series."""
+  ratios = [top / bottom for top, bottom in zip(numerators, denominators)]
+  return {'ratio': statistics.median(ratios), 'ratio_min': min(ratios), 'ratio_max': max(ratios)}
+
+
+def time_end_to_end(train_data, noise, crop, batch, precision, from_memory_loop):
+  """End to end vs from memory, repetitions alternating; the ratio is the median
+  of per-pair ratios."""
+  fed_loop = make_timed_loop(train_data, noise, crop, batch, precision, False)
+  memory_rates, fed_rates = time_alternating([from_memory_loop, fed_loop])
   return {**summarize(fed_rates), 'from_memory': summarize(memory_rates),
-          'ratio': statistics.median(ratios), 'ratio_min': min(ratios), 'ratio_max': max(ratios)}
+          **ratio_summary(fed_rates, memory_rates)}
 
 
 def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
@@ -278,11 +290,19 @@ def main(argv):
               f'{row["mpixels_per_second"]:6.2f} Mpixel/s', flush=True)
         report['pipeline'].append(row)
   if 'step' in sections or 'end_to_end' in sections:
-    report['training'] = []
-    for precision in precisions:
-      for crop, batch in settings():
-        memory_loop = make_timed_loop(train_data, 'gaussian', crop, batch, precision, True)
-        memory = summarize([memory_loop() for _ in range(FLAGS.repeats)])
+    report['training'], report['precision_speedup'] = [], []
+    for crop, batch in settings():
+      # All precisions' from-memory repetitions interleave, so their ratio is
+      # measured side by side.
+      memory_loops = [make_timed_loop(train_data, 'gaussian', crop, batch, precision, True)
+                      for precision in precisions]
+      memory_rates = dict(zip(precisions, time_alternating(memory_loops)))
+      if {'float32', 'mixed_bfloat16'} <= set(precisions):
+        speedup = {'crop': crop, 'batch': batch,
+                   **ratio_summary(memory_rates['mixed_bfloat16'], memory_rates['float32'])}
+        report['precision_speedup'].append(speedup)
+      for precision, memory_loop in zip(precisions, memory_loops):
+        memory = summarize(memory_rates[precision])
         row = {'precision': precision, 'crop': crop, 'batch': batch, 'from_memory': memory}
         print(f'step       {precision:14s} crop {crop:3d} batch {batch:2d}: '
               f'{memory["median"]:7.1f} images/s from memory', flush=True)
@@ -296,6 +316,10 @@ def main(argv):
                   f'(alternating; from memory {fed["from_memory"]["median"]:.1f}, ratio '
                   f'{fed["ratio_min"]:.3f}-{fed["ratio_max"]:.3f})', flush=True)
         report['training'].append(row)
+      if report['precision_speedup'] and report['precision_speedup'][-1]['crop'] == crop:
+        speedup = report['precision_speedup'][-1]
+        print(f'speedup    mixed_bfloat16 / float32 crop {crop:3d}: {speedup["ratio"]:.2f}x '
+              f'(alternating; {speedup["ratio_min"]:.2f}-{speedup["ratio_max"]:.2f})', flush=True)
   if 'validation' in sections:
     checkpoint = FLAGS.checkpoint or (os.path.join(REPO_ROOT, 'runs', 'demo')
                                       if tf.train.latest_checkpoint(
