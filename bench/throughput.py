@@ -297,6 +297,7 @@ def main(argv):
       memory_loops = [make_timed_loop(train_data, 'gaussian', crop, batch, precision, True)
                       for precision in precisions]
       memory_rates = dict(zip(precisions, time_alternating(memory_loops)))
+      speedup = None
       if {'float32', 'mixed_bfloat16'} <= set(precisions):
         speedup = {'crop': crop, 'batch': batch,
                    **ratio_summary(memory_rates['mixed_bfloat16'], memory_rates['float32'])}
@@ -316,8 +317,7 @@ def main(argv):
                   f'(alternating; from memory {fed["from_memory"]["median"]:.1f}, ratio '
                   f'{fed["ratio_min"]:.3f}-{fed["ratio_max"]:.3f})', flush=True)
         report['training'].append(row)
-      if report['precision_speedup'] and report['precision_speedup'][-1]['crop'] == crop:
-        speedup = report['precision_speedup'][-1]
+      if speedup:
         print(f'speedup    mixed_bfloat16 / float32 crop {crop:3d}: {speedup["ratio"]:.2f}x '
               f'(alternating; {speedup["ratio_min"]:.2f}-{speedup["ratio_max"]:.2f})', flush=True)
   if 'validation' in sections:

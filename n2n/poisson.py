@@ -128,7 +128,7 @@ def sample_poisson_8bit(codes, rates_per_unit, seed):
     [B, H, W, C] float32 counts, Poisson(rates_per_unit[b] * (codes / 255)).
   """
   count = tf.shape(codes)[0]
-  # Same float ops as the general path (lam * (v / 255)), so the same rates.
+  # lam * (v / 255): the general path's lam * x, to within float32 rounding of x.
   rates = rates_per_unit[:, tf.newaxis] * (tf.range(LEVELS, dtype=tf.float32) / 255.0)
   cdf = poisson_cdf_tables(tf.reshape(rates, [-1]), table_length(tf.reduce_max(rates)))
   rows = tf.reshape(tf.range(count)[:, tf.newaxis, tf.newaxis, tf.newaxis] * LEVELS + codes,

@@ -13,7 +13,8 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(
       [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
-       '--corruptions=gaussian,text', '--precisions=float32,mixed_bfloat16', '--end_to_end_precisions=float32',
+       '--corruptions=gaussian,text', '--precisions=float32,mixed_bfloat16',
+       '--end_to_end_precisions=float32',
        f'--output={output}'],
       capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
