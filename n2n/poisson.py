@@ -8,22 +8,25 @@ rate lam * v / 255 takes one of only 256 values. For each (image, level v) we
 tabulate the Poisson CDF once per batch and turn one uniform per sample into a
 count by inversion: a guide table (Chen and Asau, 1974) gives the count, or a
 count below it, for a uniform's bucket, and one comparison with the table
-confirms or raises it. Samples that need more than two steps (about 1 in 300,
-mostly far in the upper tail) get a binary search of their row.
+confirms or raises it. Samples that need more than one step (about 1 in 80
+at rates up to 50, mostly in a row's tails, where the first and last buckets
+span many counts) get a binary search of their row.
 
 Accuracy: the CDF is formed from float64 log-probabilities and rounded to
-float32 (within 4e-7 of exact); the uniforms are float32 on a 2**-23 grid, the
+float32 (within 5e-7 of exact); the uniforms are float32 on a 2**-23 grid, the
 same resolution tf.random.stateless_uniform gives every other corruption. Rows
-stop where the remaining tail has probability below 2**-32.
+stop where the remaining tail has probability below 2**-24, which no uniform
+on that grid can reach.
 """
 
 import tensorflow as tf
 
-# Above this rate a table row (about rate + 7 sqrt(rate) + 17 entries, summed by a
-# K x K matrix product) costs more than TensorFlow's own sampler saves.
+# Above this rate a table row (about rate + 6 sqrt(rate) + 14 entries) costs
+# more than TensorFlow's own sampler saves.
 MAX_TABLE_RATE = 100.0
 # Uniform buckets per table row. 64 keeps the guide cheap to build (searchsorted
-# over R x 64 points) while leaving about 1 sample in 300 needing a second step.
+# over R x 64 points) while leaving about 1 sample in 10 needing a second
+# comparison and 1 in 80 a search of its row.
 GUIDE_BUCKETS = 64
 LEVELS = 256
 # How far (in 0-255 units) a value may sit from an 8-bit level and still count
@@ -32,13 +35,15 @@ _GRID_TOLERANCE = 1e-3
 
 
 def table_length(max_rate):
-  """Entries per CDF row so that P(X >= length - 1) < 2**-32 for rates <= max_rate.
+  """Entries per CDF row so that P(X >= length - 1) < 2**-24 for rates <= max_rate.
 
-  Chernoff: P(X >= m + t) <= exp(-t^2 / (2 (m + t / 3))) < 2**-32 for
-  t = 7 sqrt(m) + 16 at every m >= 0. Returns a scalar int32 >= 17.
+  The uniforms lie on a 2**-23 grid below 1, so none can fall in a tail that
+  small: cutting rows there changes no sample. Chernoff: P(X >= m + t) <=
+  exp(-t^2 / (2 (m + t / 3))) < 2**-24 for t = 6 sqrt(m) + 12 at every m >= 0.
+  Returns a scalar int32 >= 14.
   """
   max_rate = tf.cast(max_rate, tf.float32)
-  return tf.cast(tf.floor(max_rate + 7.0 * tf.sqrt(max_rate) + 17.0), tf.int32)
+  return tf.cast(tf.floor(max_rate + 6.0 * tf.sqrt(max_rate) + 14.0), tf.int32)
 
 
 def poisson_cdf_tables(rates, length):
@@ -50,21 +55,28 @@ def poisson_cdf_tables(rates, length):
 
   Returns:
     [R, length] float32, nondecreasing rows: entry k = P(X <= k) for
-    k < length - 1; the last entry is 2.0, so every uniform in [0, 1) inverts
-    to a count below length and the tail beyond the row goes to its last count.
+    k < length - 1; the last entry is 2 plus the rest of the row's sum, so
+    every uniform in [0, 1) inverts to a count below length and the tail
+    beyond the row goes to its last count.
   """
   counts = tf.range(length, dtype=tf.float64)
   rates = tf.cast(rates, tf.float64)
-  # k log m reaches several hundred: in float32 every probability would be off by
-  # ~1e-5. The tiny floor makes rate 0 give P(0) = 1 without 0 * log(0) = nan.
-  log_rates = tf.math.log(tf.maximum(rates, 1e-300))
-  log_pmf = (counts * log_rates[:, tf.newaxis] - rates[:, tf.newaxis]
-             - tf.math.lgamma(counts + 1.0))
-  pmf = tf.exp(tf.cast(log_pmf, tf.float32))
+  not_last = 1.0 - tf.one_hot(length - 1, length, dtype=tf.float64)
+  # log P(k) = [log m, -m, 1] . [k, 1, -log k!] as one float64 product of inner
+  # size 3: k log m reaches several hundred, so in float32 every probability
+  # would be off by ~1e-5. The tiny floor makes rate 0 give P(0) = 1 without
+  # 0 * log(0) = nan. The last column is log 2 instead, for the 2 added there.
+  per_rate = tf.stack([tf.math.log(tf.maximum(rates, 1e-300)), -rates,
+                       tf.ones_like(rates)], axis=1)
+  per_count = tf.stack([counts * not_last, not_last,
+                        (1.0 - not_last) * tf.math.log(tf.constant(2.0, tf.float64))
+                        - not_last * tf.math.lgamma(counts + 1.0)])
+  pmf = tf.exp(tf.cast(per_rate @ per_count, tf.float32))
   # A product with an upper-triangular matrix of ones: 3x faster here than
-  # tf.cumsum along the last axis, and within 4e-7 of the float64 sum.
-  cdf = pmf @ tf.linalg.band_part(tf.ones([length, length]), 0, -1)
-  return tf.concat([cdf[:, :-1], tf.fill([tf.shape(cdf)[0], 1], 2.0)], axis=1)
+  # tf.cumsum along the last axis, and within 5e-7 of the float64 sum. (Summing
+  # blocks, then block totals, is faster still, but where the two sums meet the
+  # rows can step down by a rounding error, and inversion needs them sorted.)
+  return pmf @ tf.linalg.band_part(tf.ones([length, length]), 0, -1)
 
 
 def guide_table(cdf, buckets=GUIDE_BUCKETS):
@@ -98,22 +110,23 @@ def invert_cdf_tables(cdf, guide, rows, uniforms):
   buckets = guide.shape[1]
   length = tf.shape(cdf)[1]
   flat_cdf = tf.reshape(cdf, [-1])
-  counts = tf.gather(tf.reshape(guide, [-1]),
+  guided = tf.gather(tf.reshape(guide, [-1]),
                      rows * buckets + tf.cast(uniforms * buckets, tf.int32))
-  stepped = tf.gather(flat_cdf, rows * length + counts) <= uniforms
-  counts += tf.cast(stepped, tf.int32)
-  # Only the few samples that stepped can need another step: check them once
-  # more, and binary-search the whole row for the rarer ones that still do.
+  starts = rows * length + guided
+  stepped = tf.gather(flat_cdf, starts) <= uniforms
+  # Only the few samples that stepped (about 1 in 10) can need another step:
+  # check them once more, and binary-search the whole row for the rarer ones
+  # (about 1 in 80, mostly in a row's tails) that still do. Updating only those
+  # keeps the scatter, which costs ~30 ns per update, small.
   pending = tf.cast(tf.where(stepped)[:, 0], tf.int32)
-  pending_rows = tf.gather(rows, pending)
-  pending_uniforms = tf.gather(uniforms, pending)
-  pending_counts = tf.gather(counts, pending)
-  again = tf.gather(flat_cdf, pending_rows * length + pending_counts) <= pending_uniforms
-  searched = tf.searchsorted(tf.gather(cdf, tf.boolean_mask(pending_rows, again)),
-                             tf.boolean_mask(pending_uniforms, again)[:, tf.newaxis],
-                             side='right', out_type=tf.int32)[:, 0]
-  pending_counts = tf.tensor_scatter_nd_update(pending_counts, tf.where(again), searched)
-  return tf.tensor_scatter_nd_update(counts, pending[:, tf.newaxis], pending_counts)
+  again = (tf.gather(flat_cdf, tf.gather(starts, pending) + 1)
+           <= tf.gather(uniforms, pending))
+  searched = tf.boolean_mask(pending, again)
+  found = tf.searchsorted(tf.gather(cdf, tf.gather(rows, searched)),
+                          tf.gather(uniforms, searched)[:, tf.newaxis],
+                          side='right', out_type=tf.int32)[:, 0]
+  counts = guided + tf.cast(stepped, tf.int32)
+  return tf.tensor_scatter_nd_update(counts, searched[:, tf.newaxis], found)
 
 
 def sample_poisson_8bit(codes, rates_per_unit, seed):
@@ -157,11 +170,14 @@ def sample_poisson(images, rates_per_unit, seed):
   """
   rates_per_unit = tf.cast(rates_per_unit, tf.float32)
   scaled = images * 255.0
-  codes = tf.clip_by_value(tf.round(scaled), 0.0, 255.0)
+  codes = tf.round(scaled)
   # Within float rounding of v / 255 (however it was divided: grappler turns
   # x / 255 into x * (1 / 255), which differs in the last bit for half the
-  # levels); 16-bit levels off the 8-bit grid are at least 1/257 away.
-  on_8bit_grid = tf.reduce_max(tf.abs(scaled - codes)) <= _GRID_TOLERANCE
+  # levels); 16-bit levels off the 8-bit grid are at least 1/257 away. Two
+  # reductions check the range for less than clipping every value costs.
+  on_8bit_grid = tf.logical_and(
+      tf.reduce_max(tf.abs(scaled - codes)) <= _GRID_TOLERANCE,
+      tf.logical_and(tf.reduce_min(codes) >= 0.0, tf.reduce_max(codes) <= 255.0))
   use_tables = tf.logical_and(on_8bit_grid, tf.reduce_max(rates_per_unit) <= MAX_TABLE_RATE)
 
   def with_tensorflow():

@@ -13,11 +13,11 @@ def _exact_pmf(rate, size):
 
 
 @pytest.mark.parametrize('rate', [0.0, 0.3, 1.0, 7.5, 25.0, 50.0, 100.0])
-def test_table_rows_leave_less_than_2_to_the_minus_32_in_the_tail(rate):
+def test_table_rows_leave_less_than_2_to_the_minus_24_in_the_tail(rate):
   length = int(poisson.table_length(rate))
   # The last entry absorbs every count >= length - 1.
   tail = 1.0 - _exact_pmf(rate, length - 1).sum()
-  assert tail < 2.0**-32
+  assert tail < 2.0**-24
 
 
 def test_cdf_tables_match_the_exact_cdf():
@@ -28,7 +28,7 @@ def test_cdf_tables_match_the_exact_cdf():
   for row, rate in zip(cdf, rates):
     exact = np.cumsum(_exact_pmf(float(rate), length))
     np.testing.assert_allclose(row[:-1], exact[:-1], rtol=0, atol=5e-7)
-    assert row[-1] == 2.0 and np.all(np.diff(row) >= 0)
+    assert row[-1] >= 2.0 and np.all(np.diff(row) >= 0)
 
 
 def test_inversion_equals_a_full_search_of_each_row():
@@ -73,6 +73,7 @@ def test_rate_zero_and_black_pixels_give_zero_counts():
 def test_8bit_images_use_the_tables_and_others_tensorflow():
   rng = np.random.default_rng(1)
   codes = rng.integers(0, 256, (2, 8, 8, 3)).astype(np.int32)
+  codes[0, 0, 0, :2] = [0, 255]
   seed = tf.constant([2, 3])
   rates = tf.constant([30.0, 10.0])
   eight_bit = tf.constant(codes.astype(np.float32) / 255.0)
@@ -84,7 +85,12 @@ def test_8bit_images_use_the_tables_and_others_tensorflow():
                                     poisson.sample_poisson_8bit(tf.constant(codes), rates, seed))
   sixteen_bit = tf.constant((codes * 256 + 1).astype(np.float32) / 65535.0)
   high_rates = tf.constant([30.0, poisson.MAX_TABLE_RATE + 1])
-  for images, level in ((sixteen_bit, rates), (eight_bit, high_rates)):
+  # On the 8-bit grid but outside [0, 1]: no table row fits 256 / 255.
+  above_white = tf.constant((codes + 1).astype(np.float32) / 255.0)
+  below_black = tf.constant((codes - 1).astype(np.float32) / 255.0)
+  for images, level in ((sixteen_bit, rates), (eight_bit, high_rates), (above_white, rates),
+                        (below_black, rates)):
     reference = tf.random.stateless_poisson(
-        images.shape, seed, lam=images * level[:, None, None, None], dtype=tf.float32)
+        images.shape, seed, lam=tf.maximum(images, 0.0) * level[:, None, None, None],
+        dtype=tf.float32)
     np.testing.assert_array_equal(poisson.sample_poisson(images, level, seed), reference)
