@@ -19,6 +19,8 @@ stop where the remaining tail has probability below 2**-24, which no uniform
 on that grid can reach.
 """
 
+import math
+
 import tensorflow as tf
 
 # Above this rate a table row (about rate + 6 sqrt(rate) + 14 entries) costs
@@ -59,18 +61,17 @@ def poisson_cdf_tables(rates, length):
     every uniform in [0, 1) inverts to a count below length and the tail
     beyond the row goes to its last count.
   """
-  counts = tf.range(length, dtype=tf.float64)
+  counts = tf.range(length - 1, dtype=tf.float64)
   rates = tf.cast(rates, tf.float64)
-  not_last = 1.0 - tf.one_hot(length - 1, length, dtype=tf.float64)
   # log P(k) = [log m, -m, 1] . [k, 1, -log k!] as one float64 product of inner
   # size 3: k log m reaches several hundred, so in float32 every probability
   # would be off by ~1e-5. The tiny floor makes rate 0 give P(0) = 1 without
-  # 0 * log(0) = nan. The last column is log 2 instead, for the 2 added there.
+  # 0 * log(0) = nan. The last column is [0, 0, log 2], for the 2 added there.
   per_rate = tf.stack([tf.math.log(tf.maximum(rates, 1e-300)), -rates,
                        tf.ones_like(rates)], axis=1)
-  per_count = tf.stack([counts * not_last, not_last,
-                        (1.0 - not_last) * tf.math.log(tf.constant(2.0, tf.float64))
-                        - not_last * tf.math.lgamma(counts + 1.0)])
+  per_count = tf.concat([
+      tf.stack([counts, tf.ones_like(counts), -tf.math.lgamma(counts + 1.0)]),
+      tf.constant([[0.0], [0.0], [math.log(2.0)]], tf.float64)], axis=1)
   pmf = tf.exp(tf.cast(per_rate @ per_count, tf.float32))
   # A product with an upper-triangular matrix of ones: 3x faster here than
   # tf.cumsum along the last axis, and within 5e-7 of the float64 sum. (Summing
