@@ -37,6 +37,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n import distribute  # pylint: disable=g-import-not-at-top
 from n2n import evaluation  # pylint: disable=g-import-not-at-top
 from n2n import input_pipeline  # pylint: disable=g-import-not-at-top
 from n2n import model as model_lib  # pylint: disable=g-import-not-at-top
@@ -127,7 +128,8 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
   config = train_config(train_data, noise, crop, batch, precision,
                         steps_per_loop=steps_per_loop, jit_compile=jit_compile)
   strategy = tf.distribute.get_strategy()
-  model, optimizer = train_lib.build_model_and_optimizer(config, precision)
+  model, optimizer = train_lib.build_model_and_optimizer(
+      config, precision, distribute.tiles_filter_gradients(precision, strategy))
   step = tf.Variable(0, dtype=tf.int64)
   dataset = input_pipeline.build_train_dataset(config, batch, cache=True)
   if from_memory:

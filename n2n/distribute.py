@@ -88,6 +88,18 @@ def resolve_precision(requested, strategy):
   return 'float32'
 
 
+def tiles_filter_gradients(precision, strategy):
+  """Whether the U-Net should compute its large kernel gradients in tiles (n2n/conv.py).
+
+  Only bfloat16 on CPU gains: oneDNN's bfloat16 filter-gradient kernel slows
+  down on large images. Float32 on CPU was measured slower when tiled; GPUs and
+  TPUs have their own kernels and would only pay for the extra copies.
+  """
+  if precision != 'mixed_bfloat16' or isinstance(strategy, tf.distribute.TPUStrategy):
+    return False
+  return not tf.config.list_logical_devices('GPU')
+
+
 def is_chief(strategy):
   """True on the worker that writes checkpoints and summaries (always, off-cluster)."""
   resolver = getattr(strategy, 'cluster_resolver', None)

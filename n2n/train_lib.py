@@ -48,9 +48,14 @@ class TrainedRun:
   results: dict
 
 
-def build_model_and_optimizer(config, precision):
-  """Creates the network and Adam with the official settings (in strategy scope)."""
-  model = model_lib.build_unet(config.model.channels, precision, seed=config.seed)
+def build_model_and_optimizer(config, precision, tile_filter_gradients=False):
+  """Creates the network and Adam with the official settings (in strategy scope).
+
+  tile_filter_gradients: see distribute.tiles_filter_gradients; it changes how
+  gradients are computed, never the network or its checkpoints.
+  """
+  model = model_lib.build_unet(config.model.channels, precision, seed=config.seed,
+                               tile_filter_gradients=tile_filter_gradients)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
                                         config.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)
@@ -134,12 +139,13 @@ def train_and_evaluate(config, strategy):
   model_dir = config.model_dir
   chief = distribute.is_chief(strategy)
   write_dir = distribute.worker_write_dir(model_dir, strategy)
-  logging.info('Strategy %s with %d replica(s), precision %s, global batch %d.',
+  tiled = distribute.tiles_filter_gradients(inputs.precision, strategy)
+  logging.info('Strategy %s with %d replica(s), precision %s, global batch %d%s.',
                type(strategy).__name__, strategy.num_replicas_in_sync, inputs.precision,
-               config.batch_size)
+               config.batch_size, ', filter gradients tiled above 128x128' if tiled else '')
 
   with strategy.scope():
-    model, optimizer = build_model_and_optimizer(config, inputs.precision)
+    model, optimizer = build_model_and_optimizer(config, inputs.precision, tiled)
     step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
                        aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
   checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)

@@ -43,3 +43,17 @@ def test_seeded_initialisation_is_reproducible_and_layers_differ():
   assert not np.array_equal(first[0], other[0])
   # enc_conv1 and enc_conv2 have the same shape but must not share initial kernels.
   assert first[2].shape == first[4].shape and not np.array_equal(first[2], first[4])
+
+
+def test_tiled_filter_gradients_change_only_how_gradients_are_summed():
+  # 160x160 is above conv.TILE_ABOVE_PIXELS, so the full-resolution layers tile.
+  images = tf.random.uniform([1, 160, 160, 3], seed=3)
+  gradients = []
+  for tiled in (False, True):
+    unet = model.build_unet(3, seed=5, tile_filter_gradients=tiled)
+    with tf.GradientTape() as tape:
+      loss = tf.reduce_mean(tf.square(unet(images, training=True) - images))
+    gradients.append(tape.gradient(loss, unet.trainable_variables))
+  for plain, tiled in zip(*gradients):
+    scale = np.abs(plain.numpy()).max()
+    np.testing.assert_allclose(tiled.numpy(), plain.numpy(), atol=1e-4 * scale)

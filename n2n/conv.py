@@ -1,0 +1,183 @@
+"""The U-Net's convolution and leaky ReLU, with gradients right and fast in bfloat16.
+
+TensorFlow's own gradients of Keras Conv2D + LeakyReLU have three problems,
+measured on the 2-core AVX512-BF16 machine (docs/performance.md):
+
+* The bias gradient is a BiasAddGrad. Its bfloat16 CPU kernel sums in bfloat16,
+  so the sum stops growing once the running total dwarfs each term. The answer
+  is only right when oneDNN happens to fuse it into the filter gradient. With
+  TF_ENABLE_ONEDNN_OPTS=0, the bias gradients of the U-Net at 256x256 came out
+  up to 96% wrong. Here the bias gradient is a reduce_sum, which accumulates in
+  float32 whatever the input dtype; tests/test_conv.py checks that.
+* oneDNN's bfloat16 filter-gradient kernel slows down on large images. For
+  4x256x256, 99->64 channels it took 226 ms, and 124 ms when the same sums were
+  cut into 64x64 tiles; float32 gets slower when tiled. So tiling is a switch,
+  and the trainer turns it on only for bfloat16 on CPU.
+* The leaky ReLU's gradient reads the bias-add's output, which makes Grappler's
+  remapper fail on the whole training graph (see leaky_relu below).
+"""
+
+import math
+
+import keras
+import tensorflow as tf
+
+# Layers whose images are larger than this (in pixels) get tiled filter gradients;
+# at 128x128 tiling bought nothing in the measurements above.
+TILE_ABOVE_PIXELS = 128 * 128
+# Measured best of 32, 64 and 128 at 256x256.
+TILE_SIZE = 64
+
+
+def _tile_extent(size):
+  """Splits `size` pixels into near-equal tiles of at most TILE_SIZE."""
+  count = math.ceil(size / TILE_SIZE)
+  return math.ceil(size / count), count
+
+
+def filter_gradient(inputs, output_gradient, kernel_size, tiled):
+  """Gradient of a 'same', stride-1 convolution (odd kernel) with respect to its kernel.
+
+  Args:
+    inputs: [B, H, W, Cin] float tensor, the convolution's input; H and W static
+      when `tiled`.
+    output_gradient: [B, H, W, Cout], same dtype, gradient of the convolution's
+      output.
+    kernel_size: (kh, kw), odd.
+    tiled: if True, cut the image into tiles of at most TILE_SIZE pixels a side
+      (each with the halo the kernel reads) and stack them on the batch axis
+      before the one filter-gradient op. The sum is the same; only its order
+      changes.
+
+  Returns:
+    [kh, kw, Cin, Cout] tensor of the inputs' dtype.
+  """
+  kernel_h, kernel_w = kernel_size
+  in_channels = inputs.shape[-1]
+  out_channels = output_gradient.shape[-1]
+  filter_sizes = [kernel_h, kernel_w, in_channels, out_channels]
+  if not tiled:
+    return tf.raw_ops.Conv2DBackpropFilter(
+        input=inputs, filter_sizes=filter_sizes, out_backprop=output_gradient,
+        strides=[1, 1, 1, 1], padding='SAME')
+  height, width = inputs.shape[1], inputs.shape[2]
+  tile_h, rows = _tile_extent(height)
+  tile_w, cols = _tile_extent(width)
+  halo_h, halo_w = kernel_h // 2, kernel_w // 2
+  extra_h, extra_w = rows * tile_h - height, cols * tile_w - width
+  # Zero padding past the image is exact: 'same' padding is zeros, and a zero
+  # output gradient adds nothing to any kernel tap.
+  padded = tf.pad(inputs, [[0, 0], [halo_h, halo_h + extra_h], [halo_w, halo_w + extra_w], [0, 0]])
+  padded_gradient = tf.pad(output_gradient, [[0, 0], [0, extra_h], [0, extra_w], [0, 0]])
+  input_tiles, gradient_tiles = [], []
+  for row in range(rows):
+    for col in range(cols):
+      top, left = row * tile_h, col * tile_w
+      input_tiles.append(padded[:, top:top + tile_h + 2 * halo_h, left:left + tile_w + 2 * halo_w])
+      gradient_tiles.append(padded_gradient[:, top:top + tile_h, left:left + tile_w])
+  return tf.raw_ops.Conv2DBackpropFilter(
+      input=tf.concat(input_tiles, 0), filter_sizes=filter_sizes,
+      out_backprop=tf.concat(gradient_tiles, 0), strides=[1, 1, 1, 1], padding='VALID')
+
+
+def conv2d_same_with_bias(inputs, kernel, bias, tiled=False):
+  """A stride-1 'same' convolution plus bias, with the gradient described above.
+
+  Args:
+    inputs: [B, H, W, Cin] float tensor (float32 or bfloat16).
+    kernel: [kh, kw, Cin, Cout], same dtype, odd kh and kw.
+    bias: [Cout], same dtype.
+    tiled: tile the filter gradient (see filter_gradient); needs static H, W.
+
+  Returns:
+    [B, H, W, Cout] tensor of the inputs' dtype.
+  """
+
+  @tf.custom_gradient
+  def convolve(inputs, kernel, bias):
+    outputs = tf.nn.bias_add(tf.nn.conv2d(inputs, kernel, 1, 'SAME'), bias)
+
+    def gradient(output_gradient):
+      input_gradient = tf.raw_ops.Conv2DBackpropInput(
+          input_sizes=tf.shape(inputs), filter=kernel, out_backprop=output_gradient,
+          strides=[1, 1, 1, 1], padding='SAME')
+      kernel_gradient = filter_gradient(inputs, output_gradient, kernel.shape[:2], tiled)
+      bias_gradient = tf.reduce_sum(output_gradient, axis=[0, 1, 2])
+      return input_gradient, kernel_gradient, bias_gradient
+
+    return outputs, gradient
+
+  return convolve(inputs, kernel, bias)
+
+
+class Conv2DSame(keras.layers.Conv2D):
+  """keras.layers.Conv2D (odd kernel, stride 1, 'same', bias) via conv2d_same_with_bias.
+
+  Same variables and names as keras.layers.Conv2D, so checkpoints are
+  interchangeable; only the gradient computation differs.
+  """
+
+  def __init__(self, filters, kernel_size, tile_filter_gradients=False, **kwargs):
+    super().__init__(filters, kernel_size, padding='same', use_bias=True, **kwargs)
+    if (tuple(self.strides) != (1, 1) or tuple(self.dilation_rate) != (1, 1)
+        or self.data_format != 'channels_last' or self.groups != 1
+        or any(size % 2 == 0 for size in self.kernel_size)):
+      raise ValueError(f'Conv2DSame {self.name}: only odd kernels, stride 1, no dilation, '
+                       'one group, channels_last')
+    self.tile_filter_gradients = tile_filter_gradients
+
+  def call(self, inputs):
+    height, width = inputs.shape[1], inputs.shape[2]
+    tiled = (self.tile_filter_gradients and height is not None and width is not None
+             and height * width > TILE_ABOVE_PIXELS)
+    kernel = keras.ops.cast(self.kernel, self.compute_dtype)
+    bias = keras.ops.cast(self.bias, self.compute_dtype)
+    outputs = conv2d_same_with_bias(inputs, kernel, bias, tiled)
+    if self.activation is not None:
+      outputs = self.activation(outputs)
+    return outputs
+
+  def get_config(self):
+    config = super().get_config()
+    config['tile_filter_gradients'] = self.tile_filter_gradients
+    for fixed in ('padding', 'use_bias'):
+      config.pop(fixed, None)
+    return config
+
+
+def leaky_relu(features, negative_slope):
+  """Leaky ReLU whose gradient reads its output instead of its input.
+
+  For a slope >= 0 the output has the input's sign (or is 0 where the input is
+  <= 0 and the slope 0), so it says just as well which side each value was on.
+  The stock gradient reads the input, which is the convolution's bias-add: that
+  extra reader made Grappler's remapper fail on every training graph ("fanout
+  ... LeakyReluGrad exist for missing node ... BiasAdd") and kept the
+  pre-activation alive for the backward pass.
+
+  Args:
+    features: float tensor of any shape and float dtype.
+    negative_slope: python float >= 0.
+
+  Returns:
+    Tensor of the same shape and dtype.
+  """
+
+  @tf.custom_gradient
+  def activate(features):
+    outputs = tf.nn.leaky_relu(features, negative_slope)
+
+    def gradient(output_gradient):
+      return tf.raw_ops.LeakyReluGrad(gradients=output_gradient, features=outputs,
+                                      alpha=negative_slope)
+
+    return outputs, gradient
+
+  return activate(features)
+
+
+class LeakyReLU(keras.layers.LeakyReLU):
+  """keras.layers.LeakyReLU with the gradient of leaky_relu above."""
+
+  def call(self, inputs):
+    return leaky_relu(inputs, self.negative_slope)

@@ -1,0 +1,116 @@
+import keras
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import conv
+from n2n import distribute
+
+
+def _reference_gradients(inputs, kernel, bias, output_gradient):
+  """TensorFlow's own gradients of conv2d + bias_add, in float64."""
+  inputs, kernel, bias, output_gradient = (
+      tf.cast(t, tf.float64) for t in (inputs, kernel, bias, output_gradient))
+  with tf.GradientTape() as tape:
+    tape.watch([inputs, kernel, bias])
+    outputs = tf.nn.bias_add(tf.nn.conv2d(inputs, kernel, 1, 'SAME'), bias)
+  return tape.gradient(outputs, [inputs, kernel, bias], output_gradients=output_gradient)
+
+
+def _our_gradients(inputs, kernel, bias, output_gradient, tiled):
+  with tf.GradientTape() as tape:
+    tape.watch([inputs, kernel, bias])
+    outputs = conv.conv2d_same_with_bias(inputs, kernel, bias, tiled)
+  return outputs, tape.gradient(outputs, [inputs, kernel, bias], output_gradients=output_gradient)
+
+
+# 150 and 130 are not multiples of the tile size, so the last tiles are padded;
+# the 5x5 kernel needs a 2-pixel halo.
+@pytest.mark.parametrize('tiled', [False, True])
+@pytest.mark.parametrize('kernel_size', [3, 5])
+def test_gradients_match_tensorflows_own(tiled, kernel_size):
+  rng = np.random.default_rng(0)
+  inputs = tf.constant(rng.normal(size=(2, 150, 130, 5)), tf.float32)
+  kernel = tf.constant(rng.normal(size=(kernel_size, kernel_size, 5, 7)), tf.float32)
+  bias = tf.constant(rng.normal(size=(7,)), tf.float32)
+  output_gradient = tf.constant(rng.normal(size=(2, 150, 130, 7)), tf.float32)
+
+  outputs, ours = _our_gradients(inputs, kernel, bias, output_gradient, tiled)
+  reference = _reference_gradients(inputs, kernel, bias, output_gradient)
+
+  expected_outputs = tf.nn.bias_add(tf.nn.conv2d(inputs, kernel, 1, 'SAME'), bias)
+  np.testing.assert_allclose(outputs.numpy(), expected_outputs.numpy(), rtol=1e-5, atol=1e-4)
+  for name, got, want in zip(('inputs', 'kernel', 'bias'), ours, reference):
+    scale = np.abs(want.numpy()).max()
+    np.testing.assert_allclose(got.numpy(), want.numpy(), atol=1e-5 * scale, err_msg=name)
+
+
+def test_tiles_are_near_equal_and_cover_the_image():
+  for size in (65, 128, 150, 256, 1000):
+    tile, count = conv._tile_extent(size)  # pylint: disable=protected-access
+    assert tile <= conv.TILE_SIZE and tile * count >= size > tile * (count - 1)
+
+
+def test_bfloat16_bias_gradient_accumulates_in_float32():
+  # 65,536 terms of ~5e-4 per channel: summed in bfloat16, the total stalls
+  # near 1 (TensorFlow's own bfloat16 BiasAddGrad on CPU returns about 1 here).
+  rng = np.random.default_rng(1)
+  inputs = tf.constant(rng.uniform(size=(4, 128, 128, 2)), tf.bfloat16)
+  kernel = tf.constant(rng.normal(size=(3, 3, 2, 4)), tf.bfloat16)
+  bias = tf.zeros([4], tf.bfloat16)
+  output_gradient = tf.constant(rng.uniform(0, 1e-3, size=(4, 128, 128, 4)), tf.bfloat16)
+
+  for tiled in (False, True):
+    _, (_, kernel_gradient, bias_gradient) = _our_gradients(inputs, kernel, bias,
+                                                            output_gradient, tiled)
+    exact = tf.reduce_sum(tf.cast(output_gradient, tf.float64), axis=[0, 1, 2]).numpy()
+    np.testing.assert_allclose(tf.cast(bias_gradient, tf.float64).numpy(), exact, rtol=1e-2)
+    _, reference_kernel, _ = _reference_gradients(inputs, kernel, bias, output_gradient)
+    np.testing.assert_allclose(tf.cast(kernel_gradient, tf.float64).numpy(),
+                               reference_kernel.numpy(), rtol=2e-2)
+
+
+def test_layer_is_a_drop_in_for_keras_conv2d():
+  ours = conv.Conv2DSame(6, 3, name='layer')
+  theirs = keras.layers.Conv2D(6, 3, padding='same', name='layer')
+  inputs = tf.random.uniform([1, 16, 16, 4])
+  ours.build(inputs.shape)
+  theirs.build(inputs.shape)
+  assert [(v.path, v.shape) for v in ours.weights] == [(v.path, v.shape) for v in theirs.weights]
+  theirs.set_weights(ours.get_weights())
+  np.testing.assert_allclose(ours(inputs).numpy(), theirs(inputs).numpy(), atol=1e-5)
+
+
+@pytest.mark.parametrize('bad', [dict(strides=2), dict(dilation_rate=2), dict(kernel_size=2)])
+def test_layer_rejects_what_its_gradient_does_not_cover(bad):
+  arguments = dict(filters=4, kernel_size=3)
+  arguments.update(bad)
+  with pytest.raises(ValueError, match='stride 1'):
+    conv.Conv2DSame(**arguments)
+
+
+def test_only_bfloat16_on_cpu_tiles_filter_gradients():
+  strategy = tf.distribute.get_strategy()
+  on_cpu = not tf.config.list_logical_devices('GPU')
+  assert distribute.tiles_filter_gradients('mixed_bfloat16', strategy) == on_cpu
+  for precision in ('float32', 'mixed_float16'):
+    assert not distribute.tiles_filter_gradients(precision, strategy)
+
+
+@pytest.mark.parametrize('slope', [0.1, 0.0])
+def test_leaky_relu_gradient_from_its_output_matches_tensorflows_own(slope):
+  features = tf.constant([[-2.0, -1e-3, 0.0, 1e-3, 3.0]])
+  output_gradient = tf.constant([[1.0, 2.0, 3.0, 4.0, 5.0]])
+  with tf.GradientTape(persistent=True) as tape:
+    tape.watch(features)
+    ours = conv.leaky_relu(features, slope)
+    theirs = tf.nn.leaky_relu(features, slope)
+  np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+  np.testing.assert_allclose(
+      tape.gradient(ours, features, output_gradients=output_gradient).numpy(),
+      tape.gradient(theirs, features, output_gradients=output_gradient).numpy())
+
+
+def test_leaky_relu_layer_keeps_keras_semantics():
+  layer = conv.LeakyReLU(negative_slope=0.1)
+  np.testing.assert_allclose(layer(tf.constant([-1.0, 2.0])).numpy(), [-0.1, 2.0], rtol=1e-6)
