@@ -17,6 +17,7 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from n2n import conv as conv_lib
 from n2n import distribute
 from n2n import evaluation
 from n2n import input_pipeline
@@ -140,9 +141,10 @@ def train_and_evaluate(config, strategy):
   chief = distribute.is_chief(strategy)
   write_dir = distribute.worker_write_dir(model_dir, strategy)
   tiled = distribute.tiles_filter_gradients(inputs.precision, strategy)
+  tiling = f', filter gradients tiled above {conv_lib.TILE_ABOVE_PIXELS} pixels' if tiled else ''
   logging.info('Strategy %s with %d replica(s), precision %s, global batch %d%s.',
                type(strategy).__name__, strategy.num_replicas_in_sync, inputs.precision,
-               config.batch_size, ', filter gradients tiled above 128x128' if tiled else '')
+               config.batch_size, tiling)
 
   with strategy.scope():
     model, optimizer = build_model_and_optimizer(config, inputs.precision, tiled)
