@@ -36,13 +36,13 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
-from n2n import distribute  # pylint: disable=g-import-not-at-top
-from n2n import evaluation  # pylint: disable=g-import-not-at-top
-from n2n import input_pipeline  # pylint: disable=g-import-not-at-top
-from n2n import model as model_lib  # pylint: disable=g-import-not-at-top
-from n2n import noise as noise_lib  # pylint: disable=g-import-not-at-top
-from n2n import train_lib  # pylint: disable=g-import-not-at-top
+from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n import hardware  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring as evaluation  # pylint: disable=g-import-not-at-top
+from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
+from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
+from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
@@ -129,7 +129,7 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
                         steps_per_loop=steps_per_loop, jit_compile=jit_compile)
   strategy = tf.distribute.get_strategy()
   model, optimizer = train_lib.build_model_and_optimizer(
-      config, precision, distribute.tiles_filter_gradients(precision, strategy))
+      config, precision, hardware.filter_gradient_mode(precision, strategy))
   step = tf.Variable(0, dtype=tf.int64)
   dataset = input_pipeline.build_train_dataset(config, batch, cache=True)
   if from_memory:
@@ -236,7 +236,7 @@ def time_validation(checkpoint):
                  'achieved_over_floor_float32':
                      result['seconds_per_image_float32']['median'] / floor})
   if checkpoint:
-    from n2n import validate_lib  # pylint: disable=g-import-not-at-top
+    from n2n.evaluation import validate_lib  # pylint: disable=g-import-not-at-top
     images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
     psnr = {}
     for precision in ('float32', 'mixed_bfloat16'):

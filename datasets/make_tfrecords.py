@@ -15,7 +15,7 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
-from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('input_dir', None, 'Folder of images, searched recursively.')
 flags.DEFINE_string('output_dir', None, 'Folder for the shards and manifest.json.')

@@ -7,7 +7,7 @@ ValueError with the flag name and the offending value in the message.
 import dataclasses
 import json
 
-from n2n import noise as noise_lib
+from n2n.corruptions import noise as noise_lib
 
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')

@@ -7,7 +7,7 @@ define_train_flags()/define_validate_flags() are called by the entry points;
 from absl import flags
 
 from n2n import config as config_lib
-from n2n import noise as noise_lib
+from n2n.corruptions import noise as noise_lib
 
 
 def parse_float_list(flag_name, text):

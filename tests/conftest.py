@@ -56,7 +56,7 @@ def image_folder(tmp_path_factory):
 @pytest.fixture(scope='session')
 def tfrecord_dir(image_folder, tmp_path_factory):
   """TFRecords of image_folder written by the dataset tool's library (2 shards)."""
-  from n2n import dataset_writer  # pylint: disable=g-import-not-at-top
+  from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
   output = tmp_path_factory.mktemp('records')
   dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
   return output

@@ -1,7 +1,7 @@
 import numpy as np
 import tensorflow as tf
 
-from n2n import augmentation
+from n2n.data import augmentation
 from n2n import config as config_lib
 
 

@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import dataset_writer
-from n2n import image_io
+from n2n.data import dataset_writer
+from n2n.data import image_io
 from tests.conftest import REPO_ROOT
 from tests.conftest import pillow_bytes
 from tests.conftest import smooth_image

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import conv
-from n2n import distribute
+from n2n.model import conv
+from n2n import hardware
 
 
 def _reference_gradients(inputs, kernel, bias, output_gradient):
@@ -17,25 +17,25 @@ def _reference_gradients(inputs, kernel, bias, output_gradient):
   return tape.gradient(outputs, [inputs, kernel, bias], output_gradients=output_gradient)
 
 
-def _our_gradients(inputs, kernel, bias, output_gradient, tiled):
+def _our_gradients(inputs, kernel, bias, output_gradient, mode):
   with tf.GradientTape() as tape:
     tape.watch([inputs, kernel, bias])
-    outputs = conv.conv2d_same_with_bias(inputs, kernel, bias, tiled)
+    outputs = conv.conv2d_same_with_bias(inputs, kernel, bias, mode)
   return outputs, tape.gradient(outputs, [inputs, kernel, bias], output_gradients=output_gradient)
 
 
 # 150 and 130 are not multiples of the tile size, so the last tiles are padded;
 # the 5x5 kernel needs a 2-pixel halo.
-@pytest.mark.parametrize('tiled', [False, True])
+@pytest.mark.parametrize('mode', conv.FILTER_GRADIENT_MODES)
 @pytest.mark.parametrize('kernel_size', [3, 5])
-def test_gradients_match_tensorflows_own(tiled, kernel_size):
+def test_gradients_match_tensorflows_own(mode, kernel_size):
   rng = np.random.default_rng(0)
   inputs = tf.constant(rng.normal(size=(2, 150, 130, 5)), tf.float32)
   kernel = tf.constant(rng.normal(size=(kernel_size, kernel_size, 5, 7)), tf.float32)
   bias = tf.constant(rng.normal(size=(7,)), tf.float32)
   output_gradient = tf.constant(rng.normal(size=(2, 150, 130, 7)), tf.float32)
 
-  outputs, ours = _our_gradients(inputs, kernel, bias, output_gradient, tiled)
+  outputs, ours = _our_gradients(inputs, kernel, bias, output_gradient, mode)
   reference = _reference_gradients(inputs, kernel, bias, output_gradient)
 
   expected_outputs = tf.nn.bias_add(tf.nn.conv2d(inputs, kernel, 1, 'SAME'), bias)
@@ -62,9 +62,10 @@ def test_bfloat16_bias_gradient_accumulates_in_float32():
 
   exact = tf.reduce_sum(tf.cast(output_gradient, tf.float64), axis=[0, 1, 2]).numpy()
   _, reference_kernel, _ = _reference_gradients(inputs, kernel, bias, output_gradient)
-  for tiled in (False, True):
+  # The mode training picks on this CPU, and float32 (right everywhere).
+  for mode in {hardware.filter_gradient_mode('mixed_bfloat16'), 'float32'}:
     _, (_, kernel_gradient, bias_gradient) = _our_gradients(inputs, kernel, bias,
-                                                            output_gradient, tiled)
+                                                            output_gradient, mode)
     np.testing.assert_allclose(tf.cast(bias_gradient, tf.float64).numpy(), exact, rtol=1e-2)
     np.testing.assert_allclose(tf.cast(kernel_gradient, tf.float64).numpy(),
                                reference_kernel.numpy(), rtol=2e-2)
@@ -89,12 +90,19 @@ def test_layer_rejects_what_its_gradient_does_not_cover(bad):
     conv.Conv2DSame(**arguments)
 
 
-def test_only_bfloat16_on_cpu_tiles_filter_gradients():
-  strategy = tf.distribute.get_strategy()
-  on_cpu = not tf.config.list_logical_devices('GPU')
-  assert distribute.tiles_filter_gradients('mixed_bfloat16', strategy) == on_cpu
+def test_only_bfloat16_on_cpu_departs_from_the_stock_filter_gradient():
+  if tf.config.list_logical_devices('GPU'):
+    assert hardware.filter_gradient_mode('mixed_bfloat16') == 'direct'
+  else:
+    native = hardware.cpu_supports_bfloat16()
+    assert hardware.filter_gradient_mode('mixed_bfloat16') == ('tiled' if native else 'float32')
   for precision in ('float32', 'mixed_float16'):
-    assert not distribute.tiles_filter_gradients(precision, strategy)
+    assert hardware.filter_gradient_mode(precision) == 'direct'
+
+
+def test_unknown_filter_gradient_mode_is_refused():
+  with pytest.raises(ValueError, match="filter_gradient_mode='fast'"):
+    conv.Conv2DSame(4, 3, filter_gradient_mode='fast')
 
 
 @pytest.mark.parametrize('slope', [0.1, 0.0])

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import dataset_writer
-from n2n import tfrecord
+from n2n.data import dataset_writer
+from n2n.data import tfrecord
 from tests.conftest import REPO_ROOT
 
 

@@ -1,6 +1,6 @@
 import numpy as np
 
-from n2n import evaluation
+from n2n.evaluation import scoring as evaluation
 
 
 def test_pad_to_multiple_reflects_and_crops_back():

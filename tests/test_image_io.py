@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import image_io
+from n2n.data import image_io
 from tests.conftest import pillow_bytes
 
 RNG = np.random.default_rng(0)

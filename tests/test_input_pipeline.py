@@ -3,7 +3,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n import input_pipeline
+from n2n.data import input_pipeline
 
 
 def _config(tfrecord_dir, **overrides):

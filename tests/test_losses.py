@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import losses
+from n2n.training import losses
 
 RNG = np.random.default_rng(0)
 PREDICTION = RNG.uniform(size=(3, 8, 8, 3)).astype(np.float32)

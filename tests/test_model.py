@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import model
+from n2n.model import unet as model
 
 
 def test_rgb_unet_has_the_papers_parameter_count_and_shapes():
@@ -45,15 +45,32 @@ def test_seeded_initialisation_is_reproducible_and_layers_differ():
   assert first[2].shape == first[4].shape and not np.array_equal(first[2], first[4])
 
 
+def _filter_gradient_paddings(graph):
+  return sorted(op.get_attr('padding').decode() for op in graph.get_operations()
+                if op.type == 'Conv2DBackpropFilter')
+
+
 def test_tiled_filter_gradients_change_only_how_gradients_are_summed():
   # 160x160 is above conv.TILE_ABOVE_PIXELS, so the full-resolution layers tile.
   images = tf.random.uniform([1, 160, 160, 3], seed=3)
-  gradients = []
-  for tiled in (False, True):
-    unet = model.build_unet(3, seed=5, tile_filter_gradients=tiled)
-    with tf.GradientTape() as tape:
-      loss = tf.reduce_mean(tf.square(unet(images, training=True) - images))
-    gradients.append(tape.gradient(loss, unet.trainable_variables))
+  gradients, paddings = [], []
+  for mode in ('direct', 'tiled'):
+    unet = model.build_unet(3, seed=5, filter_gradient_mode=mode)
+
+    @tf.function
+    def gradient_of_loss(images, unet=unet):
+      with tf.GradientTape() as tape:
+        loss = tf.reduce_mean(tf.square(unet(images, training=True) - images))
+      return tape.gradient(loss, unet.trainable_variables)
+
+    gradients.append(gradient_of_loss(images))
+    paddings.append(_filter_gradient_paddings(
+        gradient_of_loss.get_concrete_function(images).graph))
+  # Tiled gradients stack haloed tiles and convolve them 'VALID': the five
+  # full-resolution convolutions (enc_conv0, enc_conv1, dec_conv1a/1b/1) tile,
+  # the 13 smaller ones do not.
+  assert paddings[0] == ['SAME'] * 18
+  assert paddings[1] == ['SAME'] * 13 + ['VALID'] * 5
   for plain, tiled in zip(*gradients):
     scale = np.abs(plain.numpy()).max()
     np.testing.assert_allclose(tiled.numpy(), plain.numpy(), atol=1e-4 * scale)

@@ -2,7 +2,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import noise
+from n2n.corruptions import noise
 
 
 def _image(value=0.5, size=128):

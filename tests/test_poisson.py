@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import poisson
+from n2n.corruptions import poisson
 
 
 def _exact_pmf(rate, size):

@@ -1,6 +1,6 @@
 import pytest
 
-from n2n import schedules
+from n2n.training import schedules
 
 
 def test_ramp_down_is_flat_then_cosine_squared_to_zero():

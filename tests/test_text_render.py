@@ -2,8 +2,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n import noise
-from n2n import text_render
+from n2n.corruptions import noise
+from n2n.corruptions import text_render
 
 
 def _coverage(size, p, seed):

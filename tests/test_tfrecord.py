@@ -1,8 +1,8 @@
 import numpy as np
 import tensorflow as tf
 
-from n2n import image_io
-from n2n import tfrecord
+from n2n.data import image_io
+from n2n.data import tfrecord
 
 
 def test_serialize_then_parse_round_trips_pixels_and_name():

@@ -8,8 +8,8 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n import distribute
-from n2n import train_lib
+from n2n.training import distribute
+from n2n.training import train_lib
 from tests.conftest import REPO_ROOT
 
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')

@@ -15,7 +15,7 @@ from absl import logging  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n import train_lib  # pylint: disable=g-import-not-at-top
+from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 
 
 def main(train_data, model_dir, train_steps, weights_out):

@@ -14,8 +14,8 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from n2n import image_io
-from n2n import tfrecord
+from n2n.data import image_io
+from n2n.data import tfrecord
 
 TARGET_SHARD_BYTES = 150 * 2**20
 SHARD_SUFFIX = '.tfrecord'

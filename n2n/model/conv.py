@@ -12,7 +12,11 @@ measured on the 2-core AVX512-BF16 machine (docs/performance.md):
 * oneDNN's bfloat16 filter-gradient kernel slows down on large images. For
   4x256x256, 99->64 channels it took 226 ms, and 124 ms when the same sums were
   cut into 64x64 tiles; float32 gets slower when tiled. So tiling is a switch,
-  and the trainer turns it on only for bfloat16 on CPU.
+  and the trainer turns it on only for bfloat16 on CPUs with AVX512-BF16/AMX.
+* On CPUs without those instructions TensorFlow's bfloat16 filter gradient
+  sums in bfloat16: 8% wrong for 4x128x128 images, and 10x slower than the
+  same sums in float32 (AMD EPYC without avx512_bf16, 4x256x256 99->64: 7.8 s
+  vs 0.77 s). There the filter gradient is computed in float32.
 * The leaky ReLU's gradient reads the bias-add's output, which makes Grappler's
   remapper fail on the whole training graph (see leaky_relu below).
 """
@@ -35,19 +39,23 @@ def _tile_extent(size):
   return math.ceil(size / count), count
 
 
-def filter_gradient(inputs, output_gradient, kernel_size, tiled):
+FILTER_GRADIENT_MODES = ('direct', 'tiled', 'float32')
+
+
+def filter_gradient(inputs, output_gradient, kernel_size, mode='direct'):
   """Gradient of a 'same', stride-1 convolution (odd kernel) with respect to its kernel.
 
   Args:
     inputs: [B, H, W, Cin] float tensor, the convolution's input; H and W static
-      when `tiled`.
+      when mode is 'tiled'.
     output_gradient: [B, H, W, Cout], same dtype, gradient of the convolution's
       output.
     kernel_size: (kh, kw), odd.
-    tiled: if True, cut the image into tiles of at most TILE_SIZE pixels a side
-      (each with the halo the kernel reads) and stack them on the batch axis
-      before the one filter-gradient op. The sum is the same; only its order
-      changes.
+    mode: 'direct', one filter-gradient op; 'tiled', cut the image into tiles
+      of at most TILE_SIZE pixels a side (each with the halo the kernel reads)
+      and stack them on the batch axis before the one op (the sum is the same,
+      only its order changes); 'float32', the direct op on float32 copies,
+      cast back.
 
   Returns:
     [kh, kw, Cin, Cout] tensor of the inputs' dtype.
@@ -56,7 +64,11 @@ def filter_gradient(inputs, output_gradient, kernel_size, tiled):
   in_channels = inputs.shape[-1]
   out_channels = output_gradient.shape[-1]
   filter_sizes = [kernel_h, kernel_w, in_channels, out_channels]
-  if not tiled:
+  if mode == 'float32' and inputs.dtype != tf.float32:
+    return tf.cast(filter_gradient(tf.cast(inputs, tf.float32),
+                                   tf.cast(output_gradient, tf.float32), kernel_size),
+                   inputs.dtype)
+  if mode != 'tiled':
     return tf.raw_ops.Conv2DBackpropFilter(
         input=inputs, filter_sizes=filter_sizes, out_backprop=output_gradient,
         strides=[1, 1, 1, 1], padding='SAME')
@@ -80,14 +92,15 @@ def filter_gradient(inputs, output_gradient, kernel_size, tiled):
       out_backprop=tf.concat(gradient_tiles, 0), strides=[1, 1, 1, 1], padding='VALID')
 
 
-def conv2d_same_with_bias(inputs, kernel, bias, tiled=False):
+def conv2d_same_with_bias(inputs, kernel, bias, mode='direct'):
   """A stride-1 'same' convolution plus bias, with the gradient described above.
 
   Args:
     inputs: [B, H, W, Cin] float tensor (float32 or bfloat16).
     kernel: [kh, kw, Cin, Cout], same dtype, odd kh and kw.
     bias: [Cout], same dtype.
-    tiled: tile the filter gradient (see filter_gradient); needs static H, W.
+    mode: how the filter gradient is computed (see filter_gradient); 'tiled'
+      needs static H, W.
 
   Returns:
     [B, H, W, Cout] tensor of the inputs' dtype.
@@ -101,7 +114,7 @@ def conv2d_same_with_bias(inputs, kernel, bias, tiled=False):
       input_gradient = tf.raw_ops.Conv2DBackpropInput(
           input_sizes=tf.shape(inputs), filter=kernel, out_backprop=output_gradient,
           strides=[1, 1, 1, 1], padding='SAME')
-      kernel_gradient = filter_gradient(inputs, output_gradient, kernel.shape[:2], tiled)
+      kernel_gradient = filter_gradient(inputs, output_gradient, kernel.shape[:2], mode)
       bias_gradient = tf.reduce_sum(output_gradient, axis=[0, 1, 2])
       return input_gradient, kernel_gradient, bias_gradient
 
@@ -117,29 +130,34 @@ class Conv2DSame(keras.layers.Conv2D):
   interchangeable; only the gradient computation differs.
   """
 
-  def __init__(self, filters, kernel_size, tile_filter_gradients=False, **kwargs):
+  def __init__(self, filters, kernel_size, filter_gradient_mode='direct', **kwargs):
     super().__init__(filters, kernel_size, padding='same', use_bias=True, **kwargs)
     if (tuple(self.strides) != (1, 1) or tuple(self.dilation_rate) != (1, 1)
         or self.data_format != 'channels_last' or self.groups != 1
         or any(size % 2 == 0 for size in self.kernel_size)):
       raise ValueError(f'Conv2DSame {self.name}: only odd kernels, stride 1, no dilation, '
                        'one group, channels_last')
-    self.tile_filter_gradients = tile_filter_gradients
+    if filter_gradient_mode not in FILTER_GRADIENT_MODES:
+      raise ValueError(f'Conv2DSame {self.name}: filter_gradient_mode={filter_gradient_mode!r} '
+                       f'is not one of {", ".join(FILTER_GRADIENT_MODES)}')
+    self.filter_gradient_mode = filter_gradient_mode
 
   def call(self, inputs):
     height, width = inputs.shape[1], inputs.shape[2]
-    tiled = (self.tile_filter_gradients and height is not None and width is not None
-             and height * width > TILE_ABOVE_PIXELS)
+    mode = self.filter_gradient_mode
+    if mode == 'tiled' and (height is None or width is None
+                            or height * width <= TILE_ABOVE_PIXELS):
+      mode = 'direct'
     kernel = keras.ops.cast(self.kernel, self.compute_dtype)
     bias = keras.ops.cast(self.bias, self.compute_dtype)
-    outputs = conv2d_same_with_bias(inputs, kernel, bias, tiled)
+    outputs = conv2d_same_with_bias(inputs, kernel, bias, mode)
     if self.activation is not None:
       outputs = self.activation(outputs)
     return outputs
 
   def get_config(self):
     config = super().get_config()
-    config['tile_filter_gradients'] = self.tile_filter_gradients
+    config['filter_gradient_mode'] = self.filter_gradient_mode
     for fixed in ('padding', 'use_bias'):
       config.pop(fixed, None)
     return config

@@ -17,17 +17,17 @@ import keras
 import numpy as np
 import tensorflow as tf
 
-from n2n import conv as conv_lib
-from n2n import distribute
-from n2n import evaluation
-from n2n import input_pipeline
-from n2n import losses
-from n2n import model as model_lib
-from n2n import preemption
-from n2n import preflight
+from n2n import hardware
+from n2n.training import distribute
+from n2n.evaluation import scoring as evaluation
+from n2n.data import input_pipeline
+from n2n.training import losses
+from n2n.model import unet as model_lib
+from n2n.training import preemption
+from n2n.training import preflight
 from n2n import run_dir
-from n2n import schedules
-from n2n import summaries
+from n2n.training import schedules
+from n2n.evaluation import summaries
 
 
 class NonFiniteLossError(FloatingPointError):
@@ -49,14 +49,14 @@ class TrainedRun:
   results: dict
 
 
-def build_model_and_optimizer(config, precision, tile_filter_gradients=False):
+def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   """Creates the network and Adam with the official settings (in strategy scope).
 
-  tile_filter_gradients: see distribute.tiles_filter_gradients; it changes how
+  filter_gradient_mode: see hardware.filter_gradient_mode; it changes how
   gradients are computed, never the network or its checkpoints.
   """
   model = model_lib.build_unet(config.model.channels, precision, seed=config.seed,
-                               tile_filter_gradients=tile_filter_gradients)
+                               filter_gradient_mode=filter_gradient_mode)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
                                         config.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)
@@ -140,14 +140,14 @@ def train_and_evaluate(config, strategy):
   model_dir = config.model_dir
   chief = distribute.is_chief(strategy)
   write_dir = distribute.worker_write_dir(model_dir, strategy)
-  tiled = distribute.tiles_filter_gradients(inputs.precision, strategy)
-  tiling = f', filter gradients tiled above {conv_lib.TILE_ABOVE_PIXELS} pixels' if tiled else ''
+  gradient_mode = hardware.filter_gradient_mode(inputs.precision, strategy)
+  tiling = f', filter gradients {gradient_mode}' if gradient_mode != 'direct' else ''
   logging.info('Strategy %s with %d replica(s), precision %s, global batch %d%s.',
                type(strategy).__name__, strategy.num_replicas_in_sync, inputs.precision,
                config.batch_size, tiling)
 
   with strategy.scope():
-    model, optimizer = build_model_and_optimizer(config, inputs.precision, tiled)
+    model, optimizer = build_model_and_optimizer(config, inputs.precision, gradient_mode)
     step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
                        aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
   checkpoint = tf.train.Checkpoint(model=model, optimizer=optimizer, step=step)

@@ -3,7 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
-from n2n import evaluation
+from n2n.evaluation import scoring as evaluation
 
 
 def write_training_scalars(writer, step, loss, learning_rate, images_per_second, extra=None):

@@ -16,10 +16,10 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from n2n import augmentation
-from n2n import image_io
-from n2n import noise as noise_lib
-from n2n import tfrecord
+from n2n.data import augmentation
+from n2n.data import image_io
+from n2n.corruptions import noise as noise_lib
+from n2n.data import tfrecord
 
 # Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
 _MAX_CROP_SHUFFLE = 512

@@ -6,10 +6,11 @@ import dataclasses
 from absl import logging
 import tensorflow as tf
 
-from n2n import distribute
-from n2n import input_pipeline
+from n2n.training import distribute
+from n2n.data import input_pipeline
+from n2n import hardware
 from n2n import run_dir
-from n2n import tfrecord
+from n2n.data import tfrecord
 
 
 @dataclasses.dataclass(frozen=True)
@@ -79,7 +80,7 @@ def check_training_inputs(config, strategy):
   Raises:
     ValueError: with a one-line message naming the flag, file or value.
   """
-  precision = distribute.resolve_precision(config.precision, strategy)
+  precision = hardware.resolve_precision(config.precision, strategy)
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
   files = input_pipeline.list_files(config.train_data)
   manifests = input_pipeline.read_manifests(files)

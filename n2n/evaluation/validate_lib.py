@@ -7,9 +7,9 @@ import numpy as np
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n import evaluation
-from n2n import image_io
-from n2n import model as model_lib
+from n2n.evaluation import scoring as evaluation
+from n2n.data import image_io
+from n2n.model import unet as model_lib
 from n2n import run_dir
 
 

@@ -7,9 +7,9 @@ report the same number for the same checkpoint.
 import numpy as np
 import tensorflow as tf
 
-from n2n import metrics
-from n2n import model as model_lib
-from n2n import noise as noise_lib
+from n2n.evaluation import metrics
+from n2n.model import unet as model_lib
+from n2n.corruptions import noise as noise_lib
 
 
 def pad_to_multiple(image, multiple=model_lib.SIZE_MULTIPLE):

@@ -8,18 +8,18 @@ no normalisation, linear output. 991,203 parameters for RGB in and out.
 
 import keras
 
-from n2n import conv as conv_lib
+from n2n.model import conv as conv_lib
 
 ARCHITECTURE = 'n2n_unet'
 # Five pooling stages: spatial sizes must be multiples of 2**5.
 SIZE_MULTIPLE = 32
 
 
-def _conv(filters, name, dtype_policy, seed, tile_filter_gradients, activation=True):
+def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=True):
   conv = conv_lib.Conv2DSame(
       filters,
       3,
-      tile_filter_gradients=tile_filter_gradients,
+      filter_gradient_mode=filter_gradient_mode,
       kernel_initializer=keras.initializers.HeNormal(seed=seed),
       activation=None,
       name=name,
@@ -31,7 +31,7 @@ def _conv(filters, name, dtype_policy, seed, tile_filter_gradients, activation=T
   return lambda x: relu(conv(x))
 
 
-def build_unet(channels=3, precision='float32', seed=None, tile_filter_gradients=False):
+def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct'):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -43,9 +43,9 @@ def build_unet(channels=3, precision='float32', seed=None, tile_filter_gradients
     precision: 'float32', 'mixed_bfloat16' or 'mixed_float16'. Mixed policies
       compute in 16 bits with float32 variables; the output is always float32.
     seed: int for reproducible initial weights, or None for random ones.
-    tile_filter_gradients: compute the kernel gradients of large layers tile by
-      tile (see n2n/conv.py). Faster for bfloat16 on CPU, slower elsewhere; the
-      network and its weights are the same either way.
+    filter_gradient_mode: how kernel gradients are computed, 'direct', 'tiled'
+      or 'float32' (see n2n/model/conv.py and hardware.filter_gradient_mode);
+      the network and its weights are the same either way.
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -58,7 +58,7 @@ def build_unet(channels=3, precision='float32', seed=None, tile_filter_gradients
     # Each layer its own initializer seed: one shared seed would repeat kernels.
     layer_seed = None if seed is None else seed * 100 + len(convs_made)
     convs_made.append(name)
-    return _conv(filters, name, policy, layer_seed, tile_filter_gradients, activation)
+    return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation)
 
   inputs = keras.Input(shape=(None, None, channels), name='noisy')
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype=policy)(inputs)

@@ -1,8 +1,7 @@
-"""Strategy selection, worker roles, and the precision the hardware supports."""
+"""Strategy selection and worker roles."""
 
 import os
 
-from absl import logging
 import tensorflow as tf
 
 
@@ -51,53 +50,6 @@ def check_global_batch(global_batch_size, strategy):
     raise ValueError(f'--batch_size={global_batch_size} must be divisible by the number of '
                      f'replicas ({replicas})')
   return global_batch_size // replicas
-
-
-def _cpu_supports_bfloat16():
-  try:
-    with open('/proc/cpuinfo') as cpuinfo:
-      flags_line = next((line for line in cpuinfo if line.startswith('flags')), '')
-  except OSError:
-    return False
-  cpu_flags = set(flags_line.split())
-  return bool(cpu_flags & {'avx512_bf16', 'amx_bf16'})
-
-
-def resolve_precision(requested, strategy):
-  """Resolves --precision=auto to what this hardware runs fastest and safely.
-
-  TPUs, GPUs of compute capability 8.0+ and CPUs with AVX512-BF16 or AMX get
-  mixed_bfloat16; older GPUs of capability 7.0+ get mixed_float16 (with loss
-  scaling); everything else float32.
-  """
-  if requested != 'auto':
-    return requested
-  if isinstance(strategy, tf.distribute.TPUStrategy):
-    return 'mixed_bfloat16'
-  gpus = tf.config.list_physical_devices('GPU')
-  if gpus:
-    capability = tf.config.experimental.get_device_details(gpus[0]).get('compute_capability')
-    if capability and capability >= (8, 0):
-      return 'mixed_bfloat16'
-    if capability and capability >= (7, 0):
-      return 'mixed_float16'
-    return 'float32'
-  if _cpu_supports_bfloat16():
-    return 'mixed_bfloat16'
-  logging.info('No bfloat16 support found on this CPU; training in float32.')
-  return 'float32'
-
-
-def tiles_filter_gradients(precision, strategy):
-  """Whether the U-Net should compute its large kernel gradients in tiles (n2n/conv.py).
-
-  Only bfloat16 on CPU gains: oneDNN's bfloat16 filter-gradient kernel slows
-  down on large images. Float32 on CPU was measured slower when tiled; GPUs and
-  TPUs have their own kernels and would only pay for the extra copies.
-  """
-  if precision != 'mixed_bfloat16' or isinstance(strategy, tf.distribute.TPUStrategy):
-    return False
-  return not tf.config.list_logical_devices('GPU')
 
 
 def is_chief(strategy):

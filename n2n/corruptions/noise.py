@@ -18,8 +18,8 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
-from n2n import poisson
-from n2n import text_render
+from n2n.corruptions import poisson
+from n2n.corruptions import text_render
 
 # Lambda is guarded away from zero: Poisson(lambda * x) / lambda diverges as lambda -> 0.
 MIN_POISSON_LAMBDA = 1e-3
