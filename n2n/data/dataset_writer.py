@@ -14,11 +14,12 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from n2n.data import files as files_lib
 from n2n.data import image_io
 from n2n.data import tfrecord
 
 TARGET_SHARD_BYTES = 150 * 2**20
-SHARD_SUFFIX = '.tfrecord'
+SHARD_SUFFIX = tfrecord.SHARD_SUFFIX
 # Files read and converted per batch of work: bounds the bytes held in memory.
 _CHUNK = 64
 
@@ -26,16 +27,6 @@ _CHUNK = 64
 def shard_name(index, count):
   """'train-00003-of-00010.tfrecord'."""
   return f'train-{index:05d}-of-{count:05d}{SHARD_SUFFIX}'
-
-
-def list_input_files(input_dir):
-  """All non-hidden files below input_dir, sorted; ValueError if it is no folder."""
-  if not tf.io.gfile.isdir(input_dir):
-    raise ValueError(f'--input_dir={input_dir!r} is not a folder')
-  paths = []
-  for root, _, names in tf.io.gfile.walk(input_dir):
-    paths.extend(os.path.join(root, name) for name in names if not name.startswith('.'))
-  return sorted(paths)
 
 
 def _read_and_convert(path, min_size):
@@ -104,7 +95,9 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   Raises:
     ValueError: bad folders, existing output, or no usable image.
   """
-  paths = list_input_files(input_dir)
+  if not tf.io.gfile.isdir(input_dir):
+    raise ValueError(f'--input_dir={input_dir!r} is not a folder')
+  paths = files_lib.files_below(input_dir)
   existing = _check_output(output_dir, overwrite)
   np.random.default_rng(seed).shuffle(paths)
   if num_shards <= 0:
@@ -184,12 +177,13 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   return manifest
 
 
-def build_if_missing(train_data, images_dir, min_size=256, seed=0):
+def build_if_missing(train_data, images_dir, min_size, seed=0):
   """Builds TFRecords for a --train_data glob from an image folder on first use.
 
   Used by the demo: when train_data matches no file and images_dir is given,
   the shards are written into the directory of the (single) train_data glob.
-  Does nothing when the glob already matches files.
+  Does nothing when the glob already matches files. min_size should be the
+  run's crop size: smaller images cannot give a crop, larger ones all can.
   """
   if not images_dir or tf.io.gfile.glob(train_data):
     return

@@ -7,8 +7,7 @@ reader in n2n goes through decode_image so they are all treated alike.
 import imageio.v3 as iio
 import numpy as np
 
-IMAGE_EXTENSIONS = ('.png', '.jpg', '.jpeg', '.bmp', '.gif', '.tif', '.tiff', '.webp', '.ppm',
-                    '.pgm', '.pnm')
+from n2n import errors
 
 # Colour spaces Pillow can convert to RGB itself but imageio returns unconverted.
 _CONVERT_TO_RGB_MODES = ('CMYK', 'YCbCr', 'LAB', 'HSV', '1')
@@ -16,11 +15,6 @@ _CONVERT_TO_RGB_MODES = ('CMYK', 'YCbCr', 'LAB', 'HSV', '1')
 
 class ImageDecodeError(ValueError):
   """The bytes are not an image imageio can read, or the image is broken."""
-
-
-def has_image_extension(path):
-  """True when path ends in a known image extension (case-insensitive)."""
-  return path.lower().endswith(IMAGE_EXTENSIONS)
 
 
 def to_rgb_uint8(array):
@@ -78,7 +72,7 @@ def decode_image(data):
     else:
       array = iio.imread(data, index=0)
   except Exception as error:  # imageio raises many types; all mean "not readable".
-    message = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+    message = errors.first_line(error)
     if 'Could not find a backend' in message:
       message = 'not an image format imageio can read'
     raise ImageDecodeError(message) from None

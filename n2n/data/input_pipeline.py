@@ -17,31 +17,13 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import augmentation
+from n2n.data import files as files_lib
 from n2n.data import image_io
 from n2n.corruptions import noise as noise_lib
 from n2n.data import tfrecord
 
 # Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
 _MAX_CROP_SHUFFLE = 512
-
-
-def list_files(globs, flag_name='train_data'):
-  """Expands comma-separated globs into a sorted list of files.
-
-  Raises:
-    ValueError: naming the flag and the glob that matched nothing.
-  """
-  files = []
-  for pattern in (part.strip() for part in globs.split(',')):
-    if not pattern:
-      continue
-    matched = tf.io.gfile.glob(pattern)
-    if not matched:
-      raise ValueError(f'--{flag_name}: no file matches {pattern!r}')
-    files.extend(matched)
-  if not files:
-    raise ValueError(f'--{flag_name} is empty')
-  return sorted(set(files))
 
 
 def read_manifests(files):
@@ -126,6 +108,16 @@ def _to_channels(image, channels):
   return image
 
 
+def shuffle_seeds(seed, pipeline_id, start_step):
+  """Seeds of the image-order and crop-order shuffles, as two python ints.
+
+  They depend on the start step too, so a resumed run reads the images in a
+  new order instead of replaying the order its first steps saw.
+  """
+  state = np.random.SeedSequence([seed, pipeline_id, start_step]).generate_state(2, np.uint64)
+  return tuple(int(value >> np.uint64(1)) for value in state)
+
+
 def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset for one input pipeline (one worker).
 
@@ -139,7 +131,7 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   Returns:
     tf.data.Dataset of dicts, see the module docstring.
   """
-  files = list_files(config.train_data)
+  files = files_lib.record_files(config.train_data)
   pipelines = input_context.num_input_pipelines if input_context else 1
   pipeline_id = input_context.input_pipeline_id if input_context else 0
   files_ds = tf.data.Dataset.from_tensor_slices(files)
@@ -170,7 +162,8 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   base_seed = tf.random.experimental.stateless_fold_in(
       tf.constant([config.seed, pipeline_id], tf.int64), start_step)
   crop_seed, pair_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
-  images = images.shuffle(64, seed=config.seed + pipeline_id, reshuffle_each_iteration=True)
+  image_order_seed, crop_order_seed = shuffle_seeds(config.seed, pipeline_id, start_step)
+  images = images.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
   images = images.repeat().enumerate()
 
   def crops_of(index, image):
@@ -179,7 +172,7 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
 
   crops = images.map(crops_of, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
   shuffle_size = min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * config.crops_per_image))
-  crops = crops.shuffle(shuffle_size, seed=config.seed + 1000 + pipeline_id)
+  crops = crops.shuffle(shuffle_size, seed=crop_order_seed)
 
   def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(
@@ -191,13 +184,6 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
   pairs = batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE)
   return pairs.prefetch(tf.data.AUTOTUNE)
-
-
-def _image_files_in(directory):
-  paths = []
-  for root, _, names in tf.io.gfile.walk(directory):
-    paths.extend(os.path.join(root, name) for name in names)
-  return sorted(paths)
 
 
 def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
@@ -219,7 +205,7 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
   """
   images = []
   if tf.io.gfile.isdir(path):
-    for file_path in _image_files_in(path):
+    for file_path in files_lib.files_below(path):
       with tf.io.gfile.GFile(file_path, 'rb') as image_file:
         data = image_file.read()
       try:
@@ -231,7 +217,7 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
       if max_images and len(images) >= max_images:
         break
   else:
-    for record in tf.data.TFRecordDataset(list_files(path, flag_name)):
+    for record in tf.data.TFRecordDataset(files_lib.record_files(path, flag_name)):
       parsed = tfrecord.parse_image(record)
       images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
                      image_io.to_channels(parsed['image'].numpy(), channels)))

@@ -15,6 +15,7 @@ WIDTH_KEY = 'image/width'
 NAME_KEY = 'image/name'
 # Written beside the shards by the dataset tool; read by the pipeline.
 MANIFEST_NAME = 'manifest.json'
+SHARD_SUFFIX = '.tfrecord'
 
 _FEATURES = {
     ENCODED_KEY: tf.io.FixedLenFeature([], tf.string),
