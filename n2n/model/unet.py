@@ -2,8 +2,10 @@
 
 Five 2x max-pool stages with 48-channel 3x3 convolutions on the way down,
 nearest-neighbour upsampling with skip concatenations and 96-channel
-convolutions on the way up, leaky ReLU (alpha 0.1), He-normal initialisation,
-no normalisation, linear output. 991,203 parameters for RGB in and out.
+convolutions on the way up, leaky ReLU (alpha 0.1), no normalisation, linear
+output. 991,203 parameters for RGB in and out. Initialisation as in the
+official code: He (gain sqrt 2) for every layer followed by a leaky ReLU, gain
+1 for the linear output layer, weights ~ N(0, gain^2 / fan_in) truncated.
 """
 
 import keras
@@ -16,11 +18,14 @@ SIZE_MULTIPLE = 32
 
 
 def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=True):
+  # Gain^2 is 2 before a ReLU-like activation (He), 1 for the linear output.
+  initializer = keras.initializers.VarianceScaling(2.0 if activation else 1.0, 'fan_in',
+                                                   'truncated_normal', seed=seed)
   conv = conv_lib.Conv2DSame(
       filters,
       3,
       filter_gradient_mode=filter_gradient_mode,
-      kernel_initializer=keras.initializers.HeNormal(seed=seed),
+      kernel_initializer=initializer,
       activation=None,
       name=name,
       dtype=dtype_policy,
@@ -61,7 +66,9 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation)
 
   inputs = keras.Input(shape=(None, None, channels), name='noisy')
-  centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype=policy)(inputs)
+  # Centred in float32 before any cast: in bfloat16 first, inputs in [0.5, 1)
+  # would be rounded to steps of 2^-8 before the subtraction.
+  centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
 
   pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
   up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name, dtype=policy)

@@ -74,3 +74,22 @@ def test_tiled_filter_gradients_change_only_how_gradients_are_summed():
   for plain, tiled in zip(*gradients):
     scale = np.abs(plain.numpy()).max()
     np.testing.assert_allclose(tiled.numpy(), plain.numpy(), atol=1e-4 * scale)
+
+
+def test_output_layer_has_gain_1_and_hidden_layers_he_gain():
+  unet = model.build_unet(3, seed=11)
+  # 3x3 kernels over 32 channels: fan_in 288; truncated normals keep the variance.
+  output_std = unet.get_layer('dec_conv1').kernel.numpy().std()
+  hidden_std = unet.get_layer('dec_conv1b').kernel.numpy().std()  # fan_in 576
+  assert abs(output_std - np.sqrt(1.0 / 288)) < 0.1 * np.sqrt(1.0 / 288)
+  assert abs(hidden_std - np.sqrt(2.0 / 576)) < 0.05 * np.sqrt(2.0 / 576)
+
+
+def test_bfloat16_network_centres_its_input_in_float32():
+  unet = model.build_unet(3, 'mixed_bfloat16', seed=0)
+  centre = unet.get_layer('centre')
+  # 0.5 + 2^-12 rounds to 0.5 in bfloat16; centred first, 2^-12 survives the cast.
+  probe = tf.keras.Model(unet.input, centre.output)
+  centred = probe(tf.fill([1, 32, 32, 3], 0.5 + 2.0**-12))
+  assert centred.dtype == tf.float32
+  assert float(tf.cast(tf.cast(centred, tf.bfloat16), tf.float32)[0, 0, 0, 0]) == 2.0**-12
