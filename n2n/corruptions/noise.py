@@ -18,6 +18,7 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from n2n.corruptions import catalog
 from n2n.corruptions import poisson
 from n2n.corruptions import text_render
 
@@ -154,50 +155,38 @@ def _impulse(images, levels, seed):
 
 @dataclasses.dataclass(frozen=True)
 class Corruption:
-  """How one corruption is applied, parameterised and scored.
+  """A corruption's parameters (catalog.CorruptionSpec) and the function that applies it.
 
   Attributes:
-    name: the --noise value.
+    spec: catalog.CorruptionSpec; its fields are also readable here
+      (corruption.bounds, corruption.default_loss, ...).
     apply: fn(images [B, H, W, C] float32 in [0, 1], levels [B] float32,
       seed [2]) -> (noisy [B, H, W, C] float32, kept-pixel mask
       [B, H, W, 1] float32 or None). Works on whole batches: one call draws
       the noise of every image, which costs far less than B calls.
-    level_name: what a level means, for messages and summaries.
-    bounds: (lowest, highest) valid level.
-    default_range: default --noise_range for training.
-    default_eval_levels: default --eval_noise_levels.
-    default_loss: the paper's loss for this corruption.
-    drops_pixels: the corruption returns a kept-pixel mask for a masked loss.
   """
-  name: str
+  spec: catalog.CorruptionSpec
   apply: object
-  level_name: str
-  bounds: tuple
-  default_range: tuple
-  default_eval_levels: tuple
-  default_loss: str
-  drops_pixels: bool = False
+
+  def __getattr__(self, name):
+    if name == 'spec':  # not set yet (copy, unpickling): no recursion
+      raise AttributeError(name)
+    return getattr(self.spec, name)
 
 
-CORRUPTIONS = {
-    'gaussian': Corruption('gaussian', _gaussian, 'sigma (0-255 units)', (0.0, 255.0),
-                           (0.0, 50.0), (25.0,), 'l2'),
-    'poisson': Corruption('poisson', _poisson, 'lambda (photons per unit intensity)',
-                          (0.0, 1e6), (0.0, 50.0), (30.0,), 'l2'),
-    'text': Corruption('text', _text, 'fraction of pixels covered by text', (0.0, 0.9),
-                       (0.0, 0.5), (0.25,), 'l1'),
-    'impulse': Corruption('impulse', _impulse, 'fraction of pixels replaced', (0.0, 1.0),
-                          (0.0, 0.95), (0.5, 0.7), 'annealed_l0'),
-    'bernoulli': Corruption('bernoulli', add_bernoulli_noise, 'fraction of pixels dropped',
-                            (0.0, 1.0), (0.0, 0.95), (0.5,), 'masked_l2', drops_pixels=True),
+_APPLY = {
+    'gaussian': _gaussian,
+    'poisson': _poisson,
+    'text': _text,
+    'impulse': _impulse,
+    'bernoulli': add_bernoulli_noise,
 }
+CORRUPTIONS = {name: Corruption(catalog.SPECS[name], _APPLY[name]) for name in catalog.NAMES}
 
 
 def get_corruption(name):
   """Returns the Corruption called name; ValueError naming the choices otherwise."""
-  if name not in CORRUPTIONS:
-    raise ValueError(f'unknown corruption {name!r}; choose one of {", ".join(sorted(CORRUPTIONS))}')
-  return CORRUPTIONS[name]
+  return CORRUPTIONS[catalog.get_spec(name).name]
 
 
 def sample_levels(level_range, count, seed):

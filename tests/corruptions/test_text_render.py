@@ -3,6 +3,7 @@ import pytest
 import tensorflow as tf
 
 from n2n.corruptions import noise
+from n2n.corruptions import text_glyphs
 from n2n.corruptions import text_render
 
 
@@ -58,8 +59,8 @@ def test_text_in_parallel_dataset_map():
 
 
 def test_glyph_atlases_load():
-  for name in text_render.FONT_NAMES:
-    glyphs = text_render.load_glyphs(name)
+  for name in text_glyphs.FONT_NAMES:
+    glyphs = text_glyphs.load_glyphs(name)
     assert glyphs.shape[0] == 95 and set(np.unique(glyphs)) == {0.0, 1.0}
     assert glyphs[0].sum() == 0  # the space character has no ink
 
@@ -78,8 +79,26 @@ def test_a_batch_gets_each_image_its_own_coverage_and_strings():
 def test_ink_tables_list_every_glyph_pixel():
   glyphs = np.zeros([95, 3, 2], np.float32)
   glyphs[1, 0, 1] = glyphs[1, 2, 0] = 1.0  # '!' has two ink pixels
-  tables = text_render.ink_tables([glyphs])
+  tables = text_glyphs.ink_tables([glyphs])
   assert tables['count'][1] == 2 and tables['count'][0] == 0
   start = tables['start'][1]
   assert list(zip(tables['y'][start:start + 2], tables['x'][start:start + 2])) == [(0, 1), (2, 0)]
   assert list(tables['cell_height']) == [3] and list(tables['cell_width']) == [2]
+
+
+def test_strings_to_draw_keeps_the_last_string_only_when_it_lands_closer():
+  counts = tf.constant([[30.0, 30.0, 30.0]] * 3)
+  drawn, achieved, reached = text_render.strings_to_draw(
+      tf.constant([0.5, 0.4, 0.95]), tf.zeros([3]), counts, tf.constant(100.0),
+      tf.constant([3, 3, 3]))
+  # 0.5: 0.6 is closer than 0.3, keep 2; 0.4: 0.3 is closer than 0.6, keep 1;
+  # 0.95: not reached in this chunk, all 3 drawn.
+  assert drawn.numpy().tolist() == [2, 1, 3]
+  np.testing.assert_allclose(achieved.numpy(), [0.6, 0.3, 0.9], rtol=1e-6)
+  assert reached.numpy().tolist() == [True, True, False]
+
+
+def test_strings_wanted_grows_with_the_missing_coverage():
+  wanted = text_render.strings_wanted(tf.constant([0.1, 0.5, 0.5]), tf.constant([0.0, 0.0, 0.45]),
+                                      tf.constant(256), tf.constant(256)).numpy()
+  assert wanted[1] > wanted[0] > wanted[2] >= 1
