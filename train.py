@@ -16,24 +16,25 @@ from absl import logging
 
 import tensorflow as tf
 
-from n2n import dataset_writer
-from n2n import distribute
+from n2n import config as config_lib
 from n2n import flags as n2n_flags
-from n2n import preemption
-from n2n import train_lib
+from n2n.data import dataset_writer
+from n2n.training import distribute
+from n2n.training import preemption
+from n2n.training import train_lib
 
 DEMO_FLAGFILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'configs', 'demo.cfg')
-FLAGS = flags.FLAGS
 
 
 def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('train.py'):
-    config = n2n_flags.train_config_from_flags(FLAGS)
+    config = n2n_flags.config_from_flags(config_lib.TrainConfig)
     if config.deterministic:
       tf.config.experimental.enable_op_determinism()
-    dataset_writer.build_if_missing(config.train_data, config.train_images_dir, seed=config.seed)
+    dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
+                                    min_size=config.crop_size, seed=config.seed)
     strategy = distribute.create_strategy(config.strategy, config.tpu)
     try:
       train_lib.train_and_evaluate(config, strategy)
@@ -43,7 +44,7 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  n2n_flags.define_train_flags()
+  n2n_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
   if len(sys.argv) == 1:
     sys.argv.append(f'--flagfile={DEMO_FLAGFILE}')
   app.run(main)

@@ -38,11 +38,12 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
-from n2n.evaluation import scoring as evaluation  # pylint: disable=g-import-not-at-top
+from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
 from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
 from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
-from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
+from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
@@ -128,23 +129,20 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
   config = train_config(train_data, noise, crop, batch, precision,
                         steps_per_loop=steps_per_loop, jit_compile=jit_compile)
   strategy = tf.distribute.get_strategy()
-  model, optimizer = train_lib.build_model_and_optimizer(
-      config, precision, hardware.filter_gradient_mode(precision, strategy))
-  step = tf.Variable(0, dtype=tf.int64)
+  trainer = trainer_lib.Trainer(config, strategy, precision,
+                                hardware.filter_gradient_mode(precision, strategy))
   dataset = input_pipeline.build_train_dataset(config, batch, cache=True)
   if from_memory:
     dataset = tf.data.Dataset.from_tensors(next(iter(dataset))).repeat()
-  iterator = iter(dataset)
-  train_loop = train_lib.make_train_loop(config, strategy, model, optimizer, step)
-  steps = tf.constant(steps_per_loop, tf.int32)
+  trainer.attach_dataset(dataset)
   calls = max(1, steps_per_repetition(crop, batch) // steps_per_loop)
-  float(train_loop(iterator, steps))  # trace and warm up
-  float(train_loop(iterator, steps))  # the pipeline's buffers fill
+  trainer.train(steps_per_loop)  # trace and warm up
+  trainer.train(steps_per_loop)  # the pipeline's buffers fill
 
   def timed_repetition():
     started = time.perf_counter()
     for _ in range(calls):
-      float(train_loop(iterator, steps))
+      trainer.train(steps_per_loop)
     return calls * steps_per_loop * batch / (time.perf_counter() - started)
 
   return timed_repetition
@@ -218,7 +216,7 @@ def time_validation(checkpoint):
   image = np.random.default_rng(0).uniform(size=(height, width, 3)).astype(np.float32)
   result = {}
   for precision in ('float32', 'mixed_bfloat16'):
-    denoise = evaluation.make_denoiser(model_lib.build_unet(3, precision))
+    denoise = denoiser.make_denoiser(model_lib.build_unet(3, precision))
     denoise(image)
     times = []
     for _ in range(FLAGS.repeats):
@@ -236,14 +234,15 @@ def time_validation(checkpoint):
                  'achieved_over_floor_float32':
                      result['seconds_per_image_float32']['median'] / floor})
   if checkpoint:
-    from n2n.evaluation import validate_lib  # pylint: disable=g-import-not-at-top
+    from n2n.inference import restore  # pylint: disable=g-import-not-at-top
     images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
     psnr = {}
     for precision in ('float32', 'mixed_bfloat16'):
-      model, saved, _ = validate_lib.restore_model(checkpoint, precision)
-      scored = evaluation.evaluate(evaluation.make_denoiser(model), images, saved['noise'],
-                                   saved['eval_noise_levels'][:1], 0)
-      psnr[precision] = evaluation.mean_psnrs(next(iter(scored.values())))[0]
+      restored = restore.restore_model(checkpoint, precision)
+      run_config = restored.run_config
+      scored = scoring.evaluate(denoiser.make_denoiser(restored.model), images, run_config.noise,
+                                run_config.eval_noise_levels[:1], run_config.seed)
+      psnr[precision] = scored[0].mean_psnr
     result['demo_val_psnr'] = psnr
     result['psnr_bfloat16_minus_float32'] = psnr['mixed_bfloat16'] - psnr['float32']
   return result

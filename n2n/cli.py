@@ -1,23 +1,94 @@
-"""What the entry points share: quiet TensorFlow start-up, one-line errors."""
+"""What the entry points share: a quiet TensorFlow start-up and one-line errors.
+
+Import this module before anything imports TensorFlow: it installs the
+start-up filter on the process's stderr first.
+"""
 
 import contextlib
 import os
+import re
 import sys
+import threading
 
-# TensorFlow's C++ start-up banner (INFO level) is noise for users; warnings stay.
+from n2n import errors
+
+# Lines TensorFlow's C++ libraries print at start-up that tell a user nothing:
+# absl's notice that logging is not initialised, the CUDA stub finding no
+# driver, and the CPU-feature banner. They come before absl logging is set up,
+# so TF_CPP_MIN_LOG_LEVEL does not reach them.
+_STARTUP_NOISE = (
+    re.compile(r'^WARNING: All log messages before absl::InitializeLog\(\) is called'),
+    re.compile(r'^I\d{4} .*cudart_stub\.cc:\d+\] Could not find cuda drivers'),
+    re.compile(r'^I\d{4} .*cpu_feature_guard\.cc:\d+\] This TensorFlow binary is optimized'),
+    re.compile(r'^To enable the following instructions: .* rebuild TensorFlow'),
+)
+# On a machine with no NVIDIA device at all, TensorFlow's failed probe of the
+# driver is expected; where a GPU exists it is a real error and stays.
+_NO_GPU_NOISE = re.compile(r'^E\d{4} .*cuda_platform\.cc:\d+\] failed call to cuInit')
+
+
+def is_startup_noise(line, machine_has_nvidia_device):
+  """True for a stderr line that only TensorFlow's start-up prints and means nothing here."""
+  if any(pattern.search(line) for pattern in _STARTUP_NOISE):
+    return True
+  return not machine_has_nvidia_device and bool(_NO_GPU_NOISE.search(line))
+
+
+def _has_nvidia_device():
+  return any(name.startswith('nvidia') for name in os.listdir('/dev')) if os.path.isdir(
+      '/dev') else False
+
+
+def _filter_stderr():
+  """Routes file descriptor 2 through a thread that drops start-up noise lines.
+
+  C++ libraries write to the descriptor directly, so filtering sys.stderr would
+  not reach them. Everything else passes through unchanged and in order.
+  """
+  if os.environ.get('N2N_RAW_STDERR') or not hasattr(os, 'pipe'):
+    return
+  has_gpu = _has_nvidia_device()
+  original = os.dup(2)
+  read_end, write_end = os.pipe()
+  os.dup2(write_end, 2)
+  os.close(write_end)
+
+  def pump():
+    with os.fdopen(read_end, 'rb', buffering=0) as pipe:
+      pending = b''
+      while chunk := pipe.read(65536):
+        lines = (pending + chunk).split(b'\n')
+        pending = lines.pop()
+        kept = [line + b'\n' for line in lines
+                if not is_startup_noise(line.decode('utf-8', 'replace'), has_gpu)]
+        if kept:
+          os.write(original, b''.join(kept))
+      if pending:
+        os.write(original, pending)
+
+  thread = threading.Thread(target=pump, name='n2n-stderr-filter', daemon=True)
+  thread.start()
+
+  def restore():
+    # Flush Python's buffer into the pipe, point fd 2 back at the terminal (which
+    # closes the pipe's last writer), then let the thread write what is left.
+    sys.stderr.flush()
+    os.dup2(original, 2)
+    thread.join(timeout=5)
+
+  import atexit  # pylint: disable=g-import-not-at-top
+  atexit.register(restore)
+
+
+# TensorFlow's C++ INFO messages are noise for users; warnings stay.
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
+_filter_stderr()
 
-import tensorflow as tf  # pylint: disable=g-import-not-at-top
+import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 # Errors a user can cause with bad flags, paths or data; anything else is a bug
 # and keeps its traceback.
 USER_ERRORS = (ValueError, OSError, tf.errors.OpError, FloatingPointError)
-
-
-def first_line(error):
-  """The first non-empty line of an exception's message (TF messages run long)."""
-  message = getattr(error, 'message', None) or str(error) or type(error).__name__
-  return next((line.strip() for line in message.splitlines() if line.strip()), message)
 
 
 @contextlib.contextmanager
@@ -27,4 +98,4 @@ def exit_on_user_error(program):
     yield
   except USER_ERRORS as error:
     sys.stderr.flush()
-    sys.exit(f'{program}: error: {first_line(error)}')
+    sys.exit(f'{program}: error: {errors.first_line(error)}')

@@ -1,26 +1,154 @@
-"""Small frozen configuration objects with value checks.
+"""Every setting of n2n, declared once: type, default, unit and range, help text.
 
-Library code takes these (or plain values), never absl FLAGS. Checks raise
-ValueError with the flag name and the offending value in the message.
+The absl flags of every entry point (n2n/flags.py) and the checks of every
+value are derived from the field declarations below, so a new setting is one
+`setting(...)` line plus its use. Library code takes these frozen objects (or
+plain values), never absl FLAGS. Checks raise ValueError naming the flag and
+the offending value. This module imports no TensorFlow, so reading a
+config.json costs nothing.
 """
 
 import dataclasses
 import json
+import typing
 
-from n2n.corruptions import noise as noise_lib
+from n2n.corruptions import catalog
 
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
-LOSSES = ('l2', 'l1', 'annealed_l0', 'masked_l2')
+LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
 CACHE_MODES = ('auto', 'true', 'false')
+
+
+def setting(default, help_text, *, choices=None, minimum=None, maximum=None, multiple_of=None,
+            required=False):
+  """A config field with what the flags and checks need to know about it.
+
+  Args:
+    default: the default value (tuples for list settings: () means "derived").
+    help_text: the flag's help; state the unit and range.
+    choices: allowed values (strings), listed in the help.
+    minimum, maximum: inclusive bounds for numbers.
+    multiple_of: numbers must be a positive multiple of this.
+    required: the entry point refuses an empty value.
+  """
+  return dataclasses.field(default=default, metadata={
+      'help': help_text, 'choices': choices, 'minimum': minimum, 'maximum': maximum,
+      'multiple_of': multiple_of, 'required': required})
+
+
+def section(config_class, flag_prefix):
+  """A nested config whose fields become flags named flag_prefix + field name."""
+  return dataclasses.field(default_factory=config_class,
+                           metadata={'section': config_class, 'flag_prefix': flag_prefix})
+
+
+@dataclasses.dataclass(frozen=True)
+class Setting:
+  """One flag derived from a field: where it lives and what it accepts."""
+  flag: str
+  path: tuple  # attribute names from the top config down to the field
+  field_type: object
+  default: object
+  help: str
+  choices: tuple
+  minimum: float
+  maximum: float
+  multiple_of: int
+  required: bool
+
+  @property
+  def item_type(self):
+    """For tuple settings, the element type (float or int); else None."""
+    if typing.get_origin(self.field_type) is tuple:
+      return typing.get_args(self.field_type)[0]
+    return None
+
+
+def settings_of(config_class, prefix='', path=()):
+  """Every Setting of a config class, nested sections flattened, in declaration order."""
+  found = []
+  for field in dataclasses.fields(config_class):
+    if 'section' in field.metadata:
+      found += settings_of(field.metadata['section'], prefix + field.metadata['flag_prefix'],
+                           path + (field.name,))
+    elif 'help' in field.metadata:
+      meta = field.metadata
+      found.append(Setting(prefix + field.name, path + (field.name,), field.type, field.default,
+                           meta['help'], meta['choices'], meta['minimum'], meta['maximum'],
+                           meta['multiple_of'], meta['required']))
+  return found
+
+
+def _format_value(value):
+  if isinstance(value, tuple):
+    return ','.join(f'{item:g}' if isinstance(item, float) else str(item) for item in value)
+  return f'{value!r}' if isinstance(value, str) else f'{value}'
+
+
+def format_choices(choices):
+  """'a, b, c', with an empty choice shown as ''."""
+  return ', '.join(choice if choice else "''" for choice in choices)
+
+
+def check_setting(spec, value):
+  """Checks one value against its declaration; ValueError naming the flag."""
+  if spec.choices is not None and value not in spec.choices:
+    raise ValueError(f'--{spec.flag}={value!r} is not one of {format_choices(spec.choices)}')
+  if spec.multiple_of and (value <= 0 or value % spec.multiple_of):
+    raise ValueError(f'--{spec.flag}={value} must be a positive multiple of {spec.multiple_of}')
+  if spec.minimum is not None and value < spec.minimum:
+    bound = 'positive' if spec.minimum == 1 and spec.field_type is int else f'>= {spec.minimum:g}'
+    raise ValueError(f'--{spec.flag}={_format_value(value)} must be {bound}')
+  if spec.maximum is not None and value > spec.maximum:
+    raise ValueError(f'--{spec.flag}={_format_value(value)} must be <= {spec.maximum:g}')
+
+
+def check_settings(config):
+  """Checks every declared field of a (nested) config object."""
+  for spec in settings_of(type(config)):
+    value = config
+    for name in spec.path:
+      value = getattr(value, name)
+    check_setting(spec, value)
+
+
+def from_dict(config_class, values):
+  """Builds a config from a dict such as a parsed config.json.
+
+  Lists become tuples, nested sections nested configs; keys this version
+  does not know are ignored, so an older or newer config.json still reads.
+  """
+  kwargs = {}
+  for field in dataclasses.fields(config_class):
+    if field.name not in values:
+      continue
+    value = values[field.name]
+    if 'section' in field.metadata:
+      value = from_dict(field.metadata['section'], value)
+    elif isinstance(value, list):
+      value = tuple(value)
+    kwargs[field.name] = value
+  return config_class(**kwargs)
+
+
+def to_json(config):
+  """A config object as a JSON string (tuples become lists)."""
+  return json.dumps(dataclasses.asdict(config), indent=2, sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
   """What defines the network's weights; a model_dir never changes these."""
   architecture: str = 'n2n_unet'
-  channels: int = 3
+  channels: int = setting(3, 'Image channels: 3 (RGB) or 1 (grayscale, luma).', minimum=1,
+                          maximum=3)
+
+  def __post_init__(self):
+    check_settings(self)
+    if self.channels == 2:
+      raise ValueError(f'--channels={self.channels} must be 1 or 3')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -30,62 +158,94 @@ class AugmentConfig:
   They keep Noise2Noise valid because input and target are corrupted after
   the same augmented clean crop is drawn.
   """
-  flips: bool = True
-  rotations: bool = True
-  channel_permutations: bool = True
+  flips: bool = setting(True, 'Random horizontal and vertical flips.')
+  rotations: bool = setting(True, 'Random 90-degree rotations.')
+  channel_permutations: bool = setting(
+      True, 'Random RGB channel permutations (widens the colour distribution).')
 
 
 @dataclasses.dataclass(frozen=True)
 class TrainConfig:
   """The resolved configuration of one training run (written to config.json)."""
-  train_data: str
-  val_data: str
-  model_dir: str
-  train_images_dir: str = ''
-  noise: str = 'gaussian'
-  noise_range: tuple = ()  # () = the corruption's default
-  eval_noise_levels: tuple = ()  # () = the corruption's default
-  target: str = 'noisy'
-  loss: str = 'auto'  # auto = the paper's loss for the corruption
-  crop_size: int = 256
-  batch_size: int = 4
-  train_steps: int = 300000
-  learning_rate: float = 3e-4
-  rampdown_fraction: float = 0.3
-  precision: str = 'auto'
-  strategy: str = 'auto'
-  tpu: str = ''
-  steps_per_loop: int = 10
-  checkpoint_every: int = 1000
-  keep_checkpoints: int = 3
-  eval_every: int = 5000
-  log_every: int = 100
-  seed: int = 0
-  cache: str = 'auto'
-  cache_budget_mb: int = 2048
-  crops_per_image: int = 4
-  max_eval_images: int = 0
-  eval_image_summaries: int = 3
-  skip_corrupt_records: bool = False
-  deterministic: bool = False
-  jit_compile: bool = False
-  profile_steps: tuple = ()  # (start, end): TensorBoard profiler trace of those steps
-  model: ModelConfig = ModelConfig()
-  augment: AugmentConfig = AugmentConfig()
+  train_data: str = setting(
+      '', 'Training data: a dataset folder written by datasets/make_tfrecords.py, or TFRecord '
+      'globs, comma-separated.', required=True)
+  val_data: str = setting('', 'Validation images: a folder of images or a TFRecord glob. Empty: '
+                          'no evaluation during training.')
+  model_dir: str = setting('', 'Run directory: checkpoints, config.json, TensorBoard logs. '
+                           'Rerunning with the same model_dir resumes.', required=True)
+  train_images_dir: str = setting(
+      '', 'Optional image folder: when --train_data matches no file, TFRecords are first built '
+      'from this folder into the directory of --train_data.')
+  noise: str = setting('gaussian', 'Corruption.', choices=catalog.NAMES)
+  noise_range: tuple[float, ...] = setting(
+      (), 'Training level range "low,high", per image: Gaussian sigma in 0-255 units, Poisson '
+      'lambda, or the fraction of pixels for text, impulse and bernoulli. Empty: the '
+      "corruption's paper range.")
+  eval_noise_levels: tuple[float, ...] = setting(
+      (), 'Comma list of evaluation levels, units of --noise_range. Empty: the paper\'s (sigma 25, '
+      'lambda 30, text 0.25, impulse 0.5,0.7, bernoulli 0.5).')
+  target: str = setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
+                        'Noise2Clean baseline.', choices=TARGETS)
+  loss: str = setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
+                      'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for bernoulli).',
+                      choices=LOSSES)
+  crop_size: int = setting(256, 'Square training crop in pixels (the U-Net pools five times).',
+                           multiple_of=32)
+  batch_size: int = setting(4, 'Global batch size (all replicas together).', minimum=1)
+  train_steps: int = setting(300000, 'Total optimizer steps.', minimum=1)
+  learning_rate: float = setting(3e-4, 'Adam peak learning rate.', minimum=1e-12)
+  rampdown_fraction: float = setting(0.3, 'Final fraction of train_steps over which the learning '
+                                     'rate ramps down to 0 (cosine squared), 0-1.', minimum=0.0,
+                                     maximum=1.0)
+  precision: str = setting('auto', 'auto picks mixed_bfloat16 where the hardware runs it '
+                           'natively, mixed_float16 on pre-Ampere GPUs, else float32.',
+                           choices=PRECISIONS)
+  strategy: str = setting('auto', 'auto: tpu if --tpu, mirrored with >1 GPU, else default.',
+                          choices=STRATEGIES)
+  tpu: str = setting('', 'TPU name, grpc:// address or "local", for --strategy=tpu (or auto).')
+  steps_per_loop: int = setting(10, 'Training steps per tf.function call.', minimum=1)
+  checkpoint_every: int = setting(1000, 'Steps between checkpoints.', minimum=1)
+  keep_checkpoints: int = setting(3, 'Checkpoints to keep.', minimum=1)
+  eval_every: int = setting(5000, 'Steps between evaluations on --val_data; 0: no evaluation '
+                            'during training (run validate.py --follow beside it instead).',
+                            minimum=0)
+  log_every: int = setting(100, 'Steps between console log lines and loss summaries.', minimum=1)
+  seed: int = setting(0, 'Seed for data order, crops, augmentation, noise and initial weights.',
+                      minimum=0)
+  cache: str = setting('auto', 'Keep decoded training images in memory. auto: when the dataset '
+                       'manifest says they fit in --cache_budget_mb.', choices=CACHE_MODES)
+  cache_budget_mb: int = setting(2048, 'Memory budget for --cache=auto, MiB.', minimum=0)
+  crops_per_image: int = setting(4, 'Random crops taken per decoded training image.', minimum=1)
+  max_eval_images: int = setting(0, 'Evaluate on at most this many images (0: all).', minimum=0)
+  eval_image_summaries: int = setting(3, 'Validation images shown in TensorBoard.', minimum=0)
+  skip_corrupt_records: bool = setting(False, 'Skip unreadable training records with a warning '
+                                       'instead of stopping with an error naming the shard.')
+  deterministic: bool = setting(False, 'Enable TensorFlow op determinism: the same seed gives '
+                                'the same losses and weights (slower on some devices).')
+  jit_compile: bool = setting(False, 'Compile the forward and backward pass with XLA (off by '
+                              'default: slower than oneDNN on CPU; try it on GPU).')
+  profile_steps: tuple[int, ...] = setting((), 'START,END: write a TensorBoard profiler trace of '
+                                           'those steps to model_dir/plugins/profile.')
+  model: ModelConfig = section(ModelConfig, '')
+  augment: AugmentConfig = section(AugmentConfig, 'augment_')
 
   def __post_init__(self):
-    corruption = noise_lib.get_corruption(self.noise)
+    corruption = catalog.get_spec(self.noise)
     # Resolve corruption-dependent defaults so config.json records real values.
-    if not self.noise_range:
-      object.__setattr__(self, 'noise_range', corruption.default_range)
-    if not self.eval_noise_levels:
-      object.__setattr__(self, 'eval_noise_levels', corruption.default_eval_levels)
-    if self.loss == 'auto':
-      object.__setattr__(self, 'loss', corruption.default_loss)
+    resolved = {
+        'noise_range': tuple(float(v) for v in self.noise_range or corruption.default_range),
+        'eval_noise_levels': tuple(float(v) for v in
+                                   self.eval_noise_levels or corruption.default_eval_levels),
+        'loss': corruption.default_loss if self.loss == 'auto' else self.loss,
+        'profile_steps': tuple(int(v) for v in self.profile_steps),
+    }
+    for name, value in resolved.items():
+      object.__setattr__(self, name, value)
+    check_settings(self)
     if len(self.noise_range) != 2:
-      raise ValueError(f'--noise_range={self.noise_range} needs exactly two numbers: low,high')
-    object.__setattr__(self, 'noise_range', tuple(float(v) for v in self.noise_range))
-    object.__setattr__(self, 'eval_noise_levels', tuple(float(v) for v in self.eval_noise_levels))
+      raise ValueError(f'--noise_range={_format_value(self.noise_range)} needs exactly two '
+                       'numbers: low,high')
     low, high = self.noise_range
     lowest, highest = corruption.bounds
     if not lowest <= low <= high <= highest:
@@ -96,39 +256,45 @@ class TrainConfig:
       if not lowest <= level <= highest:
         raise ValueError(f'--eval_noise_levels value {level:g} is outside {lowest:g}..{highest:g} '
                          f'for --noise={self.noise}')
-    _check_choice('target', self.target, TARGETS)
-    _check_choice('loss', self.loss, LOSSES)
-    _check_choice('precision', self.precision, PRECISIONS)
-    _check_choice('strategy', self.strategy, STRATEGIES)
-    _check_choice('cache', self.cache, CACHE_MODES)
-    if self.crop_size <= 0 or self.crop_size % 32:
-      raise ValueError(f'--crop_size={self.crop_size} must be a positive multiple of 32 '
-                       '(the U-Net pools five times)')
-    for name in ('batch_size', 'train_steps', 'steps_per_loop', 'checkpoint_every',
-                 'keep_checkpoints', 'eval_every', 'log_every', 'crops_per_image'):
-      if getattr(self, name) <= 0:
-        raise ValueError(f'--{name}={getattr(self, name)} must be positive')
-    if self.learning_rate <= 0:
-      raise ValueError(f'--learning_rate={self.learning_rate} must be positive')
-    if not 0.0 <= self.rampdown_fraction <= 1.0:
-      raise ValueError(f'--rampdown_fraction={self.rampdown_fraction} must be in [0, 1]')
-    if self.model.channels not in (1, 3):
-      raise ValueError(f'--channels={self.model.channels} must be 1 or 3')
     if self.profile_steps and not (len(self.profile_steps) == 2
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
-      raise ValueError(f'--profile_steps={self.profile_steps} must be START,END with '
-                       '0 <= START < END')
+      raise ValueError(f'--profile_steps={_format_value(self.profile_steps)} must be START,END '
+                       'with 0 <= START < END')
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 
   def to_json(self):
     """The configuration as a JSON string (tuples become lists)."""
-    return json.dumps(dataclasses.asdict(self), indent=2, sort_keys=True)
+    return to_json(self)
 
 
-def _check_choice(flag, value, choices):
-  if value not in choices:
-    raise ValueError(f'--{flag}={value!r} is not one of {", ".join(choices)}')
+@dataclasses.dataclass(frozen=True)
+class ValidateConfig:
+  """What validate.py scores, and how; empty values mean "as the run was trained"."""
+  checkpoint: str = setting('', 'A model_dir (newest checkpoint) or a checkpoint prefix '
+                            '(model_dir/ckpt-N).', required=True)
+  data: str = setting('', "A folder of images or a TFRecord glob. Empty: the run's --val_data.")
+  noise: str = setting('', "Corruption. Empty: the run's --noise.",
+                       choices=('',) + catalog.NAMES)
+  noise_levels: tuple[float, ...] = setting((), "Comma list of levels. Empty: the run's "
+                                            '--eval_noise_levels.')
+  seed: int = setting(-1, "Seed of the fixed evaluation noise. -1: the run's --seed, as the "
+                      'evaluation during training uses.', minimum=-1)
+  precision: str = setting('run', "Inference precision. run: the run's --precision resolved on "
+                           'this machine, as the evaluation during training uses.',
+                           choices=('run',) + PRECISIONS)
+  output_dir: str = setting('', 'Write denoised PNGs and metrics.json here.')
+  max_images: int = setting(0, 'Score at most this many images (0: all).', minimum=0)
+  follow: bool = setting(False, 'Sidecar mode: score every new checkpoint of the run in '
+                         '--checkpoint (a model_dir) as it appears, write the same TensorBoard '
+                         "eval summaries training writes, stop once the run's last step is "
+                         'scored.')
+  follow_timeout: int = setting(3600, 'With --follow: give up after this many seconds without '
+                                'a new checkpoint.', minimum=1)
+
+  def __post_init__(self):
+    object.__setattr__(self, 'noise_levels', tuple(float(v) for v in self.noise_levels))
+    check_settings(self)
 
 
 def model_config_from_dict(config_dict):
@@ -136,8 +302,7 @@ def model_config_from_dict(config_dict):
   model = config_dict.get('model')
   if not isinstance(model, dict):
     raise ValueError('config.json has no "model" section')
-  known = {field.name for field in dataclasses.fields(ModelConfig)}
-  return ModelConfig(**{key: value for key, value in model.items() if key in known})
+  return from_dict(ModelConfig, model)
 
 
 def differing_model_fields(saved, requested):

@@ -13,7 +13,7 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(
       [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
-       '--corruptions=gaussian,text', '--precisions=float32,mixed_bfloat16',
+       '--corruptions=gaussian,text', '--precisions=mixed_bfloat16,float32',
        '--end_to_end_precisions=float32',
        f'--output={output}'],
       capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
@@ -25,8 +25,9 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   for row in report['pipeline']:
     stats = row['images_per_second']
     assert 0 < stats['min'] <= stats['median'] <= stats['max']
-  training = report['training'][0]
-  assert [row['precision'] for row in report['training']] == ['float32', 'mixed_bfloat16']
+  training = report['training'][1]
+  assert [row['precision'] for row in report['training']] == ['mixed_bfloat16', 'float32']
+  assert report['options']['precision'] == 'float32'
   assert [row['crop'] for row in report['precision_speedup']] == [32]
   for row in report['precision_speedup']:
     assert 0 < row['ratio_min'] <= row['ratio'] <= row['ratio_max']

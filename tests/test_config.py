@@ -1,6 +1,12 @@
+import json
+import subprocess
+import sys
+
 import pytest
 
 from n2n import config as config_lib
+from n2n.corruptions import catalog
+from tests.conftest import REPO_ROOT
 
 BASE = dict(train_data='x', val_data='', model_dir='m')
 
@@ -14,10 +20,19 @@ BASE = dict(train_data='x', val_data='', model_dir='m')
     (dict(target='both'), r"--target='both' is not one of noisy, clean"),
     (dict(strategy='tpu'), r'--strategy=tpu needs --tpu'),
     (dict(eval_noise_levels=(-1.0,)), r'--eval_noise_levels value -1 is outside'),
+    (dict(rampdown_fraction=1.5), r'--rampdown_fraction=1.5 must be <= 1'),
+    (dict(eval_every=-1), r'--eval_every=-1 must be >= 0'),
+    (dict(profile_steps=(5, 2)), r'--profile_steps=5,2 must be START,END'),
 ])
 def test_bad_values_name_the_flag(overrides, message):
   with pytest.raises(ValueError, match=message):
     config_lib.TrainConfig(**{**BASE, **overrides})
+
+
+def test_channels_are_1_or_3():
+  for channels in (0, 2, 4):
+    with pytest.raises(ValueError, match=f'--channels={channels} must be'):
+      config_lib.ModelConfig(channels=channels)
 
 
 def test_differing_model_fields():
@@ -25,3 +40,49 @@ def test_differing_model_fields():
   assert config_lib.differing_model_fields(saved, config_lib.ModelConfig(channels=1)) == [
       'channels: 3 -> 1']
   assert not config_lib.differing_model_fields(saved, saved)
+
+
+def test_reading_a_config_does_not_import_tensorflow():
+  code = ('import sys; from n2n import config; '
+          "config.TrainConfig(train_data='x', model_dir='m', noise='poisson'); "
+          "assert 'tensorflow' not in sys.modules, 'tensorflow imported'")
+  result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          cwd=REPO_ROOT, timeout=60)
+  assert result.returncode == 0, result.stderr
+
+
+def test_corruption_defaults_are_resolved_and_written_to_json():
+  config = config_lib.TrainConfig(**BASE, noise='impulse')
+  assert config.noise_range == (0.0, 0.95) and config.eval_noise_levels == (0.5, 0.7)
+  assert config.loss == 'annealed_l0'
+  saved = json.loads(config.to_json())
+  assert saved['noise_range'] == [0.0, 0.95] and saved['model']['channels'] == 3
+  assert config_lib.from_dict(config_lib.TrainConfig, saved) == config
+
+
+def test_an_older_or_newer_config_json_still_reads():
+  saved = json.loads(config_lib.TrainConfig(**BASE).to_json())
+  saved['a_setting_from_the_future'] = 1
+  del saved['jit_compile']
+  config = config_lib.from_dict(config_lib.TrainConfig, saved)
+  assert config.jit_compile is False and config.model_dir == 'm'
+
+
+def test_name_lists_agree_with_the_code_that_implements_them():
+  from n2n.corruptions import noise  # pylint: disable=g-import-not-at-top
+  from n2n.training import losses  # pylint: disable=g-import-not-at-top
+  assert set(config_lib.LOSSES) - {'auto'} == set(losses.LOSSES)
+  assert set(noise.CORRUPTIONS) == set(catalog.NAMES)
+  for spec in catalog.SPECS.values():
+    assert spec.default_loss in losses.LOSSES
+
+
+@pytest.mark.parametrize('overrides,message', [
+    (dict(seed=-2), r'--seed=-2 must be >= -1'),
+    (dict(precision='fp8'), r"--precision='fp8' is not one of run, auto"),
+    (dict(noise='speckle'), r"--noise='speckle' is not one of '', gaussian"),
+    (dict(follow_timeout=0), r'--follow_timeout=0 must be positive'),
+])
+def test_bad_validate_values_name_the_flag(overrides, message):
+  with pytest.raises(ValueError, match=message):
+    config_lib.ValidateConfig(checkpoint='m', **overrides)

@@ -1,15 +1,18 @@
 """train.py as a user runs it: the demo's data path, and one-line errors."""
 
+import json
 import os
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.training import distribute
 from n2n.training import train_lib
+from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
 
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
@@ -66,7 +69,24 @@ def test_batch_not_divisible_by_replicas_is_refused(tfrecord_dir, tmp_path):
 def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
   config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
                                   model_dir=str(tmp_path), crop_size=32, batch_size=2,
-                                  train_steps=2, steps_per_loop=2, log_every=2,
-                                  precision='mixed_float16')
-  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
-  assert tf.train.latest_checkpoint(str(tmp_path)).endswith('ckpt-2')
+                                  train_steps=4, steps_per_loop=2, log_every=2,
+                                  precision='mixed_float16', seed=2)
+  run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert tf.train.latest_checkpoint(str(tmp_path)).endswith('ckpt-4')
+  # The loss scaler may skip an overflowing step, not every step: the weights moved.
+  initial = trainer_lib.build_model_and_optimizer(config, 'mixed_float16')[0]
+  moved = [not np.array_equal(ours.numpy(), theirs.numpy())
+           for ours, theirs in zip(run.model.trainable_variables, initial.trainable_variables)]
+  assert all(moved)
+
+
+def test_demo_build_keeps_images_as_small_as_the_crop(image_folder, tmp_path):
+  # The demo's first-use build once kept its own 256-pixel minimum: with
+  # 64-104 pixel images and 32-pixel crops it found "no usable image".
+  result = _train(f'--train_data={tmp_path}/records/train-*.tfrecord',
+                  f'--train_images_dir={image_folder}', f'--model_dir={tmp_path}/run',
+                  '--crop_size=32', '--batch_size=2', '--train_steps=2', '--steps_per_loop=2',
+                  '--log_every=2', '--precision=float32')
+  assert result.returncode == 0, result.stderr[-3000:]
+  manifest = json.loads((tmp_path / 'records' / 'manifest.json').read_text())
+  assert manifest['num_images'] == 6 and manifest['min_size'] == 32

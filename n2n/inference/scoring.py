@@ -1,49 +1,78 @@
 """Scoring a denoiser on whole images with fixed, reproducible noise.
 
-Shared by the periodic evaluation in training and by validate.py, so both
-report the same number for the same checkpoint.
+Shared by the periodic evaluation in training, validate.py and its --follow
+sidecar, so all report the same number for the same checkpoint.
 """
+
+import dataclasses
 
 import numpy as np
 import tensorflow as tf
 
-from n2n.evaluation import metrics
-from n2n.model import unet as model_lib
 from n2n.corruptions import noise as noise_lib
+from n2n.inference import metrics
 
 
-def pad_to_multiple(image, multiple=model_lib.SIZE_MULTIPLE):
-  """Reflect-pads the bottom and right edges up to a multiple of `multiple`.
+@dataclasses.dataclass(frozen=True)
+class ImageScore:
+  """One image at one level.
 
-  Args:
-    image: [H, W, C] array, any size (even smaller than the padding).
+  Attributes:
+    name: the image's name (path below the evaluation folder).
+    psnr: dB, of the output clipped and rounded to 8 bits.
+    input_psnr: dB, of the unclipped noisy input the network sees.
+    noisy, denoised, clean: [H, W, C] float32 (clean in [0, 1]), kept only
+      when asked for, else None.
+  """
+  name: str
+  psnr: float
+  input_psnr: float
+  noisy: np.ndarray = None
+  denoised: np.ndarray = None
+  clean: np.ndarray = None
+
+
+@dataclasses.dataclass(frozen=True)
+class LevelScores:
+  """Every image scored at one level."""
+  noise: str
+  level: float
+  images: tuple
+
+  @property
+  def tag(self):
+    """'gaussian_25': the level's name in TensorBoard tags and folder names."""
+    return f'{self.noise}_{format_level(self.level)}'
+
+  @property
+  def mean_psnr(self):
+    """Mean of the per-image output PSNRs, dB."""
+    return float(np.mean([image.psnr for image in self.images]))
+
+  @property
+  def mean_input_psnr(self):
+    """Mean of the per-image input PSNRs, dB."""
+    return float(np.mean([image.input_psnr for image in self.images]))
+
+
+def make_corruption(noise):
+  """The evaluation corruption as a traced function pinned to the CPU.
 
   Returns:
-    [H', W', C] array with H', W' the next multiples; crop [:H, :W] to undo.
+    fn(clean [H, W, C] float32 in [0, 1], level scalar float32, seed [2] int32)
+    -> noisy [H, W, C] float32.
   """
-  height, width = image.shape[:2]
-  pad_height = -height % multiple
-  pad_width = -width % multiple
-  # numpy's reflect mode handles pads larger than the image by reflecting again.
-  return np.pad(image, ((0, pad_height), (0, pad_width), (0, 0)), mode='reflect')
 
+  # Traced once: corruptions with loops (text) are slow op by op in eager mode.
+  @tf.function(reduce_retracing=True)
+  def corrupt(clean, level, seed):
+    # On GPUs float32 matmuls may run in TF32 (10-bit mantissa); the Poisson
+    # sampler's CDF tables are summed by a matmul and need full float32, which
+    # the CPU gives. Training corruption runs in tf.data, on the CPU already.
+    with tf.device('/CPU:0'):
+      return noise_lib.corrupt(clean, noise, level, seed)
 
-def make_denoiser(model):
-  """Wraps a Keras model as fn([H, W, C] float32 array) -> [H, W, C] float32 array."""
-  channels = model.input_shape[-1]
-
-  @tf.function(input_signature=[tf.TensorSpec([1, None, None, channels], tf.float32)],
-               reduce_retracing=True)
-  def run_model(batch):
-    return model(batch, training=False)
-
-  def denoise(noisy):
-    height, width = noisy.shape[:2]
-    padded = pad_to_multiple(noisy)
-    output = run_model(tf.constant(padded[np.newaxis], tf.float32))
-    return output.numpy()[0, :height, :width]
-
-  return denoise
+  return corrupt
 
 
 def evaluate(denoise, images, noise, levels, seed, keep_images=0):
@@ -55,45 +84,39 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0):
     noise: corruption name.
     levels: iterable of levels in the corruption's user units.
     seed: int, seed of the fixed evaluation noise.
-    keep_images: keep 'noisy' and 'denoised' arrays for the first this many
-      images of each level (all with -1).
+    keep_images: keep the noisy, denoised and clean arrays for the first this
+      many images of each level (all with -1).
 
   Returns:
-    dict level -> list of dicts per image: 'name', 'psnr' (of the output
-    clipped and rounded to 8 bits), 'input_psnr' (of the unclipped noisy input
-    the network sees), both in dB, and, when kept, 'noisy' and
-    'denoised' [H, W, C] float32.
+    list of LevelScores, one per level, in the order given.
   """
-  # Traced once: corruptions with loops (text) are slow op by op in eager mode.
-  corrupt = tf.function(lambda clean, level, seed: noise_lib.corrupt(clean, noise, level, seed),
-                        reduce_retracing=True)
-  results = {}
+  corrupt = make_corruption(noise)
+  results = []
   for level in levels:
-    rows = []
+    scores = []
     for index, (name, image) in enumerate(images):
       clean = tf.constant(image, tf.float32) / 255.0
       noisy = corrupt(clean, tf.constant(level, tf.float32),
                       noise_lib.evaluation_seed(seed, index, level))
       denoised = denoise(noisy.numpy())
-      row = {
-          'name': name,
-          'psnr': float(metrics.psnr(denoised, clean)),
-          'input_psnr': float(metrics.psnr(noisy, clean, quantize=False)),
-      }
-      if keep_images < 0 or index < keep_images:
-        row['noisy'] = noisy.numpy()
-        row['denoised'] = denoised
-      rows.append(row)
-    results[level] = rows
+      kept = keep_images < 0 or index < keep_images
+      scores.append(ImageScore(
+          name=name,
+          psnr=float(metrics.psnr(denoised, clean)),
+          input_psnr=float(metrics.psnr(noisy, clean, quantize=False)),
+          noisy=noisy.numpy() if kept else None,
+          denoised=denoised if kept else None,
+          clean=clean.numpy() if kept else None))
+    results.append(LevelScores(noise, float(level), tuple(scores)))
   return results
-
-
-def mean_psnrs(rows):
-  """(mean output PSNR, mean input PSNR) in dB over one level's rows."""
-  return (float(np.mean([row['psnr'] for row in rows])),
-          float(np.mean([row['input_psnr'] for row in rows])))
 
 
 def format_level(level):
   """A level as a short string for tags and JSON keys: 25.0 -> '25', 0.5 -> '0.5'."""
   return f'{level:g}'
+
+
+def format_results(results):
+  """One console line: PSNR per level, with the noisy input's PSNR."""
+  return '; '.join(f'{scores.noise} {format_level(scores.level)}: {scores.mean_psnr:.2f} dB '
+                   f'(input {scores.mean_input_psnr:.2f} dB)' for scores in results)

@@ -6,11 +6,13 @@ import dataclasses
 from absl import logging
 import tensorflow as tf
 
-from n2n.training import distribute
-from n2n.data import input_pipeline
+from n2n import errors
 from n2n import hardware
 from n2n import run_dir
+from n2n.data import files as files_lib
+from n2n.data import input_pipeline
 from n2n.data import tfrecord
+from n2n.training import distribute
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,7 +56,7 @@ def check_record_schema(path):
   except tf.errors.DataLossError:
     raise ValueError(f'{path} is corrupt or not a TFRecord file') from None
   except tf.errors.InvalidArgumentError as error:
-    reason = error.message.strip().splitlines()[0]
+    reason = errors.first_line(error)
     raise ValueError(f'{path} does not hold n2n image records ({reason}); build shards with '
                      'datasets/make_tfrecords.py') from None
   raise ValueError(f'{path} holds no records')
@@ -67,7 +69,7 @@ def find_corrupt_shard(files):
       for _ in tf.data.TFRecordDataset(path):
         pass
     except tf.errors.DataLossError as error:
-      return path, error.message.strip().splitlines()[0]
+      return path, errors.first_line(error)
   return None
 
 
@@ -82,13 +84,13 @@ def check_training_inputs(config, strategy):
   """
   precision = hardware.resolve_precision(config.precision, strategy)
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
-  files = input_pipeline.list_files(config.train_data)
+  files = files_lib.record_files(config.train_data)
   manifests = input_pipeline.read_manifests(files)
   _check_crop_fits(config, manifests)
   check_record_schema(files[0])
   run_dir.check_compatible(config.model_dir, config)
   eval_images = (input_pipeline.load_eval_images(config.val_data, config.model.channels,
                                                  config.max_eval_images)
-                 if config.val_data else [])
+                 if config.val_data and config.eval_every else [])
   return CheckedInputs(precision, per_replica_batch, files, _decide_cache(config, manifests),
                        eval_images)

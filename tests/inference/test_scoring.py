@@ -1,14 +1,7 @@
 import numpy as np
+import tensorflow as tf
 
-from n2n.evaluation import scoring as evaluation
-
-
-def test_pad_to_multiple_reflects_and_crops_back():
-  image = np.arange(5 * 7 * 1, dtype=np.float32).reshape(5, 7, 1)
-  padded = evaluation.pad_to_multiple(image)
-  assert padded.shape == (32, 32, 1)
-  np.testing.assert_array_equal(padded[:5, :7], image)
-  np.testing.assert_array_equal(padded[5, :7], image[3])  # reflection, edge not repeated
+from n2n.inference import scoring
 
 
 def test_evaluate_is_deterministic_and_scores_identity_as_input():
@@ -16,18 +9,38 @@ def test_evaluate_is_deterministic_and_scores_identity_as_input():
   images = [('a', rng.integers(0, 256, (40, 33, 3), dtype=np.uint8)),
             ('b', rng.integers(0, 256, (32, 64, 3), dtype=np.uint8))]
   identity = lambda noisy: noisy
-  first = evaluation.evaluate(identity, images, 'gaussian', [25.0, 10.0], seed=0, keep_images=1)
-  again = evaluation.evaluate(identity, images, 'gaussian', [25.0, 10.0], seed=0)
-  for level in (25.0, 10.0):
-    assert [row['psnr'] for row in first[level]] == [row['psnr'] for row in again[level]]
-  row = first[25.0][0]
-  assert 'denoised' in row and 'denoised' not in first[25.0][1]
+  first = scoring.evaluate(identity, images, 'gaussian', [25.0, 10.0], seed=0, keep_images=1)
+  again = scoring.evaluate(identity, images, 'gaussian', [25.0, 10.0], seed=0)
+  assert [scores.level for scores in first] == [25.0, 10.0]
+  assert [scores.tag for scores in first] == ['gaussian_25', 'gaussian_10']
+  for ours, theirs in zip(first, again):
+    assert [image.psnr for image in ours.images] == [image.psnr for image in theirs.images]
+  kept, dropped = first[0].images
+  assert kept.name == 'a' and kept.denoised is not None and dropped.denoised is None
+  # The clean image travels with the score: no matching by index.
+  np.testing.assert_array_equal(kept.clean * 255.0, images[0][1])
   # The identity "denoiser" scores close to the input; clipping makes it slightly better.
-  assert 0.0 <= row['psnr'] - row['input_psnr'] < 1.0
-  assert abs(row['input_psnr'] - 20.17) < 0.3
-  mean_psnr, mean_input = evaluation.mean_psnrs(first[10.0])
-  assert mean_input > evaluation.mean_psnrs(first[25.0])[1]
+  assert 0.0 <= kept.psnr - kept.input_psnr < 1.0
+  assert abs(kept.input_psnr - 20.17) < 0.3
+  assert first[1].mean_input_psnr > first[0].mean_input_psnr
+  assert first[0].mean_psnr == np.mean([kept.psnr, dropped.psnr])
 
 
-def test_format_level():
-  assert evaluation.format_level(25.0) == '25' and evaluation.format_level(0.5) == '0.5'
+def test_format_level_and_results():
+  assert scoring.format_level(25.0) == '25' and scoring.format_level(0.5) == '0.5'
+  scores = scoring.LevelScores('text', 0.25, (scoring.ImageScore('a.png', 30.0, 20.0),
+                                              scoring.ImageScore('b.png', 32.0, 22.0)))
+  assert scoring.format_results([scores]) == 'text 0.25: 31.00 dB (input 21.00 dB)'
+
+
+def test_evaluation_noise_is_drawn_on_the_cpu():
+  # GPUs may run float32 matmuls in TF32, too coarse for the Poisson CDF tables.
+  corrupt = scoring.make_corruption('poisson')
+  graph = corrupt.get_concrete_function(
+      tf.TensorSpec([None, None, 3], tf.float32), tf.TensorSpec([], tf.float32),
+      tf.TensorSpec([2], tf.int32)).graph
+  # The table matmuls sit in branch functions; the ops that call them carry the device.
+  placed = [op for op in graph.get_operations() if op.type not in ('Placeholder', 'Identity')]
+  assert any(op.type in ('If', 'StatelessIf') for op in placed)
+  assert all('CPU:0' in op.device for op in placed), [op.name for op in placed
+                                                      if 'CPU:0' not in op.device]

@@ -3,6 +3,7 @@ checkpoints and summaries, resuming, and validate.py on the result."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
@@ -11,6 +12,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.training import distribute
+from n2n.training import preflight
 from n2n.training import train_lib
 from tests.conftest import REPO_ROOT
 
@@ -19,17 +21,29 @@ def _config(tfrecord_dir, image_folder, model_dir, **overrides):
   values = dict(train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
                 model_dir=str(model_dir), crop_size=32, batch_size=4, train_steps=6,
                 steps_per_loop=2, checkpoint_every=4, eval_every=6, log_every=2,
-                learning_rate=1e-3, precision='float32', max_eval_images=2)
+                learning_rate=1e-3, precision='float32', max_eval_images=2, seed=3)
   values.update(overrides)
   return config_lib.TrainConfig(**values)
 
 
-def _event_tags(directory):
-  tags = set()
+def _events(directory):
+  """(step, tag, value) of every scalar and image summary in a folder's event files."""
+  found = []
   for path in tf.io.gfile.glob(os.path.join(directory, 'events.out.tfevents.*')):
     for event in tf.compat.v1.train.summary_iterator(path):
-      tags.update(value.tag for value in event.summary.value)
-  return tags
+      for value in event.summary.value:
+        number = float(tf.make_ndarray(value.tensor)) if value.metadata.plugin_data.plugin_name == (
+            'scalars') else None
+        found.append((event.step, value.tag, number))
+  return found
+
+
+def _event_tags(directory):
+  return {tag for _, tag, _ in _events(directory)}
+
+
+def _scalar_series(directory, tag):
+  return sorted((step, value) for step, found, value in _events(directory) if found == tag)
 
 
 @pytest.fixture(scope='module')
@@ -53,11 +67,13 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   eval_tags = _event_tags(str(model_dir / 'eval'))
   assert {'psnr/gaussian_25', 'input_psnr/gaussian_25'} <= eval_tags
   assert any(tag.startswith('gaussian_25/') for tag in eval_tags)
-  assert len(results[25.0]) == 2
+  assert [scores.level for scores in results] == [25.0] and len(results[0].images) == 2
 
 
-def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_folder):
-  model_dir, _ = trained_run
+def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_folder, tmp_path):
+  # A copy: the module's other tests read the run as the fixture made it.
+  model_dir = tmp_path / 'run'
+  shutil.copytree(trained_run[0], model_dir)
   strategy = distribute.create_strategy('mirrored')
   config = _config(tfrecord_dir, image_folder, model_dir, train_steps=10, checkpoint_every=2,
                    eval_every=100)
@@ -66,11 +82,8 @@ def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_fold
   assert reader.get_tensor('step/.ATTRIBUTES/VARIABLE_VALUE') == 10
   # Resumed at 6: the first new checkpoint is 8, and 4 (before the resume) is gone.
   assert tf.io.gfile.exists(str(model_dir / 'ckpt-8.index'))
-  loss_steps = []
-  for path in tf.io.gfile.glob(str(model_dir / 'train' / 'events.out.tfevents.*')):
-    for event in tf.compat.v1.train.summary_iterator(path):
-      loss_steps += [event.step for value in event.summary.value if value.tag == 'loss']
-  assert sorted(loss_steps) == [2, 4, 6, 8, 10]
+  loss_steps = [step for step, _ in _scalar_series(str(model_dir / 'train'), 'loss')]
+  assert loss_steps == [2, 4, 6, 8, 10]
 
 
 def test_a_different_network_in_model_dir_is_refused(trained_run, tfrecord_dir, image_folder):
@@ -101,7 +114,23 @@ def test_validate_writes_metrics_json_and_images(trained_run, image_folder, tmp_
       [sys.executable, os.path.join(REPO_ROOT, 'validate.py'), f'--checkpoint={model_dir}',
        f'--data={image_folder}', '--noise_levels=25,50'],
       capture_output=True, text=True, timeout=300)
-  assert again.stdout.splitlines()[1:] == result.stdout.splitlines()[1:-1]
+  assert again.stdout.splitlines() == result.stdout.splitlines()[:-1]
+
+
+def test_validate_defaults_reproduce_the_evaluation_during_training(trained_run):
+  # The run trained with seed 3, and its own val_data, levels and precision:
+  # with no flags but --checkpoint and --max_images, validate.py must print
+  # the PSNR the run logged for its last checkpoint.
+  model_dir, results = trained_run
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'validate.py'), f'--checkpoint={model_dir}',
+       '--max_images=2'], capture_output=True, text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert 'seed 3, precision float32' in result.stdout.splitlines()[0]
+  mean_line = next(line for line in result.stdout.splitlines() if line.strip().startswith('mean'))
+  logged = dict(_scalar_series(str(model_dir / 'eval'), 'psnr/gaussian_25'))[6]
+  assert float(mean_line.split()[-1]) == pytest.approx(logged, abs=0.006)
+  assert results[0].mean_psnr == pytest.approx(logged, abs=1e-4)
 
 
 def test_validate_refuses_a_missing_checkpoint(tmp_path):
@@ -122,7 +151,7 @@ def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, 
                    eval_noise_levels=levels, loss=loss, train_steps=2, eval_every=2,
                    max_eval_images=1)
   results = train_lib.train_and_evaluate(config, distribute.create_strategy('default')).results
-  assert set(results) == set(levels)
+  assert tuple(scores.level for scores in results) == levels
   eval_tags = _event_tags(str(tmp_path / 'eval'))
   assert {f'psnr/{noise}_{level:g}' for level in levels} <= eval_tags
   train_tags = _event_tags(str(tmp_path / 'train'))
@@ -151,3 +180,38 @@ def test_profile_steps_write_a_trace_and_jit_compile_trains(tfrecord_dir, image_
   run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   assert run.step == 4
   assert tf.io.gfile.glob(str(tmp_path / 'plugins' / 'profile' / '*' / '*.xplane.pb'))
+
+
+def test_a_few_dozen_steps_lower_the_loss_and_raise_the_psnr(tfrecord_dir, image_folder, tmp_path):
+  config = _config(tfrecord_dir, image_folder, tmp_path, train_steps=60, steps_per_loop=10,
+                   log_every=10, eval_every=10, checkpoint_every=60, rampdown_fraction=0.0)
+  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  losses = [value for _, value in _scalar_series(str(tmp_path / 'train'), 'loss')]
+  psnrs = [value for _, value in _scalar_series(str(tmp_path / 'eval'), 'psnr/gaussian_25')]
+  assert len(losses) == 6 and len(psnrs) == 6
+  assert losses[-1] < 0.7 * losses[0], losses
+  assert psnrs[-1] > psnrs[0] + 2.0, psnrs
+
+
+def test_eval_every_zero_turns_evaluation_off(tfrecord_dir, image_folder, tmp_path):
+  config = _config(tfrecord_dir, image_folder, tmp_path, train_steps=2, eval_every=0)
+  run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  assert run.results is None and not (tmp_path / 'eval').exists()
+
+
+def test_the_finite_loss_check_runs_before_any_save(tmp_path):
+  # Under a cluster strategy the preemption handler saves too: it must come
+  # after the NaN check, like the periodic save and the save on a signal.
+  class FakeTrainer:
+    manager = None
+    optimizer = None
+    model = None
+
+  config = _config(tmp_path, tmp_path, tmp_path, eval_every=0, profile_steps=(1, 2))
+  inputs = preflight.CheckedInputs('float32', 2, [], False, [])
+  run_actions, evaluate = train_lib._make_actions(  # pylint: disable=protected-access
+      config, FakeTrainer(), inputs, True, str(tmp_path), object(), None)
+  kinds = [type(action).__name__ for action in run_actions]
+  assert kinds == ['CheckFiniteLoss', 'SyncPreemption', 'LogProgress', 'SaveCheckpoint',
+                   'StopOnSignal', 'Profile']
+  assert evaluate is None

@@ -1,0 +1,37 @@
+"""Evaluating a model at a training step: score, write summaries, log one line.
+
+The training loop and validate.py --follow both use Evaluator, so a run's
+eval curves are the same whoever computed them.
+"""
+
+from absl import logging
+
+from n2n.inference import denoiser
+from n2n.inference import scoring
+from n2n.inference import summaries
+
+
+class Evaluator:
+  """fn(step) -> list of scoring.LevelScores, with summaries and a log line."""
+
+  def __init__(self, model, images, noise, levels, seed, image_summaries, writer):
+    """
+    Args:
+      model: keras.Model whose current weights are scored at each call.
+      images: list of (name, [H, W, C] uint8) clean evaluation images.
+      noise, levels, seed: the fixed evaluation corruption (scoring.evaluate).
+      image_summaries: comparison strips written for the first this many images.
+      writer: tf.summary writer of the run's eval folder.
+    """
+    self._denoise = denoiser.make_denoiser(model)
+    self._images = images
+    self._noise, self._levels, self._seed = noise, tuple(levels), seed
+    self._image_summaries = image_summaries
+    self._writer = writer
+
+  def __call__(self, step):
+    results = scoring.evaluate(self._denoise, self._images, self._noise, self._levels,
+                               self._seed, keep_images=self._image_summaries)
+    summaries.write_evaluation(self._writer, step, results)
+    logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
+    return results

@@ -1,0 +1,83 @@
+"""Rebuilding a trained network from a run's config.json and checkpoint: data only."""
+
+import dataclasses
+
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n import errors
+from n2n import run_dir
+from n2n.model import unet
+
+
+@dataclasses.dataclass
+class RestoredModel:
+  """A network with a checkpoint's weights loaded.
+
+  Attributes:
+    model: keras.Model, [B, H, W, C] float32 -> same.
+    run_config: config.TrainConfig of the run that trained it.
+    prefix: the checkpoint prefix loaded (model_dir/ckpt-N).
+    step: the global step that checkpoint was written at.
+    model_dir: the run's folder.
+  """
+  model: object
+  run_config: config_lib.TrainConfig
+  prefix: str
+  step: int
+  model_dir: str
+
+
+def read_run_config(model_dir):
+  """The run's TrainConfig from model_dir/config.json; ValueError if there is none."""
+  saved = run_dir.read_config(model_dir)
+  if saved is None:
+    raise ValueError(f'--checkpoint: no {run_dir.CONFIG_NAME} in {model_dir!r}; cannot rebuild '
+                     'the network')
+  model_config = config_lib.model_config_from_dict(saved)
+  if model_config.architecture != unet.ARCHITECTURE:
+    raise ValueError(f'--checkpoint: unknown architecture {model_config.architecture!r}')
+  return config_lib.from_dict(config_lib.TrainConfig, saved)
+
+
+def checkpoint_step(prefix):
+  """The global step stored in a checkpoint (python int)."""
+  return int(tf.train.load_checkpoint(prefix).get_tensor('step/.ATTRIBUTES/VARIABLE_VALUE'))
+
+
+def load_weights(model, prefix):
+  """Reads a checkpoint's network weights into model.
+
+  Raises:
+    ValueError: the weights do not fit the network.
+  """
+  try:
+    tf.train.Checkpoint(model=model).read(prefix).expect_partial().assert_existing_objects_matched()
+  except (AssertionError, ValueError, tf.errors.OpError) as error:
+    # The half-restored checkpoint object would log ~80 "unrestored value" warnings
+    # when it is garbage-collected, burying the one-line error.
+    tf.get_logger().setLevel('ERROR')
+    raise ValueError(f'--checkpoint: {prefix!r} does not fit the network in config.json '
+                     f'({errors.first_line(error)[:200]})') from None
+
+
+def restore_model(checkpoint, precision='float32'):
+  """Rebuilds the network from config.json and loads the checkpoint's weights.
+
+  Args:
+    checkpoint: a model_dir (newest checkpoint) or a checkpoint prefix.
+    precision: resolved inference precision ('float32', 'mixed_bfloat16' or
+      'mixed_float16').
+
+  Returns:
+    RestoredModel.
+
+  Raises:
+    ValueError: missing/partial checkpoint, missing config.json, or weights
+      that do not fit the configured network.
+  """
+  prefix, model_dir = run_dir.resolve_checkpoint(checkpoint)
+  run_config = read_run_config(model_dir)
+  model = unet.build_unet(run_config.model.channels, precision)
+  load_weights(model, prefix)
+  return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)

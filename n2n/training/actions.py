@@ -1,0 +1,196 @@
+"""What the controller runs between training calls: each a small object with one job.
+
+See n2n/training/controller.py for the interface.
+"""
+
+import time
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from n2n.training import preemption
+
+
+class NonFiniteLossError(FloatingPointError):
+  """The training loss became NaN or infinite."""
+
+
+class EveryBoundary:
+  """Base for actions that look at every loop result and never ask for a stop."""
+
+  def next_boundary(self, unused_step):
+    return None
+
+  def is_due(self, unused_step, unused_final):
+    return True
+
+
+class Periodic:
+  """Base for actions due every `every` steps and at the run's last step."""
+
+  def __init__(self, every, train_steps):
+    self.every = every
+    self.train_steps = train_steps
+
+  def next_boundary(self, step):
+    return min((step // self.every + 1) * self.every, self.train_steps)
+
+  def is_due(self, step, final):
+    return final or step % self.every == 0
+
+
+class CheckFiniteLoss(EveryBoundary):
+  """Stops training when the loss is NaN or inf, before anything can save it."""
+
+  def __init__(self, last_checkpoint_fn):
+    self._last_checkpoint_fn = last_checkpoint_fn
+
+  def run(self, result):
+    if not np.isfinite(result.loss):
+      raise NonFiniteLossError(
+          f'loss became {result.loss} between steps {result.step - result.num_steps} and '
+          f'{result.step}; last good checkpoint: {self._last_checkpoint_fn() or "none"}')
+
+
+class SyncPreemption(EveryBoundary):
+  """Multi-worker/TPU: every worker agrees on this step, saves together, and
+  exits if one of them was preempted (TensorFlow's PreemptionCheckpointHandler)."""
+
+  def __init__(self, handler):
+    self._handler = handler
+
+  def run(self, result):
+    self._handler.save_checkpoint_if_preempted(checkpoint_number=result.step)
+
+
+class LogProgress(Periodic):
+  """Console line and training scalars (loss, learning rate, images/s, extras)."""
+
+  def __init__(self, every, train_steps, batch_size, writer, learning_rate_fn,
+               extra_scalars_fn=None):
+    """
+    Args:
+      every, train_steps: see Periodic.
+      batch_size: global batch, for images/s.
+      writer: tf.summary writer (a no-op writer off the chief).
+      learning_rate_fn: fn() -> the current learning rate.
+      extra_scalars_fn: fn(step) -> {name: value} of further scalars, or None.
+    """
+    super().__init__(every, train_steps)
+    self._batch_size = batch_size
+    self._writer = writer
+    self._learning_rate_fn = learning_rate_fn
+    self._extra_scalars_fn = extra_scalars_fn or (lambda step: {})
+    self._loss_sum = self._steps = self._seconds = 0.0
+
+  def is_due(self, step, final):
+    # Every result is accumulated; the line is written only at the period.
+    return True
+
+  def run(self, result):
+    self._loss_sum += result.loss * result.num_steps
+    self._steps += result.num_steps
+    self._seconds += result.seconds
+    if not super().is_due(result.step, result.final):
+      return
+    images_per_second = self._steps * self._batch_size / self._seconds
+    mean_loss = self._loss_sum / self._steps
+    learning_rate = float(self._learning_rate_fn())
+    eta_seconds = (self.train_steps - result.step) * self._seconds / self._steps
+    logging.info('step %d/%d  loss %.6f  lr %.2e  %.1f images/s  ETA %s', result.step,
+                 self.train_steps, mean_loss, learning_rate, images_per_second,
+                 time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
+    with self._writer.as_default(step=result.step):
+      tf.summary.scalar('loss', mean_loss)
+      tf.summary.scalar('learning_rate', learning_rate)
+      tf.summary.scalar('images_per_second', images_per_second)
+      for name, value in self._extra_scalars_fn(result.step).items():
+        tf.summary.scalar(name, value)
+    self._loss_sum = self._steps = self._seconds = 0.0
+
+  def end(self, unused_step):
+    self._writer.flush()
+
+
+class SaveCheckpoint(Periodic):
+  """Saves every `every` steps and at the end; remembers the last step saved."""
+
+  def __init__(self, every, train_steps, save_fn):
+    """save_fn: fn(step) -> path, writes a checkpoint numbered step."""
+    super().__init__(every, train_steps)
+    self._save_fn = save_fn
+    self.last_saved_step = None
+
+  def save(self, step):
+    path = self._save_fn(step)
+    self.last_saved_step = step
+    return path
+
+  def run(self, result):
+    self.save(result.step)
+
+
+class StopOnSignal(EveryBoundary):
+  """After SIGTERM/SIGINT: make sure this step is saved, then stop the run."""
+
+  def __init__(self, stop_request, saver, latest_checkpoint_fn):
+    """
+    Args:
+      stop_request: preemption.StopRequest (its signal_number is polled).
+      saver: the run's SaveCheckpoint action.
+      latest_checkpoint_fn: fn() -> path of the newest checkpoint.
+    """
+    self._stop_request = stop_request
+    self._saver = saver
+    self._latest_checkpoint_fn = latest_checkpoint_fn
+
+  def run(self, result):
+    if self._stop_request.signal_number is None:
+      return
+    if self._saver.last_saved_step != result.step:
+      self._saver.save(result.step)
+    raise preemption.TrainingInterrupted(self._stop_request.signal_number, result.step,
+                                         self._latest_checkpoint_fn())
+
+
+class Evaluate(Periodic):
+  """Evaluates every `every` steps, at the end, and once on a finished run."""
+
+  def __init__(self, every, train_steps, evaluate_fn):
+    """evaluate_fn: fn(step) -> evaluation result, which is kept in .results."""
+    super().__init__(every, train_steps)
+    self._evaluate_fn = evaluate_fn
+    self.results = None
+
+  def run(self, result):
+    self.results = self._evaluate_fn(result.step)
+
+  def end(self, step):
+    if self.results is None:
+      self.results = self._evaluate_fn(step)
+
+
+class Profile:
+  """A TensorBoard profiler trace of steps (start, end]."""
+
+  def __init__(self, start, end, logdir):
+    self._start, self._end, self._logdir = start, end, logdir
+
+  def next_boundary(self, step):
+    return next((boundary for boundary in (self._start, self._end) if boundary > step), None)
+
+  def is_due(self, step, unused_final):
+    return step in (self._start, self._end)
+
+  def begin(self, step):
+    if step == self._start:
+      tf.profiler.experimental.start(self._logdir)
+
+  def run(self, result):
+    if result.step == self._start:
+      tf.profiler.experimental.start(self._logdir)
+    elif result.step == self._end:
+      tf.profiler.experimental.stop()
+      logging.info('Profiler trace of steps %d-%d written under %s/plugins/profile.',
+                   self._start, self._end, self._logdir)

@@ -1,0 +1,82 @@
+"""The controller: runs the Trainer up to the next step where host work is due,
+then runs the actions due there (orbit's Controller role).
+
+An action is any object with
+  next_boundary(step) -> int or None   the next step after `step` at which it
+                                       must run (None: it never asks for a stop)
+  is_due(step, final) -> bool          whether it runs at boundary `step`
+  run(result)                          the work, given the LoopResult
+and optionally begin(step) (before the first loop) and end(step) (after the
+last). Actions run in list order at each boundary, so an earlier one (the
+finite-loss check) can stop training before a later one (a save) runs.
+"""
+
+import dataclasses
+import time
+
+
+@dataclasses.dataclass(frozen=True)
+class LoopResult:
+  """What one train call did.
+
+  Attributes:
+    step: the global step reached.
+    num_steps: steps run by this call.
+    loss: their mean loss (may be NaN or inf).
+    seconds: wall time of the call.
+    final: step is the run's last.
+  """
+  step: int
+  num_steps: int
+  loss: float
+  seconds: float
+  final: bool
+
+
+class Controller:
+  """Alternates trainer calls and due actions until train_steps."""
+
+  def __init__(self, train_fn, start_step, train_steps, steps_per_loop, actions):
+    """
+    Args:
+      train_fn: fn(num_steps) -> mean loss (a python float), e.g. Trainer.train.
+      start_step: the global step training starts (or resumes) at.
+      train_steps: the run's last step.
+      steps_per_loop: most steps per train_fn call.
+      actions: list of actions, run in this order at each boundary.
+    """
+    self._train_fn = train_fn
+    self._start_step = start_step
+    self._train_steps = train_steps
+    self._steps_per_loop = steps_per_loop
+    self._actions = list(actions)
+
+  def next_boundary(self, step):
+    """The next step after `step` at which any action (or the end) is due."""
+    candidates = [self._train_steps]
+    for action in self._actions:
+      boundary = action.next_boundary(step)
+      if boundary is not None and boundary > step:
+        candidates.append(boundary)
+    return min(candidates)
+
+  def run(self):
+    """Trains to train_steps; returns the step reached."""
+    step = self._start_step
+    for action in self._actions:
+      if hasattr(action, 'begin'):
+        action.begin(step)
+    while step < self._train_steps:
+      num_steps = min(self._steps_per_loop, self.next_boundary(step) - step)
+      started = time.perf_counter()
+      loss = self._train_fn(num_steps)
+      step += num_steps
+      result = LoopResult(step, num_steps, loss, time.perf_counter() - started,
+                          step >= self._train_steps)
+      for action in self._actions:
+        if action.is_due(step, result.final):
+          action.run(result)
+    for action in self._actions:
+      if hasattr(action, 'end'):
+        action.end(step)
+    return step

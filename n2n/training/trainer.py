@@ -1,0 +1,183 @@
+"""The Trainer: model, optimizer, step counter and checkpoints of one run, and
+train(num_steps), the distributed training loop (orbit's StandardTrainer role).
+
+Crash safety: checkpoints are written by tf.train.CheckpointManager, which
+writes a checkpoint's files first and then atomically replaces the small
+`checkpoint` index that names the newest one, so a process killed at any
+moment leaves the previous complete checkpoint in place.
+"""
+
+import keras
+import tensorflow as tf
+
+from n2n import run_dir
+from n2n.model import unet
+from n2n.training import losses
+from n2n.training import schedules
+
+
+def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
+  """Creates the network and Adam with the official settings (call in strategy scope).
+
+  Args:
+    config: config.TrainConfig.
+    precision: resolved precision, 'float32', 'mixed_bfloat16' or 'mixed_float16'.
+    filter_gradient_mode: see hardware.filter_gradient_mode; it changes how
+      gradients are computed, never the network or its checkpoints.
+
+  Returns:
+    (keras.Model, built keras optimizer).
+  """
+  model = unet.build_unet(config.model.channels, precision, seed=config.seed,
+                          filter_gradient_mode=filter_gradient_mode)
+  schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
+                                        config.rampdown_fraction)
+  optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)
+  if precision == 'mixed_float16':
+    optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
+  # Keras 3 creates slots lazily, which fails inside a distributed tf.function.
+  optimizer.build(model.trainable_variables)
+  return model, optimizer
+
+
+def poison_if_any_replica_overflowed(gradients):
+  """Makes every replica's gradients NaN when any replica's are not finite.
+
+  Keras 3's LossScaleOptimizer decides "finite" from replica 0's gradients,
+  before they are summed across replicas; an overflow on another replica would
+  then be summed into the update and turn the weights into NaN. With this, all
+  replicas agree, and the optimizer skips the step and halves the loss scale.
+
+  Args:
+    gradients: list of this replica's gradient tensors (float, any shapes).
+
+  Returns:
+    The same list, unchanged or all NaN; call in a replica context.
+  """
+  local_overflow = tf.cast(tf.logical_not(tf.reduce_all(
+      [tf.reduce_all(tf.math.is_finite(gradient)) for gradient in gradients])), tf.float32)
+  overflowed = tf.distribute.get_replica_context().all_reduce(
+      tf.distribute.ReduceOp.SUM, local_overflow) > 0
+  return [gradient + tf.cast(tf.where(overflowed, float('nan'), 0.0), gradient.dtype)
+          for gradient in gradients]
+
+
+class Trainer:
+  """Owns the model, optimizer, step and checkpoint of one run, and trains it.
+
+  Attributes:
+    model: keras.Model.
+    optimizer: keras optimizer (LossScaleOptimizer for mixed_float16).
+    step: int64 tf.Variable, the global step.
+    checkpoint: tf.train.Checkpoint(model, optimizer, step); these three
+      attribute names are the checkpoint format: never rename them.
+    manager: tf.train.CheckpointManager writing to checkpoint_dir, or None.
+  """
+
+  def __init__(self, config, strategy, precision, filter_gradient_mode='direct',
+               checkpoint_dir=None):
+    """Builds everything in the strategy's scope.
+
+    Args:
+      config: config.TrainConfig.
+      strategy: tf.distribute.Strategy.
+      precision: the resolved precision.
+      filter_gradient_mode: see build_model_and_optimizer.
+      checkpoint_dir: where this worker saves (model_dir on the chief); None
+        for a Trainer that never saves (benchmarks).
+    """
+    self.config = config
+    self.strategy = strategy
+    self.precision = precision
+    with strategy.scope():
+      self.model, self.optimizer = build_model_and_optimizer(config, precision,
+                                                             filter_gradient_mode)
+      self.step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
+                              aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+    self.checkpoint = tf.train.Checkpoint(model=self.model, optimizer=self.optimizer,
+                                          step=self.step)
+    self.manager = None
+    if checkpoint_dir is not None:
+      self.manager = tf.train.CheckpointManager(self.checkpoint, checkpoint_dir,
+                                                config.keep_checkpoints,
+                                                checkpoint_name=run_dir.CHECKPOINT_PREFIX)
+    self._iterator = None
+    self._train_loop = self._make_train_loop()
+
+  def restore_or_initialize(self, model_dir):
+    """Restores the newest checkpoint in model_dir (the chief's) if any.
+
+    Every worker reads the chief's checkpoint, so all start from one state.
+
+    Returns:
+      The path restored, or None for a fresh start.
+    """
+    latest = tf.train.latest_checkpoint(model_dir) if model_dir else None
+    if latest:
+      self.checkpoint.restore(latest).assert_existing_objects_matched()
+    return latest
+
+  @property
+  def current_step(self):
+    """The global step as a python int."""
+    return int(self.step.numpy())
+
+  def attach_dataset(self, dataset):
+    """Sets what train() reads: a tf.data.Dataset or a distributed dataset."""
+    if isinstance(dataset, tf.data.Dataset):
+      dataset = self.strategy.experimental_distribute_dataset(dataset)
+    self._iterator = iter(dataset)
+
+  def train(self, num_steps):
+    """Runs num_steps optimizer steps in one tf.function call.
+
+    Returns:
+      The mean loss over those steps, a python float (NaN/inf are returned,
+      not raised: the caller decides).
+
+    Raises:
+      tf.errors.OpError from the input pipeline (e.g. DataLossError).
+    """
+    return float(self._train_loop(self._iterator, tf.constant(num_steps, tf.int32)))
+
+  def save(self, step):
+    """Writes a checkpoint numbered step; returns its path."""
+    return self.manager.save(checkpoint_number=step)
+
+  def _make_train_loop(self):
+    config, strategy, model, optimizer = self.config, self.strategy, self.model, self.optimizer
+    loss_fn = losses.get_loss(config.loss)
+    agree_on_overflow = (self.precision == 'mixed_float16'
+                         and strategy.num_replicas_in_sync > 1)
+
+    def loss_and_gradients(batch, step_fraction):
+      with tf.GradientTape() as tape:
+        prediction = model(batch['input'], training=True)
+        per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'),
+                              step_fraction)
+        # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
+        loss = tf.reduce_sum(per_example) / config.batch_size
+        scaled_loss = optimizer.scale_loss(loss)
+      return loss, tape.gradient(scaled_loss, model.trainable_variables)
+
+    if config.jit_compile:
+      loss_and_gradients = tf.function(loss_and_gradients, jit_compile=True)
+
+    def train_step(batch):
+      step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.train_steps
+      loss, gradients = loss_and_gradients(batch, step_fraction)
+      if agree_on_overflow:
+        gradients = poison_if_any_replica_overflowed(gradients)
+      optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+      return loss
+
+    @tf.function
+    def train_loop(iterator, num_steps):
+      loss_sum = tf.constant(0.0)
+      for _ in tf.range(num_steps):
+        per_replica_loss = strategy.run(train_step, args=(next(iterator),))
+        loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_loss, axis=None)
+      self.step.assign_add(tf.cast(num_steps, tf.int64))
+      return loss_sum / tf.cast(num_steps, tf.float32)
+
+    return train_loop

@@ -1,0 +1,39 @@
+"""The entry points' shared behaviour: a quiet start-up and one-line errors."""
+
+import os
+import subprocess
+import sys
+
+from n2n import cli
+from tests.conftest import REPO_ROOT
+
+NOISE = [
+    'WARNING: All log messages before absl::InitializeLog() is called are written to STDERR',
+    'I0000 00:00:1795401631.202356    2083 cudart_stub.cc:31] Could not find cuda drivers on '
+    'your machine, GPU will not be used.',
+    'I0000 00:00:1795401631.293360    2083 cpu_feature_guard.cc:227] This TensorFlow binary is '
+    'optimized to use available CPU instructions in performance-critical operations.',
+]
+CUINIT = ('E0000 00:00:1795401645.394869    2102 cuda_platform.cc:52] failed call to cuInit: '
+          'INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)')
+
+
+def test_startup_noise_is_recognised_and_real_errors_are_not():
+  assert all(cli.is_startup_noise(line, machine_has_nvidia_device=False) for line in NOISE)
+  assert cli.is_startup_noise(CUINIT, machine_has_nvidia_device=False)
+  # On a machine with a GPU the same failure is a real error.
+  assert not cli.is_startup_noise(CUINIT, machine_has_nvidia_device=True)
+  for real in ('E0000 00:00:1.0 1 op_kernel.cc:1] OP_REQUIRES failed: out of memory',
+               'W0000 00:00:1.0 1 loader.cc:1] could not load dynamic library',
+               'train.py: error: --crop_size=48 must be a positive multiple of 32'):
+    assert not cli.is_startup_noise(real, machine_has_nvidia_device=False)
+
+
+def test_a_users_first_screen_shows_only_the_error():
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'train.py'), '--train_data=/nonexistent/*',
+       '--model_dir=/tmp/unused', '--crop_size=48'],
+      capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+  assert result.returncode == 1
+  assert result.stderr.strip().splitlines() == [
+      'train.py: error: --crop_size=48 must be a positive multiple of 32']

@@ -1,0 +1,70 @@
+"""Checks that run before the first step: each bad input fails with one line."""
+
+import json
+
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.training import preflight
+
+
+def _config(train_data, **overrides):
+  values = dict(train_data=str(train_data), model_dir='unused', crop_size=32, batch_size=2,
+                precision='float32')
+  values.update(overrides)
+  return config_lib.TrainConfig(**values)
+
+
+def test_good_inputs_resolve_precision_batch_files_and_cache(tfrecord_dir, image_folder):
+  checked = preflight.check_training_inputs(
+      _config(tfrecord_dir, val_data=str(image_folder), max_eval_images=2),
+      tf.distribute.get_strategy())
+  assert checked.precision == 'float32' and checked.per_replica_batch == 2
+  assert len(checked.train_files) == 2 and checked.cache  # the manifest says they fit
+  assert len(checked.eval_images) == 2
+
+
+def test_no_evaluation_images_are_loaded_when_evaluation_is_off(tfrecord_dir, image_folder):
+  checked = preflight.check_training_inputs(
+      _config(tfrecord_dir, val_data=str(image_folder), eval_every=0),
+      tf.distribute.get_strategy())
+  assert checked.eval_images == []
+
+
+def test_cache_follows_the_budget_and_the_flag(tfrecord_dir):
+  strategy = tf.distribute.get_strategy()
+  assert not preflight.check_training_inputs(_config(tfrecord_dir, cache_budget_mb=0),
+                                             strategy).cache
+  assert not preflight.check_training_inputs(_config(tfrecord_dir, cache='false'), strategy).cache
+
+
+def test_crop_larger_than_every_image_is_refused(tfrecord_dir):
+  with pytest.raises(ValueError, match=r'--crop_size=128 is larger than every image'):
+    preflight.check_training_inputs(_config(tfrecord_dir, crop_size=128),
+                                    tf.distribute.get_strategy())
+
+
+def test_a_file_of_another_schema_is_named(tmp_path):
+  path = tmp_path / 'other.tfrecord'
+  with tf.io.TFRecordWriter(str(path)) as writer:
+    writer.write(tf.train.Example().SerializeToString())
+  with pytest.raises(ValueError, match=r'other.tfrecord does not hold n2n image records'):
+    preflight.check_record_schema(str(path))
+
+
+def test_find_corrupt_shard_names_the_truncated_one(tfrecord_dir, tmp_path):
+  shards = sorted(tfrecord_dir.glob('*.tfrecord'))
+  broken = tmp_path / 'broken.tfrecord'
+  broken.write_bytes(shards[0].read_bytes()[:-7])
+  assert preflight.find_corrupt_shard([str(shards[1])]) is None
+  path, reason = preflight.find_corrupt_shard([str(shards[1]), str(broken)])
+  assert path == str(broken) and reason and '\n' not in reason
+
+
+def test_a_model_dir_of_another_network_is_refused(tfrecord_dir, tmp_path):
+  (tmp_path / 'config.json').write_text(json.dumps({'model': {'architecture': 'n2n_unet',
+                                                             'channels': 1}}))
+  with pytest.raises(ValueError, match=r'holds a different network \(channels: 1 -> 3\)'):
+    preflight.check_training_inputs(_config(tfrecord_dir, model_dir=str(tmp_path)),
+                                    tf.distribute.get_strategy())
