@@ -35,8 +35,10 @@ def is_startup_noise(line, machine_has_nvidia_device):
 
 
 def _has_nvidia_device():
-  return any(name.startswith('nvidia') for name in os.listdir('/dev')) if os.path.isdir(
-      '/dev') else False
+  try:
+    return any(name.startswith('nvidia') for name in os.listdir('/dev'))
+  except OSError:
+    return False
 
 
 def _filter_stderr():

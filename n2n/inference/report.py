@@ -7,6 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import image_io
+from n2n.inference import scoring
 
 
 def format_table(results):
@@ -14,7 +15,7 @@ def format_table(results):
   lines = []
   for scores in results:
     width = max(12, max(len(image.name) for image in scores.images))
-    lines.append(scores.tag.replace('_', ' ', 1))
+    lines.append(f'{scores.noise} {scoring.format_level(scores.level)}')
     lines.append(f'  {"image":<{width}}  {"input PSNR":>10}  {"output PSNR":>11}')
     for image in scores.images:
       lines.append(f'  {image.name:<{width}}  {image.input_psnr:10.2f}  {image.psnr:11.2f}')
@@ -26,7 +27,7 @@ def metrics_dict(checkpoint, step, results):
   """metrics.json content: per level the means and the per-image rows (dB)."""
   levels = {}
   for scores in results:
-    levels[scores.tag.split('_', 1)[1]] = {
+    levels[scoring.format_level(scores.level)] = {
         'mean_psnr': scores.mean_psnr,
         'mean_input_psnr': scores.mean_input_psnr,
         'images': [{'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr}
