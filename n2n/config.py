@@ -1,141 +1,28 @@
 """Every setting of n2n, declared once: type, default, unit and range, help text.
 
 The absl flags of every entry point (n2n/flags.py) and the checks of every
-value are derived from the field declarations below, so a new setting is one
-`setting(...)` line plus its use. Library code takes these frozen objects (or
+value are derived from the field declarations below (machinery in
+n2n/settings.py), so a new setting is one `setting(...)` line plus its use. Library code takes these frozen objects (or
 plain values), never absl FLAGS. Checks raise ValueError naming the flag and
 the offending value. This module imports no TensorFlow, so reading a
 config.json costs nothing.
 """
 
 import dataclasses
-import json
-import typing
 
 from n2n.corruptions import catalog
+from n2n.settings import check_settings
+from n2n.settings import format_value
+from n2n.settings import from_dict
+from n2n.settings import section
+from n2n.settings import setting
+from n2n.settings import to_json
 
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
 LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
 CACHE_MODES = ('auto', 'true', 'false')
-
-
-def setting(default, help_text, *, choices=None, minimum=None, maximum=None, multiple_of=None,
-            required=False):
-  """A config field with what the flags and checks need to know about it.
-
-  Args:
-    default: the default value (tuples for list settings: () means "derived").
-    help_text: the flag's help; state the unit and range.
-    choices: allowed values (strings), listed in the help.
-    minimum, maximum: inclusive bounds for numbers.
-    multiple_of: numbers must be a positive multiple of this.
-    required: the entry point refuses an empty value.
-  """
-  return dataclasses.field(default=default, metadata={
-      'help': help_text, 'choices': choices, 'minimum': minimum, 'maximum': maximum,
-      'multiple_of': multiple_of, 'required': required})
-
-
-def section(config_class, flag_prefix):
-  """A nested config whose fields become flags named flag_prefix + field name."""
-  return dataclasses.field(default_factory=config_class,
-                           metadata={'section': config_class, 'flag_prefix': flag_prefix})
-
-
-@dataclasses.dataclass(frozen=True)
-class Setting:
-  """One flag derived from a field: where it lives and what it accepts."""
-  flag: str
-  path: tuple  # attribute names from the top config down to the field
-  field_type: object
-  default: object
-  help: str
-  choices: tuple
-  minimum: float
-  maximum: float
-  multiple_of: int
-  required: bool
-
-  @property
-  def item_type(self):
-    """For tuple settings, the element type (float or int); else None."""
-    if typing.get_origin(self.field_type) is tuple:
-      return typing.get_args(self.field_type)[0]
-    return None
-
-
-def settings_of(config_class, prefix='', path=()):
-  """Every Setting of a config class, nested sections flattened, in declaration order."""
-  found = []
-  for field in dataclasses.fields(config_class):
-    if 'section' in field.metadata:
-      found += settings_of(field.metadata['section'], prefix + field.metadata['flag_prefix'],
-                           path + (field.name,))
-    elif 'help' in field.metadata:
-      meta = field.metadata
-      found.append(Setting(prefix + field.name, path + (field.name,), field.type, field.default,
-                           meta['help'], meta['choices'], meta['minimum'], meta['maximum'],
-                           meta['multiple_of'], meta['required']))
-  return found
-
-
-def _format_value(value):
-  if isinstance(value, tuple):
-    return ','.join(f'{item:g}' if isinstance(item, float) else str(item) for item in value)
-  return f'{value!r}' if isinstance(value, str) else f'{value}'
-
-
-def format_choices(choices):
-  """'a, b, c', with an empty choice shown as ''."""
-  return ', '.join(choice if choice else "''" for choice in choices)
-
-
-def check_setting(spec, value):
-  """Checks one value against its declaration; ValueError naming the flag."""
-  if spec.choices is not None and value not in spec.choices:
-    raise ValueError(f'--{spec.flag}={value!r} is not one of {format_choices(spec.choices)}')
-  if spec.multiple_of and (value <= 0 or value % spec.multiple_of):
-    raise ValueError(f'--{spec.flag}={value} must be a positive multiple of {spec.multiple_of}')
-  if spec.minimum is not None and value < spec.minimum:
-    bound = 'positive' if spec.minimum == 1 and spec.field_type is int else f'>= {spec.minimum:g}'
-    raise ValueError(f'--{spec.flag}={_format_value(value)} must be {bound}')
-  if spec.maximum is not None and value > spec.maximum:
-    raise ValueError(f'--{spec.flag}={_format_value(value)} must be <= {spec.maximum:g}')
-
-
-def check_settings(config):
-  """Checks every declared field of a (nested) config object."""
-  for spec in settings_of(type(config)):
-    value = config
-    for name in spec.path:
-      value = getattr(value, name)
-    check_setting(spec, value)
-
-
-def from_dict(config_class, values):
-  """Builds a config from a dict such as a parsed config.json.
-
-  Lists become tuples, nested sections nested configs; keys this version
-  does not know are ignored, so an older or newer config.json still reads.
-  """
-  kwargs = {}
-  for field in dataclasses.fields(config_class):
-    if field.name not in values:
-      continue
-    value = values[field.name]
-    if 'section' in field.metadata:
-      value = from_dict(field.metadata['section'], value)
-    elif isinstance(value, list):
-      value = tuple(value)
-    kwargs[field.name] = value
-  return config_class(**kwargs)
-
-
-def to_json(config):
-  """A config object as a JSON string (tuples become lists)."""
-  return json.dumps(dataclasses.asdict(config), indent=2, sort_keys=True)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -244,7 +131,7 @@ class TrainConfig:
       object.__setattr__(self, name, value)
     check_settings(self)
     if len(self.noise_range) != 2:
-      raise ValueError(f'--noise_range={_format_value(self.noise_range)} needs exactly two '
+      raise ValueError(f'--noise_range={format_value(self.noise_range)} needs exactly two '
                        'numbers: low,high')
     low, high = self.noise_range
     lowest, highest = corruption.bounds
@@ -258,7 +145,7 @@ class TrainConfig:
                          f'for --noise={self.noise}')
     if self.profile_steps and not (len(self.profile_steps) == 2
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
-      raise ValueError(f'--profile_steps={_format_value(self.profile_steps)} must be START,END '
+      raise ValueError(f'--profile_steps={format_value(self.profile_steps)} must be START,END '
                        'with 0 <= START < END')
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
@@ -294,6 +181,46 @@ class ValidateConfig:
 
   def __post_init__(self):
     object.__setattr__(self, 'noise_levels', tuple(float(v) for v in self.noise_levels))
+    check_settings(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class DenoiseConfig:
+  """What denoise.py reads, how it runs the network, and where it writes."""
+  model: str = setting('', "A run's model_dir (newest checkpoint) or a checkpoint prefix "
+                       '(model_dir/ckpt-N).', required=True)
+  input: str = setting('', 'Noisy images: a file, a folder (recursive), a glob, or a '
+                       'comma-separated list of these.', required=True)
+  output_dir: str = setting('', 'Where the denoised files go, at the same path relative to '
+                            'the input folder.', required=True)
+  format: str = setting('auto', 'Output format. auto: PNG, TIFF and BMP stay as they are, JPEG '
+                        'and other lossy or rare formats become PNG.',
+                        choices=('auto', 'png', 'tiff', 'jpeg'))
+  tile_size: int = setting(512, 'Tile side in pixels (a multiple of 32); larger images are '
+                           'denoised in overlapping tiles.', multiple_of=32)
+  tile_overlap: int = setting(64, 'Pixels neighbouring tiles share and blend over.', minimum=0)
+  batch_tiles: int = setting(1, 'Tiles per network call.', minimum=1)
+  precision: str = setting('float32', 'Inference precision; auto: what this hardware runs '
+                           'natively.', choices=PRECISIONS)
+  overwrite: bool = setting(False, 'Allow writing into an input folder and replacing files.')
+
+  def __post_init__(self):
+    check_settings(self)
+    if self.tile_overlap * 2 >= self.tile_size:
+      raise ValueError(f'--tile_overlap={self.tile_overlap} must be less than half of '
+                       f'--tile_size={self.tile_size}')
+
+
+@dataclasses.dataclass(frozen=True)
+class ExportConfig:
+  """What export.py writes."""
+  model: str = setting('', "A run's model_dir (newest checkpoint) or a checkpoint prefix.",
+                       required=True)
+  output: str = setting('', 'Folder for the SavedModel, config.json and README.md.',
+                        required=True)
+  overwrite: bool = setting(False, 'Replace an existing export in --output.')
+
+  def __post_init__(self):
     check_settings(self)
 
 

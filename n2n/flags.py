@@ -2,12 +2,13 @@
 
 Entry points call define_flags(SomeConfig) at start-up and
 config_from_flags(SomeConfig, FLAGS) in main; names, defaults, help and
-checks all come from n2n/config.py, so nothing here is per-setting.
+checks all come from the declarations in n2n/config.py, so nothing here is
+per-setting.
 """
 
 from absl import flags
 
-from n2n import config as config_lib
+from n2n import settings
 
 _DEFINE = {bool: flags.DEFINE_boolean, int: flags.DEFINE_integer, float: flags.DEFINE_float,
            str: flags.DEFINE_string}
@@ -25,13 +26,13 @@ def parse_number_list(flag_name, text, item_type=float):
 def _help(spec):
   text = spec.help
   if spec.choices:
-    text += f' One of: {config_lib.format_choices(spec.choices)}.'
+    text += f' One of: {settings.format_choices(spec.choices)}.'
   return text
 
 
 def define_flags(config_class, flag_values=flags.FLAGS):
   """Defines one absl flag per setting of config_class (nested sections included)."""
-  for spec in config_lib.settings_of(config_class):
+  for spec in settings.settings_of(config_class):
     if spec.item_type is not None:
       default = ','.join(str(item) for item in spec.default)
       flags.DEFINE_string(spec.flag, default, _help(spec), flag_values=flag_values)
@@ -46,7 +47,7 @@ def config_from_flags(config_class, flag_values=flags.FLAGS):
     ValueError: a required flag is empty or a value is invalid (names the flag).
   """
   values = {}
-  for spec in config_lib.settings_of(config_class):
+  for spec in settings.settings_of(config_class):
     value = flag_values[spec.flag].value
     if spec.required and not value:
       raise ValueError(f'--{spec.flag} is required')
@@ -56,4 +57,4 @@ def config_from_flags(config_class, flag_values=flags.FLAGS):
     for name in spec.path[:-1]:
       target = target.setdefault(name, {})
     target[spec.path[-1]] = value
-  return config_lib.from_dict(config_class, values)
+  return settings.from_dict(config_class, values)

@@ -57,12 +57,13 @@ def check_compatible(model_dir, train_config):
                      'use a new --model_dir or the saved settings')
 
 
-def resolve_checkpoint(path):
+def resolve_checkpoint(path, flag_name='checkpoint'):
   """Finds the checkpoint to load and the model_dir it belongs to.
 
   Args:
     path: a model_dir (its newest checkpoint is used) or a checkpoint prefix
       such as model_dir/ckpt-1000.
+    flag_name: the flag named in error messages.
 
   Returns:
     (checkpoint_prefix, model_dir).
@@ -73,13 +74,13 @@ def resolve_checkpoint(path):
   if tf.io.gfile.isdir(path):
     prefix = tf.train.latest_checkpoint(path)
     if prefix is None:
-      raise ValueError(f'--checkpoint: no checkpoint in {path!r}')
+      raise ValueError(f'--{flag_name}: no checkpoint in {path!r}')
     model_dir = path
   else:
     prefix = path
     model_dir = os.path.dirname(path)
   if not tf.io.gfile.exists(prefix + '.index'):
-    raise ValueError(f'--checkpoint: {prefix!r} is missing or incomplete (no .index file)')
+    raise ValueError(f'--{flag_name}: {prefix!r} is missing or incomplete (no .index file)')
   if not tf.io.gfile.glob(prefix + '.data-*'):
-    raise ValueError(f'--checkpoint: {prefix!r} is incomplete (no .data files)')
+    raise ValueError(f'--{flag_name}: {prefix!r} is incomplete (no .data files)')
   return prefix, model_dir

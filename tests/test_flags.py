@@ -5,6 +5,7 @@ import pytest
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
+from n2n import settings as settings_lib
 
 
 def _parse(config_class, *argv):
@@ -16,7 +17,7 @@ def _parse(config_class, *argv):
 
 def test_every_setting_becomes_one_flag_with_its_default_and_help():
   flag_values = _parse(config_lib.TrainConfig)
-  settings = config_lib.settings_of(config_lib.TrainConfig)
+  settings = settings_lib.settings_of(config_lib.TrainConfig)
   assert {spec.flag for spec in settings} <= set(flag_values)
   assert len({spec.flag for spec in settings}) == len(settings)
   # Nested sections keep their historical flag names.

@@ -10,7 +10,7 @@ import numpy as np
 from n2n import errors
 
 # Colour spaces Pillow can convert to RGB itself but imageio returns unconverted.
-_CONVERT_TO_RGB_MODES = ('CMYK', 'YCbCr', 'LAB', 'HSV', '1')
+CONVERT_TO_RGB_MODES = ('CMYK', 'YCbCr', 'LAB', 'HSV', '1')
 
 
 class ImageDecodeError(ValueError):
@@ -67,7 +67,7 @@ def decode_image(data):
   try:
     meta = iio.immeta(data, index=0)
     mode = meta.get('mode')
-    if mode in _CONVERT_TO_RGB_MODES:
+    if mode in CONVERT_TO_RGB_MODES:
       array = iio.imread(data, index=0, mode='RGB')
     else:
       array = iio.imread(data, index=0)

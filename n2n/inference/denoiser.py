@@ -3,6 +3,7 @@
 import numpy as np
 import tensorflow as tf
 
+from n2n.inference import tiling
 from n2n.model import unet
 
 
@@ -22,19 +23,43 @@ def pad_to_multiple(image, multiple=unet.SIZE_MULTIPLE):
   return np.pad(image, ((0, pad_height), (0, pad_width), (0, 0)), mode='reflect')
 
 
-def make_denoiser(model):
-  """Wraps a Keras model as fn([H, W, C] float32 array) -> [H, W, C] float32 array."""
+def model_function(model):
+  """The model as a traced fn([N, H, W, C] float32, H and W multiples of 32) -> same."""
   channels = model.input_shape[-1]
 
-  @tf.function(input_signature=[tf.TensorSpec([1, None, None, channels], tf.float32)],
+  @tf.function(input_signature=[tf.TensorSpec([None, None, None, channels], tf.float32)],
                reduce_retracing=True)
   def run_model(batch):
     return model(batch, training=False)
 
+  return lambda tiles: run_model(tf.constant(tiles, tf.float32))
+
+
+def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFAULT_OVERLAP,
+                  batch_tiles=1):
+  """Wraps a Keras model as fn([H, W, C] float32 array) -> [H, W, C] float32 array.
+
+  Images of any size: those that fit in one tile are run whole (reflect-padded
+  to a multiple of 32), larger ones in overlapping, blended tiles
+  (n2n/inference/tiling.py). validate.py and denoise.py both use this path.
+  """
+  return tiled_denoiser(model_function(model), tile_size, overlap, batch_tiles)
+
+
+def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,
+                   overlap=tiling.DEFAULT_OVERLAP, batch_tiles=1):
+  """fn([H, W, C] float32) -> [H, W, C] float32 over any network function.
+
+  Args:
+    run_batch: fn([N, T, T, C] float32) -> [N, T, T, C] tensor or array, e.g. a
+      Keras model or an exported SavedModel's signature.
+  """
+
+  def run_tiles(tiles):
+    return np.asarray(run_batch(tiles))
+
   def denoise(noisy):
-    height, width = noisy.shape[:2]
-    padded = pad_to_multiple(noisy)
-    output = run_model(tf.constant(padded[np.newaxis], tf.float32))
-    return output.numpy()[0, :height, :width]
+    return tiling.denoise_tiled(np.asarray(noisy, np.float32), run_tiles, tile_size, overlap,
+                                batch_tiles)
 
   return denoise

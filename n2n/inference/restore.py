@@ -28,15 +28,15 @@ class RestoredModel:
   model_dir: str
 
 
-def read_run_config(model_dir):
+def read_run_config(model_dir, flag_name='checkpoint'):
   """The run's TrainConfig from model_dir/config.json; ValueError if there is none."""
   saved = run_dir.read_config(model_dir)
   if saved is None:
-    raise ValueError(f'--checkpoint: no {run_dir.CONFIG_NAME} in {model_dir!r}; cannot rebuild '
+    raise ValueError(f'--{flag_name}: no {run_dir.CONFIG_NAME} in {model_dir!r}; cannot rebuild '
                      'the network')
   model_config = config_lib.model_config_from_dict(saved)
   if model_config.architecture != unet.ARCHITECTURE:
-    raise ValueError(f'--checkpoint: unknown architecture {model_config.architecture!r}')
+    raise ValueError(f'--{flag_name}: unknown architecture {model_config.architecture!r}')
   return config_lib.from_dict(config_lib.TrainConfig, saved)
 
 
@@ -45,7 +45,7 @@ def checkpoint_step(prefix):
   return int(tf.train.load_checkpoint(prefix).get_tensor('step/.ATTRIBUTES/VARIABLE_VALUE'))
 
 
-def load_weights(model, prefix):
+def load_weights(model, prefix, flag_name='checkpoint'):
   """Reads a checkpoint's network weights into model.
 
   Raises:
@@ -57,17 +57,18 @@ def load_weights(model, prefix):
     # The half-restored checkpoint object would log ~80 "unrestored value" warnings
     # when it is garbage-collected, burying the one-line error.
     tf.get_logger().setLevel('ERROR')
-    raise ValueError(f'--checkpoint: {prefix!r} does not fit the network in config.json '
+    raise ValueError(f'--{flag_name}: {prefix!r} does not fit the network in config.json '
                      f'({errors.first_line(error)[:200]})') from None
 
 
-def restore_model(checkpoint, precision='float32'):
+def restore_model(checkpoint, precision='float32', flag_name='checkpoint'):
   """Rebuilds the network from config.json and loads the checkpoint's weights.
 
   Args:
     checkpoint: a model_dir (newest checkpoint) or a checkpoint prefix.
     precision: resolved inference precision ('float32', 'mixed_bfloat16' or
       'mixed_float16').
+    flag_name: the flag named in error messages.
 
   Returns:
     RestoredModel.
@@ -76,8 +77,8 @@ def restore_model(checkpoint, precision='float32'):
     ValueError: missing/partial checkpoint, missing config.json, or weights
       that do not fit the configured network.
   """
-  prefix, model_dir = run_dir.resolve_checkpoint(checkpoint)
-  run_config = read_run_config(model_dir)
+  prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
+  run_config = read_run_config(model_dir, flag_name)
   model = unet.build_unet(run_config.model.channels, precision)
-  load_weights(model, prefix)
+  load_weights(model, prefix, flag_name)
   return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)

@@ -1,0 +1,53 @@
+"""Denoises a user's noisy images with a trained run.
+
+  python denoise.py --model=runs/demo --input=~/noisy_photos --output_dir=~/denoised
+
+Nothing is added to the input: it is already noisy. Each output keeps its
+input's format family (lossy formats become PNG), bit depth, channels, alpha,
+pages and path below the input folder. Images of any size are denoised in
+overlapping tiles.
+"""
+
+import sys
+
+from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
+from absl import app
+from absl import flags
+
+from n2n import config as config_lib
+from n2n import flags as n2n_flags
+from n2n import hardware
+from n2n.inference import denoiser
+from n2n.inference import denoising
+from n2n.inference import export
+from n2n.inference import restore
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error('denoise.py'):
+    config = n2n_flags.config_from_flags(config_lib.DenoiseConfig)
+    jobs = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
+                               config.format, config.overwrite)
+    if export.is_export(config.model):
+      run_batch, channels, _ = export.load_export(config.model)
+      source = f'the export {config.model}'
+    else:
+      restored = restore.restore_model(
+          config.model, hardware.resolve_precision(config.precision), flag_name='model')
+      run_batch = denoiser.model_function(restored.model)
+      channels, source = restored.run_config.model.channels, restored.prefix
+    denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
+                                      config.batch_tiles)
+    summary = denoising.denoise_files(jobs, denoise, channels, config.format)
+    skipped = ''.join(f'\n  skipped {path}: {reason}' for path, reason in summary.skipped)
+    print(f'denoised {len(summary.written)} of {len(jobs)} files ({summary.megapixels:.1f} MP) '
+          f'in {summary.seconds:.1f} s with {source}{skipped}')
+    if not summary.written:
+      sys.exit('denoise.py: error: no file could be denoised')
+
+
+if __name__ == '__main__':
+  n2n_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
+  app.run(main)

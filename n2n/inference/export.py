@@ -1,0 +1,145 @@
+"""A trained network as a SavedModel that runs without n2n (and in TF Serving).
+
+The export holds one signature, serving_default:
+  images   [N, H, W, C] float32 in [0, 1], any H and W
+  -> denoised [N, H, W, C] float32 (not clipped)
+Reflect padding to a multiple of 32 and the crop back happen inside the
+graph. Beside it: the run's config.json and a README.md describing the model.
+"""
+
+import json
+import os
+
+import keras
+import tensorflow as tf
+
+from n2n import run_dir
+from n2n.inference import scoring
+from n2n.inference import summaries
+from n2n.model import unet
+
+SIGNATURE = 'serving_default'
+INPUT_NAME = 'images'
+OUTPUT_NAME = 'denoised'
+
+
+def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
+  """Reflect-pads the bottom and right of [N, H, W, C] up to multiples of `multiple`.
+
+  Reflection cannot pad more than size - 1 pixels at once, so small images are
+  padded in several rounds, as numpy's 'reflect' does (a one-pixel axis is
+  repeated).
+  """
+  channels = images.shape[-1]
+
+  def pad_axis(images, axis):
+    target = -(-tf.shape(images)[axis] // multiple) * multiple
+
+    def grow(images):
+      size = tf.shape(images)[axis]
+      amount = tf.minimum(target - size, size - 1)
+      paddings = tf.tensor_scatter_nd_update(tf.zeros([4, 2], tf.int32), [[axis, 1]],
+                                             [tf.maximum(amount, 1)])
+      padded = tf.cond(amount > 0, lambda: tf.pad(images, paddings, mode='REFLECT'),
+                       lambda: tf.pad(images, paddings, mode='SYMMETRIC'))
+      padded.set_shape([None, None, None, channels])
+      return (padded,)
+
+    return tf.while_loop(lambda images: tf.shape(images)[axis] < target, grow, (images,),
+                         shape_invariants=(tf.TensorShape([None, None, None, channels]),))[0]
+
+  return pad_axis(pad_axis(images, 1), 2)
+
+
+def export_model(model, run_config, output_dir, step, validation_psnr=None):
+  """Writes the SavedModel, config.json and README.md to output_dir.
+
+  Args:
+    model: float32 keras.Model from build_unet with trained weights.
+    run_config: config.TrainConfig of the run.
+    output_dir: folder to write (created).
+    step: training step of the weights.
+    validation_psnr: list of scoring.LevelScores, or None when unknown.
+  """
+  channels = model.input_shape[-1]
+
+  def serve(images):
+    height, width = tf.shape(images)[1], tf.shape(images)[2]
+    denoised = model(reflect_pad_to_multiple(images), training=False)
+    return {OUTPUT_NAME: denoised[:, :height, :width, :]}
+
+  archive = keras.export.ExportArchive()
+  archive.track(model)
+  archive.add_endpoint(SIGNATURE, serve, input_signature=[
+      tf.TensorSpec([None, None, None, channels], tf.float32, name=INPUT_NAME)])
+  tf.io.gfile.makedirs(output_dir)
+  archive.write_out(output_dir, verbose=False)
+  with tf.io.gfile.GFile(os.path.join(output_dir, run_dir.CONFIG_NAME), 'w') as config_file:
+    config_file.write(run_config.to_json())
+  with tf.io.gfile.GFile(os.path.join(output_dir, 'README.md'), 'w') as readme:
+    readme.write(describe(run_config, step, validation_psnr))
+
+
+def describe(run_config, step, validation_psnr=None):
+  """The export's README.md text."""
+  kind = 'Noise2Noise (noisy targets)' if run_config.target == 'noisy' else 'Noise2Clean'
+  low, high = run_config.noise_range
+  channels = 'RGB' if run_config.model.channels == 3 else 'grayscale'
+  lines = [
+      '# n2n denoiser (TensorFlow SavedModel)', '',
+      f'- trained as: {kind}, {run_config.noise} noise, level range {low:g}-{high:g}',
+      f'- channels: {run_config.model.channels} ({channels})',
+      f'- training step: {step} of {run_config.train_steps}; data: {run_config.train_data}',
+  ]
+  for scores in validation_psnr or []:
+    lines.append(f'- validation PSNR at {scores.noise} {scoring.format_level(scores.level)}: '
+                 f'{scores.mean_psnr:.2f} dB (noisy input {scores.mean_input_psnr:.2f} dB)')
+  if not validation_psnr:
+    lines.append('- validation PSNR: not known (the run had no validation data)')
+  lines += ['', 'Use it without n2n:', '', '```python', 'import tensorflow as tf',
+            "denoise = tf.saved_model.load('EXPORT_DIR').signatures['serving_default']",
+            "denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 in [0, 1]",
+            '```', '']
+  return '\n'.join(lines)
+
+
+def logged_psnr(model_dir, step):
+  """The eval PSNRs the run logged for `step`, as LevelScores without images; [] if none."""
+  found = {}
+  for path in tf.io.gfile.glob(os.path.join(model_dir, summaries.EVAL_SUBDIR,
+                                            'events.out.tfevents.*')):
+    for event in tf.compat.v1.train.summary_iterator(path):
+      if event.step != step:
+        continue
+      for value in event.summary.value:
+        kind, _, tag = value.tag.partition('/')
+        if kind in ('psnr', 'input_psnr') and '_' in tag:
+          found.setdefault(tag, {})[kind] = float(tf.make_ndarray(value.tensor))
+  results = []
+  for tag, values in sorted(found.items()):
+    if {'psnr', 'input_psnr'} <= set(values):
+      noise, level = tag.rsplit('_', 1)
+      image = scoring.ImageScore('mean', values['psnr'], values['input_psnr'])
+      results.append(scoring.LevelScores(noise, float(level), (image,)))
+  return results
+
+
+def is_export(path):
+  """True when path is a folder written by export_model."""
+  return tf.io.gfile.exists(os.path.join(path, 'saved_model.pb'))
+
+
+def load_export(path):
+  """(fn([N, H, W, C] float32) -> same, channels, the run's config dict) of an export."""
+  loaded = tf.saved_model.load(path)
+  signature = loaded.signatures[SIGNATURE]
+  channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
+  config_path = os.path.join(path, run_dir.CONFIG_NAME)
+  with tf.io.gfile.GFile(config_path) as config_file:
+    saved = json.load(config_file)
+
+  def run_batch(images):
+    return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]
+
+  run_batch.keep_alive = loaded  # the signature needs its object alive
+  return run_batch, channels, saved

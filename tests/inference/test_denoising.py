@@ -1,0 +1,85 @@
+"""denoise.py's library with a stand-in network: layouts, refusals, skips."""
+
+import numpy as np
+import pytest
+
+from n2n.data import image_files
+from n2n.inference import denoising
+
+RNG = np.random.default_rng(0)
+
+
+def _identity(values):
+  return values
+
+
+@pytest.mark.parametrize('page', [
+    RNG.integers(0, 256, (9, 7, 3), dtype=np.uint8),
+    RNG.integers(0, 65536, (9, 7), dtype=np.uint16),
+    RNG.uniform(-1, 2, (9, 7)).astype(np.float32),
+    RNG.integers(0, 256, (9, 7, 4), dtype=np.uint8),
+    RNG.integers(0, 65536, (9, 7, 2), dtype=np.uint16),
+])
+@pytest.mark.parametrize('model_channels', [1, 3])
+def test_a_page_keeps_dtype_shape_and_alpha_whatever_the_models_channels(page, model_channels):
+  seen = []
+
+  def denoise(values):
+    seen.append(values.shape[2])
+    return values
+
+  result = denoising.denoise_page(page, denoise, model_channels)
+  assert result.dtype == page.dtype and result.shape == page.shape
+  np.testing.assert_allclose(result, page, rtol=1e-6)  # RGB models average 3 float copies
+  assert set(seen) == {model_channels}
+
+
+def test_alpha_passes_through_untouched_while_colour_is_denoised():
+  page = RNG.integers(0, 256, (6, 5, 4), dtype=np.uint8)
+  result = denoising.denoise_page(page, lambda values: values * 0.0, 3)
+  assert not result[..., :3].any()
+  np.testing.assert_array_equal(result[..., 3], page[..., 3])
+
+
+def test_rgb_model_on_grayscale_returns_the_mean_of_its_channels():
+  page = np.full((4, 4), 100, np.uint8)
+  shifted = denoising.denoise_page(page, lambda values: values + np.array([0.0, 0.3, 0.6]), 3)
+  assert shifted.shape == (4, 4) and abs(int(shifted[0, 0]) - (100 + 0.3 * 255)) <= 0.5
+
+
+def _write(path, array):
+  path.parent.mkdir(parents=True, exist_ok=True)
+  path.write_bytes(image_files.encode_pages([array], image_files.output_family(str(path))))
+
+
+def test_inputs_from_folders_globs_files_and_lists(tmp_path):
+  _write(tmp_path / 'in' / 'a.png', np.zeros((4, 4), np.uint8))
+  _write(tmp_path / 'in' / 'sub' / 'b.png', np.zeros((4, 4), np.uint8))
+  _write(tmp_path / 'c.png', np.zeros((4, 4), np.uint8))
+  found = denoising.find_inputs(f'{tmp_path}/in, {tmp_path}/c.*')
+  assert [relative for _, relative in found] == ['a.png', 'sub/b.png', 'c.png']
+  with pytest.raises(ValueError, match=r"--input: nothing matches '.*nothing\*'"):
+    denoising.find_inputs(f'{tmp_path}/nothing*')
+
+
+def test_outputs_keep_relative_paths_and_inputs_are_never_overwritten(tmp_path):
+  _write(tmp_path / 'in' / 'sub' / 'b.jpg', np.zeros((4, 4, 3), np.uint8))
+  inputs = denoising.find_inputs(str(tmp_path / 'in'))
+  (job,) = denoising.plan_jobs(inputs, str(tmp_path / 'out'), 'auto', overwrite=False)
+  assert job.destination == str(tmp_path / 'out' / 'sub' / 'b.png')
+  for inside in (tmp_path / 'in', tmp_path / 'in' / 'denoised'):
+    with pytest.raises(ValueError, match='is inside the input folder'):
+      denoising.plan_jobs(inputs, str(inside), 'auto', overwrite=False)
+  assert denoising.plan_jobs(inputs, str(tmp_path / 'in'), 'auto', overwrite=True)
+
+
+def test_unreadable_files_are_skipped_and_listed(tmp_path):
+  _write(tmp_path / 'in' / 'a.png', np.full((4, 4, 3), 7, np.uint8))
+  (tmp_path / 'in' / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')
+  jobs = denoising.plan_jobs(denoising.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
+                             'auto', False)
+  summary = denoising.denoise_files(jobs, _identity, 3)
+  assert summary.written == [str(tmp_path / 'out' / 'a.png')]
+  assert [path for path, _ in summary.skipped] == [str(tmp_path / 'in' / 'broken.png')]
+  (page,) = image_files.read_pages(summary.written[0])
+  assert (page == 7).all()

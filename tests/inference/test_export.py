@@ -1,0 +1,72 @@
+"""The SavedModel export: padding in the graph, and a process without n2n using it."""
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.inference import denoiser
+from n2n.inference import export
+from n2n.inference import scoring
+from n2n.model import unet
+
+
+@pytest.mark.parametrize('height,width', [(5, 7), (1, 1), (33, 64), (32, 100), (70, 2)])
+def test_graph_padding_matches_numpys_reflect(height, width):
+  images = np.random.default_rng(0).uniform(size=(2, height, width, 3)).astype(np.float32)
+  padded = export.reflect_pad_to_multiple(tf.constant(images)).numpy()
+  expected = np.stack([denoiser.pad_to_multiple(image) for image in images])
+  np.testing.assert_array_equal(padded, expected)
+
+
+@pytest.fixture(scope='module')
+def exported(tmp_path_factory):
+  model = unet.build_unet(3, seed=4)
+  run_config = config_lib.TrainConfig(train_data='data/photos', model_dir='runs/x',
+                                      noise='poisson', train_steps=500)
+  folder = tmp_path_factory.mktemp('export')
+  scores = [scoring.LevelScores('poisson', 30.0, (scoring.ImageScore('mean', 28.5, 18.0),))]
+  export.export_model(model, run_config, str(folder), 500, scores)
+  return model, folder
+
+
+def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
+  model, folder = exported
+  image = np.random.default_rng(1).uniform(size=(45, 70, 3)).astype(np.float32)
+  np.save(tmp_path / 'in.npy', image[np.newaxis])
+  script = textwrap.dedent(f'''
+      import sys
+      sys.path = [p for p in sys.path if p not in ('', {os.getcwd()!r})]
+      try:
+        import n2n
+        sys.exit('n2n is importable')
+      except ImportError:
+        pass
+      import numpy as np, tensorflow as tf
+      serve = tf.saved_model.load({str(folder)!r}).signatures['serving_default']
+      out = serve(images=tf.constant(np.load({str(tmp_path / "in.npy")!r})))['denoised']
+      np.save({str(tmp_path / "out.npy")!r}, out.numpy())
+  ''')
+  result = subprocess.run([sys.executable, '-c', script], capture_output=True, text=True,
+                          timeout=300, cwd=str(tmp_path), env={**os.environ, 'PYTHONPATH': ''})
+  assert result.returncode == 0, result.stderr[-2000:]
+  theirs = np.load(tmp_path / 'out.npy')[0]
+  ours = denoiser.make_denoiser(model)(image)
+  assert theirs.shape == image.shape
+  np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)
+
+
+def test_export_carries_config_and_a_readme(exported):
+  _, folder = exported
+  run_batch, channels, saved = export.load_export(str(folder))
+  assert channels == 3 and saved['noise'] == 'poisson'
+  readme = (folder / 'README.md').read_text()
+  assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
+  assert 'validation PSNR at poisson 30: 28.50 dB (noisy input 18.00 dB)' in readme
+  assert export.is_export(str(folder)) and not export.is_export(str(folder / 'variables'))
+  assert np.asarray(run_batch(np.zeros((1, 8, 8, 3), np.float32))).shape == (1, 8, 8, 3)
