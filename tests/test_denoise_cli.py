@@ -87,3 +87,25 @@ def test_refusals_are_one_line_and_nothing_readable_fails(model_dir, tmp_path):
   no_model = _denoise(f'--model={tmp_path}', f'--input={inputs}', f'--output_dir={tmp_path}/o')
   assert no_model.stderr.strip().splitlines()[-1] == (
       f"denoise.py: error: --model: no checkpoint in '{tmp_path}'")
+
+
+def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_path):
+  rng = np.random.default_rng(2)
+  _write(tmp_path / 'noisy' / 'a.png', [smooth_image(rng, 40, 52)])
+  exported = tmp_path / 'exported'
+  result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
+                           f'--model={model_dir}', f'--output={exported}'],
+                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert 'step 0' in result.stdout and (exported / 'README.md').exists()
+  again = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
+                          f'--model={model_dir}', f'--output={exported}'],
+                         capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+  assert again.stderr.strip().splitlines()[-1].startswith("export.py: error: --output='")
+  for source, name in ((model_dir, 'from_run'), (exported, 'from_export')):
+    result = _denoise(f'--model={source}', f'--input={tmp_path / "noisy"}',
+                      f'--output_dir={tmp_path / name}')
+    assert result.returncode == 0, result.stderr[-3000:]
+  (from_run,) = image_files.read_pages(str(tmp_path / 'from_run' / 'a.png'))
+  (from_export,) = image_files.read_pages(str(tmp_path / 'from_export' / 'a.png'))
+  assert np.abs(from_run.astype(int) - from_export.astype(int)).max() <= 1
