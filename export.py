@@ -4,7 +4,8 @@
 
 The SavedModel's serving_default signature takes float32 [N, H, W, C] in
 [0, 1] of any H and W and returns the denoised batch; config.json and a
-README.md describing the model are written beside it.
+README.md describing the model are written beside it, and with --tflite a
+TensorFlow Lite model.tflite (same signature, builtin ops only).
 """
 
 from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
@@ -26,10 +27,13 @@ def main(argv):
     if tf.io.gfile.exists(config.output) and tf.io.gfile.listdir(config.output) and (
         not config.overwrite):
       raise ValueError(f'--output={config.output!r} is not empty; pass --overwrite to replace it')
-    restored = restore.restore_model(config.model, 'float32', flag_name='model')
+    restored = restore.restore_model(config.model, 'float32', flag_name='model',
+                                     upsampling='resize')
     psnr = export.logged_psnr(restored.model_dir, restored.step)
     export.export_model(restored.model, restored.run_config, config.output, restored.step, psnr)
     print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
+    if config.tflite:
+      print(f'wrote {export.write_tflite(config.output)}')
 
 
 if __name__ == '__main__':

@@ -219,6 +219,8 @@ class ExportConfig:
   output: str = setting('', 'Folder for the SavedModel, config.json and README.md.',
                         required=True)
   overwrite: bool = setting(False, 'Replace an existing export in --output.')
+  tflite: bool = setting(False, 'Also write model.tflite (TensorFlow Lite, builtin ops only, '
+                         'any image size) beside the SavedModel.')
 
   def __post_init__(self):
     check_settings(self)

@@ -21,6 +21,7 @@ from n2n.model import unet
 SIGNATURE = 'serving_default'
 INPUT_NAME = 'images'
 OUTPUT_NAME = 'denoised'
+TFLITE_NAME = 'model.tflite'
 
 
 def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
@@ -55,7 +56,8 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
   """Writes the SavedModel, config.json and README.md to output_dir.
 
   Args:
-    model: float32 keras.Model from build_unet with trained weights.
+    model: float32 keras.Model from build_unet(upsampling='resize') with
+      trained weights ('repeat' works too, but not for write_tflite).
     run_config: config.TrainConfig of the run.
     output_dir: folder to write (created).
     step: training step of the weights.
@@ -122,6 +124,21 @@ def logged_psnr(model_dir, step):
       image = scoring.ImageScore('mean', values['psnr'], values['input_psnr'])
       results.append(scoring.LevelScores(noise, float(level), (image,)))
   return results
+
+
+def write_tflite(export_dir):
+  """Converts the SavedModel in export_dir to export_dir/model.tflite; returns its path.
+
+  Builtin TFLite ops only (no Flex delegate needed). The network must have
+  been built with upsampling='resize': Keras' repeat-based upsampling loses
+  the channel dimension in the converter.
+  """
+  converter = tf.lite.TFLiteConverter.from_saved_model(export_dir, signature_keys=[SIGNATURE])
+  converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
+  path = os.path.join(export_dir, TFLITE_NAME)
+  with tf.io.gfile.GFile(path, 'wb') as tflite_file:
+    tflite_file.write(converter.convert())
+  return path
 
 
 def is_export(path):

@@ -61,7 +61,7 @@ def load_weights(model, prefix, flag_name='checkpoint'):
                      f'({errors.first_line(error)[:200]})') from None
 
 
-def restore_model(checkpoint, precision='float32', flag_name='checkpoint'):
+def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat'):
   """Rebuilds the network from config.json and loads the checkpoint's weights.
 
   Args:
@@ -69,6 +69,7 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint'):
     precision: resolved inference precision ('float32', 'mixed_bfloat16' or
       'mixed_float16').
     flag_name: the flag named in error messages.
+    upsampling: see unet.build_unet ('resize' for exports).
 
   Returns:
     RestoredModel.
@@ -79,6 +80,6 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint'):
   """
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
-  model = unet.build_unet(run_config.model.channels, precision)
+  model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling)
   load_weights(model, prefix, flag_name)
   return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)

@@ -199,3 +199,22 @@ class LeakyReLU(keras.layers.LeakyReLU):
 
   def call(self, inputs):
     return leaky_relu(inputs, self.negative_slope)
+
+
+class NearestUpSampling2D(keras.layers.UpSampling2D):
+  """keras.layers.UpSampling2D(interpolation='nearest') as one ResizeNearestNeighbor op.
+
+  The same values (tested), and a graph the TFLite converter maps to builtin
+  ops: Keras 3 builds nearest upsampling from ops.repeat, whose dynamic
+  reshapes lose the channel dimension in the converter, so every following
+  convolution needed TensorFlow's own (Flex) kernel. No variables: checkpoints
+  are unaffected.
+  """
+
+  def __init__(self, size=2, **kwargs):
+    super().__init__(size, interpolation='nearest', **kwargs)
+
+  def call(self, inputs):
+    scale = tf.constant(self.size, tf.int32)
+    # Nearest-neighbour resizing keeps the input's dtype (bfloat16 stays bfloat16).
+    return tf.image.resize(inputs, tf.shape(inputs)[1:3] * scale, method='nearest')

@@ -36,7 +36,8 @@ def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=Tr
   return lambda x: relu(conv(x))
 
 
-def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct'):
+def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
+               upsampling='repeat'):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -51,6 +52,9 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     filter_gradient_mode: how kernel gradients are computed, 'direct', 'tiled'
       or 'float32' (see n2n/model/conv.py and hardware.filter_gradient_mode);
       the network and its weights are the same either way.
+    upsampling: 'repeat' (Keras' UpSampling2D, used for training) or 'resize'
+      (one ResizeNearestNeighbor op: the same values, and a graph TFLite
+      converts with builtin ops; used by export.py).
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -71,7 +75,13 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
 
   pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
-  up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name, dtype=policy)
+  if upsampling == 'resize':
+    up = lambda name: conv_lib.NearestUpSampling2D(2, name=name, dtype=policy)
+  elif upsampling == 'repeat':
+    up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name,
+                                                dtype=policy)
+  else:
+    raise ValueError(f"upsampling={upsampling!r} is not 'repeat' or 'resize'")
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
   x = conv(48, 'enc_conv0')(centred)

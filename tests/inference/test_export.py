@@ -26,7 +26,7 @@ def test_graph_padding_matches_numpys_reflect(height, width):
 
 @pytest.fixture(scope='module')
 def exported(tmp_path_factory):
-  model = unet.build_unet(3, seed=4)
+  model = unet.build_unet(3, seed=4, upsampling='resize')
   run_config = config_lib.TrainConfig(train_data='data/photos', model_dir='runs/x',
                                       noise='poisson', train_steps=500)
   folder = tmp_path_factory.mktemp('export')
@@ -70,3 +70,14 @@ def test_export_carries_config_and_a_readme(exported):
   assert 'validation PSNR at poisson 30: 28.50 dB (noisy input 18.00 dB)' in readme
   assert export.is_export(str(folder)) and not export.is_export(str(folder / 'variables'))
   assert np.asarray(run_batch(np.zeros((1, 8, 8, 3), np.float32))).shape == (1, 8, 8, 3)
+
+
+def test_tflite_runs_any_size_with_builtin_ops_and_matches(exported):
+  model, folder = exported
+  path = export.write_tflite(str(folder))
+  runner = tf.lite.Interpreter(model_path=path).get_signature_runner(export.SIGNATURE)
+  denoise = denoiser.make_denoiser(model)
+  for height, width in ((45, 70), (32, 33)):
+    image = np.random.default_rng(height).uniform(size=(height, width, 3)).astype(np.float32)
+    output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
+    np.testing.assert_allclose(output, denoise(image), atol=1e-4)

@@ -122,3 +122,21 @@ def test_leaky_relu_gradient_from_its_output_matches_tensorflows_own(slope):
 def test_leaky_relu_layer_keeps_keras_semantics():
   layer = conv.LeakyReLU(negative_slope=0.1)
   np.testing.assert_allclose(layer(tf.constant([-1.0, 2.0])).numpy(), [-0.1, 2.0], rtol=1e-6)
+
+
+@pytest.mark.parametrize('dtype', [tf.float32, tf.bfloat16])
+def test_nearest_upsampling_equals_keras_upsampling_and_its_gradient(dtype):
+  images = tf.cast(tf.random.uniform([2, 5, 7, 3], seed=1), dtype)
+  policy = 'float32' if dtype == tf.float32 else 'mixed_bfloat16'
+  ours = conv.NearestUpSampling2D(2, dtype=policy)
+  theirs = keras.layers.UpSampling2D(2, interpolation='nearest', dtype=policy)
+  with tf.GradientTape(persistent=True) as tape:
+    tape.watch(images)
+    ours_out, theirs_out = ours(images), theirs(images)
+  assert ours_out.dtype == dtype and ours_out.shape == (2, 10, 14, 3)
+  np.testing.assert_array_equal(ours_out.numpy(), theirs_out.numpy())
+  weights = tf.cast(tf.random.uniform([2, 10, 14, 3], seed=2), dtype)
+  np.testing.assert_allclose(
+      tf.cast(tape.gradient(ours_out, images, output_gradients=weights), tf.float32).numpy(),
+      tf.cast(tape.gradient(theirs_out, images, output_gradients=weights), tf.float32).numpy(),
+      rtol=1e-2 if dtype == tf.bfloat16 else 1e-6)
