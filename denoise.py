@@ -40,7 +40,7 @@ def main(argv):
       channels, source = restored.run_config.model.channels, restored.prefix
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
                                       config.batch_tiles)
-    summary = denoising.denoise_files(jobs, denoise, channels, config.format)
+    summary = denoising.denoise_files(jobs, denoise, channels)
     skipped = ''.join(f'\n  skipped {path}: {reason}' for path, reason in summary.skipped)
     print(f'denoised {len(summary.written)} of {len(jobs)} files ({summary.megapixels:.1f} MP) '
           f'in {summary.seconds:.1f} s with {source}{skipped}')

@@ -4,23 +4,6 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.inference import tiling
-from n2n.model import unet
-
-
-def pad_to_multiple(image, multiple=unet.SIZE_MULTIPLE):
-  """Reflect-pads the bottom and right edges up to a multiple of `multiple`.
-
-  Args:
-    image: [H, W, C] array, any size (even smaller than the padding).
-
-  Returns:
-    [H', W', C] array with H', W' the next multiples; crop [:H, :W] to undo.
-  """
-  height, width = image.shape[:2]
-  pad_height = -height % multiple
-  pad_width = -width % multiple
-  # numpy's reflect mode handles pads larger than the image by reflecting again.
-  return np.pad(image, ((0, pad_height), (0, pad_width), (0, 0)), mode='reflect')
 
 
 def model_function(model):

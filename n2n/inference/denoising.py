@@ -14,6 +14,7 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from n2n import errors
 from n2n.data import files as files_lib
 from n2n.data import image_files
 from n2n.data import image_io
@@ -21,9 +22,10 @@ from n2n.data import image_io
 
 @dataclasses.dataclass(frozen=True)
 class Job:
-  """One input file and where its output goes."""
+  """One input file, where its output goes, and in which format family."""
   source: str
   destination: str
+  family: str
 
 
 def find_inputs(spec):
@@ -69,7 +71,7 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
                        'choose another folder or pass --overwrite')
     family = image_files.output_family(path, output_format)
     jobs.append(Job(path, os.path.join(output_dir, os.path.splitext(relative)[0] +
-                                       image_files.output_suffix(family))))
+                                       image_files.output_suffix(family)), family))
   return jobs
 
 
@@ -108,7 +110,7 @@ class Summary:
   seconds: float
 
 
-def denoise_files(jobs, denoise, model_channels, output_format='auto'):
+def denoise_files(jobs, denoise, model_channels):
   """Denoises every job's file; unreadable ones are skipped with one warning each.
 
   Returns:
@@ -120,14 +122,13 @@ def denoise_files(jobs, denoise, model_channels, output_format='auto'):
     try:
       pages = image_files.read_pages(job.source)
     except (image_io.ImageDecodeError, tf.errors.OpError, OSError) as error:
-      reason = getattr(error, 'message', None) or str(error)
+      reason = errors.first_line(error)
       logging.warning('Skipping %s: %s', job.source, reason)
       summary.skipped.append((job.source, reason))
       continue
     page_started = time.perf_counter()
     denoised = [denoise_page(page, denoise, model_channels) for page in pages]
-    family = image_files.output_family(job.source, output_format)
-    data = image_files.encode_pages(denoised, family)
+    data = image_files.encode_pages(denoised, job.family)
     tf.io.gfile.makedirs(os.path.dirname(job.destination))
     with tf.io.gfile.GFile(job.destination, 'wb') as output:
       output.write(data)

@@ -26,6 +26,21 @@ def round_up(value, multiple=unet.SIZE_MULTIPLE):
   return -(-value // multiple) * multiple
 
 
+def reflect_pad(image, height, width):
+  """Reflect-pads the bottom and right of [H, W, C] up to at least (height, width).
+
+  numpy's 'reflect' reflects again when the pad exceeds the image, so even
+  tiny images reach any size.
+  """
+  return np.pad(image, ((0, max(0, height - image.shape[0])),
+                        (0, max(0, width - image.shape[1])), (0, 0)), mode='reflect')
+
+
+def pad_to_multiple(image, multiple=unet.SIZE_MULTIPLE):
+  """[H, W, C] reflect-padded to the next multiples of `multiple`; crop [:H, :W] to undo."""
+  return reflect_pad(image, round_up(image.shape[0], multiple), round_up(image.shape[1], multiple))
+
+
 def tile_starts(size, tile, overlap):
   """Offsets of tiles of `tile` pixels covering [0, size), evenly spread,
   neighbours sharing at least `overlap` pixels. [0] when one tile is enough."""
@@ -72,8 +87,7 @@ def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT
   if tile_h > height or tile_w > width:
     # Smaller than one tile along an axis: reflect-pad to the tile (as whole-image
     # inference pads to a multiple of 32) and crop back afterwards.
-    padded = np.pad(image, ((0, max(0, tile_h - height)), (0, max(0, tile_w - width)), (0, 0)),
-                    mode='reflect')
+    padded = reflect_pad(image, tile_h, tile_w)
     return denoise_tiled(padded, run_batch, tile_size, overlap, batch_tiles)[:height, :width]
   output = np.zeros((height, width, channels), np.float32)
   total_weight = np.zeros((height, width, 1), np.float32)

@@ -1,12 +1,13 @@
 import numpy as np
 
 from n2n.inference import denoiser
+from n2n.inference import tiling
 from n2n.model import unet
 
 
 def test_pad_to_multiple_reflects_and_crops_back():
   image = np.arange(5 * 7 * 1, dtype=np.float32).reshape(5, 7, 1)
-  padded = denoiser.pad_to_multiple(image)
+  padded = tiling.pad_to_multiple(image)
   assert padded.shape == (32, 32, 1)
   np.testing.assert_array_equal(padded[:5, :7], image)
   np.testing.assert_array_equal(padded[5, :7], image[3])  # reflection, edge not repeated
