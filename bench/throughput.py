@@ -35,6 +35,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from bench import floor  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
@@ -64,12 +65,6 @@ flags.DEFINE_string('checkpoint', '', 'Trained run for the validation PSNR compa
 flags.DEFINE_boolean('tiny', False, 'A seconds-long smoke run: small sizes, 1 repetition.')
 flags.DEFINE_string('output', '', 'Write all results as JSON here.')
 FLAGS = flags.FLAGS
-
-
-def summarize(values):
-  """{'median', 'min', 'max'} of a list of numbers."""
-  return {'median': float(statistics.median(values)), 'min': float(min(values)),
-          'max': float(max(values))}
 
 
 def settings():
@@ -114,7 +109,7 @@ def time_pipeline(train_data, noise, crop, batch):
     for _ in range(FLAGS.steps):
       next(iterator)
     rates.append(FLAGS.steps * batch / (time.perf_counter() - started))
-  return {'images_per_second': summarize(rates),
+  return {'images_per_second': floor.summarize(rates),
           'mpixels_per_second': statistics.median(rates) * crop * crop / 1e6}
 
 
@@ -151,7 +146,7 @@ def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, step
 def time_training(*args, **kwargs):
   """Images/s of the real training loop: {'median', 'min', 'max'} of FLAGS.repeats."""
   timed_repetition = make_timed_loop(*args, **kwargs)
-  return summarize([timed_repetition() for _ in range(FLAGS.repeats)])
+  return floor.summarize([timed_repetition() for _ in range(FLAGS.repeats)])
 
 
 def time_alternating(loops):
@@ -175,40 +170,8 @@ def time_end_to_end(train_data, noise, crop, batch, precision, from_memory_loop)
   of per-pair ratios."""
   fed_loop = make_timed_loop(train_data, noise, crop, batch, precision, False)
   memory_rates, fed_rates = time_alternating([from_memory_loop, fed_loop])
-  return {**summarize(fed_rates), 'from_memory': summarize(memory_rates),
+  return {**floor.summarize(fed_rates), 'from_memory': floor.summarize(memory_rates),
           **ratio_summary(fed_rates, memory_rates)}
-
-
-def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
-  """Multiply-adds of one U-Net forward pass per input pixel (convolutions only),
-  counted from every convolution's real output size on a probe image."""
-  model = model_lib.build_unet(channels)
-  convolutions = [layer for layer in model.layers if hasattr(layer, 'kernel_size')]
-  probe = tf.keras.Model(model.input, [layer.output for layer in convolutions])
-  outputs = probe(tf.zeros([1, probe_size, probe_size, channels]))
-  total = 0
-  for layer, output in zip(convolutions, outputs):
-    kernel_h, kernel_w = layer.kernel_size
-    in_channels = layer.kernel.shape[2]
-    total += output.shape[1] * output.shape[2] * kernel_h * kernel_w * in_channels * layer.filters
-  return total / probe_size**2
-
-
-def matmul_rate(sizes=(1024, 2048, 4096)):
-  """This machine's float32 matmul rate with TensorFlow, multiply-adds per second:
-  the best median over square sizes (small ones underuse the cores)."""
-  rates = {}
-  for size in sizes:
-    matrix = tf.random.uniform([size, size], dtype=tf.float32)
-    multiply = tf.function(lambda matrix=matrix: tf.matmul(matrix, matrix))
-    multiply().numpy()
-    times = []
-    for _ in range(FLAGS.repeats):
-      started = time.perf_counter()
-      multiply().numpy()
-      times.append(time.perf_counter() - started)
-    rates[size] = size**3 / statistics.median(times)
-  return max(rates.values()), rates
 
 
 def time_validation(checkpoint):
@@ -223,16 +186,17 @@ def time_validation(checkpoint):
       started = time.perf_counter()
       denoise(image)
       times.append(time.perf_counter() - started)
-    result[f'seconds_per_image_{precision}'] = summarize(times)
-  per_pixel = unet_multiply_adds_per_pixel()
-  rate, rates_by_size = matmul_rate((128, 256) if FLAGS.tiny else (1024, 2048, 4096))
-  floor = per_pixel * height * width / rate
+    result[f'seconds_per_image_{precision}'] = floor.summarize(times)
+  per_pixel = floor.unet_multiply_adds_per_pixel()
+  rate, rates_by_size = floor.matmul_rate((128, 256) if FLAGS.tiny else (1024, 2048, 4096),
+                                          FLAGS.repeats)
+  floor_seconds = per_pixel * height * width / rate
   result.update({'image': f'{width}x{height}', 'multiply_adds_per_pixel': per_pixel,
                  'matmul_multiply_adds_per_second_float32': rate,
                  'matmul_rate_by_size': {str(size): value for size, value in rates_by_size.items()},
-                 'floor_seconds_float32': floor,
+                 'floor_seconds_float32': floor_seconds,
                  'achieved_over_floor_float32':
-                     result['seconds_per_image_float32']['median'] / floor})
+                     result['seconds_per_image_float32']['median'] / floor_seconds})
   if checkpoint:
     from n2n.inference import restore  # pylint: disable=g-import-not-at-top
     images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
@@ -304,7 +268,7 @@ def main(argv):
                    **ratio_summary(memory_rates['mixed_bfloat16'], memory_rates['float32'])}
         report['precision_speedup'].append(speedup)
       for precision, memory_loop in zip(precisions, memory_loops):
-        memory = summarize(memory_rates[precision])
+        memory = floor.summarize(memory_rates[precision])
         row = {'precision': precision, 'crop': crop, 'batch': batch, 'from_memory': memory}
         print(f'step       {precision:14s} crop {crop:3d} batch {batch:2d}: '
               f'{memory["median"]:7.1f} images/s from memory', flush=True)

@@ -41,6 +41,20 @@ def pad_to_multiple(image, multiple=unet.SIZE_MULTIPLE):
   return reflect_pad(image, round_up(image.shape[0], multiple), round_up(image.shape[1], multiple))
 
 
+def balanced_tile(size, tile, overlap):
+  """The tile length along an axis of `size` pixels: no more than `tile`, as few
+  tiles as `tile` needs, and then as short as a multiple of 32 allows.
+
+  Every tile costs a full network pass, so shrinking the tiles until they just
+  cover the axis removes the wasted overlap: 6000 x 4000 in tiles of at most
+  1024 costs 1.17x the image's pixels instead of 1.53x.
+  """
+  if size <= tile:
+    return round_up(size)
+  count = math.ceil((size - overlap) / (tile - overlap))
+  return min(tile, round_up(math.ceil((size - overlap) / count) + overlap))
+
+
 def tile_starts(size, tile, overlap):
   """Offsets of tiles of `tile` pixels covering [0, size), evenly spread,
   neighbours sharing at least `overlap` pixels. [0] when one tile is enough."""
@@ -82,8 +96,8 @@ def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT
     [H, W, C] float32.
   """
   height, width, channels = image.shape
-  tile_h = min(tile_size, round_up(height))
-  tile_w = min(tile_size, round_up(width))
+  tile_h = balanced_tile(height, tile_size, overlap)
+  tile_w = balanced_tile(width, tile_size, overlap)
   if tile_h > height or tile_w > width:
     # Smaller than one tile along an axis: reflect-pad to the tile (as whole-image
     # inference pads to a multiple of 32) and crop back afterwards.
@@ -101,4 +115,5 @@ def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT
                         _ramp(tile_w, left, width, overlap))[:, :, np.newaxis]
       output[top:top + tile_h, left:left + tile_w] += weight * denoised
       total_weight[top:top + tile_h, left:left + tile_w] += weight
-  return output / total_weight
+  output /= total_weight
+  return output

@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from n2n.inference import tiling
 
@@ -36,3 +37,54 @@ def test_an_image_smaller_than_a_tile_is_run_whole_padded_to_32():
   image = np.ones((40, 33, 1), np.float32)
   output = tiling.denoise_tiled(image, _calls_recorded(calls), tile_size=512)
   assert calls == [(1, 64, 64, 1)] and output.shape == (40, 33, 1)
+
+
+@pytest.mark.parametrize('size,tile,overlap', [(6000, 1024, 64), (4000, 512, 64), (1024, 512, 64),
+                                               (700, 256, 32), (513, 512, 64), (96, 512, 64)])
+def test_balanced_tiles_are_no_more_and_no_longer_than_asked(size, tile, overlap):
+  balanced = tiling.balanced_tile(size, tile, overlap)
+  assert balanced % 32 == 0 and balanced <= max(tile, tiling.round_up(size))
+  if size > tile:
+    assert (len(tiling.tile_starts(size, balanced, overlap))
+            == len(tiling.tile_starts(size, tile, overlap)))
+    # One step of 32 shorter would need another tile.
+    assert (len(tiling.tile_starts(size, balanced - 32, overlap))
+            > len(tiling.tile_starts(size, tile, overlap)))
+
+
+def test_balanced_tiles_cost_fewer_pixels_on_a_24_megapixel_image():
+  def pixels_run(tile):
+    rows = [tiling.balanced_tile(size, tile, 64) * len(tiling.tile_starts(
+        size, tiling.balanced_tile(size, tile, 64), 64)) for size in (4000, 6000)]
+    return rows[0] * rows[1] / (4000 * 6000)
+  assert pixels_run(1024) < 1.2
+
+
+def _local_network(receptive_radius, channels=3):
+  """A fixed convolution stack whose output at a pixel depends only on input
+  pixels within `receptive_radius`: tiles overlapping by 4x that radius must
+  reproduce the whole-image output (the outer quarter of an overlap is unweighted)."""
+  rng = np.random.default_rng(1)
+  kernels = [rng.normal(0, 0.3, (3, 3, channels, channels)).astype(np.float32)
+             for _ in range(receptive_radius)]
+
+  def run_batch(tiles):
+    values = tf.constant(tiles)
+    for kernel in kernels:
+      values = tf.nn.relu(tf.nn.conv2d(values, kernel, 1, 'SAME')) + values
+    return values.numpy()
+
+  return run_batch
+
+
+@pytest.mark.parametrize('height,width', [(200, 170), (161, 300)])
+def test_tiles_reproduce_the_whole_image_when_the_overlap_covers_the_context(height, width):
+  image = np.random.default_rng(0).uniform(size=(height, width, 3)).astype(np.float32)
+  network = _local_network(receptive_radius=4)
+  # Unpadded: border tiles end at the image border, where this network zero-pads.
+  whole = network(image[np.newaxis])[0]
+  tiled = tiling.denoise_tiled(image, network, tile_size=96, overlap=16, batch_tiles=2)
+  np.testing.assert_allclose(tiled, whole, atol=1e-5)
+  # Too little overlap for the context: the same tiling does depart from it.
+  too_little = tiling.denoise_tiled(image, network, tile_size=96, overlap=8)
+  assert np.abs(too_little - whole).max() > 1e-3
