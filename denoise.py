@@ -8,6 +8,7 @@ pages and path below the input folder. Images of any size are denoised in
 overlapping tiles.
 """
 
+import json
 import sys
 
 from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
@@ -31,16 +32,17 @@ def main(argv):
     jobs = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
                                config.format, config.overwrite)
     if export.is_export(config.model):
-      run_batch, channels, _ = export.load_export(config.model)
+      run_batch, channels, run_config = export.load_export(config.model)
       source = f'the export {config.model}'
     else:
       restored = restore.restore_model(
           config.model, hardware.resolve_precision(config.precision), flag_name='model')
       run_batch = denoiser.model_function(restored.model)
       channels, source = restored.run_config.model.channels, restored.prefix
+      run_config = json.loads(restored.run_config.to_json())
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
                                       config.batch_tiles)
-    summary = denoising.denoise_files(jobs, denoise, channels)
+    summary = denoising.denoise_files(jobs, denoise, channels, run_config)
     skipped = ''.join(f'\n  skipped {path}: {reason}' for path, reason in summary.skipped)
     print(f'denoised {len(summary.written)} of {len(jobs)} files ({summary.megapixels:.1f} MP) '
           f'in {summary.seconds:.1f} s with {source}{skipped}')

@@ -1,9 +1,19 @@
 """Turns a folder of images into shuffled, sharded TFRecords for train.py.
 
   python datasets/make_tfrecords.py --input_dir=photos/ --output_dir=data/photos
+  python datasets/make_tfrecords.py --input_dir=captures/ --output_dir=data/captures --scenes
 
-Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (image count,
-per-shard counts, size statistics, skipped files with reasons).
+Clean images (default): every readable image below --input_dir, converted to
+8-bit RGB; train with a synthetic --noise.
+
+--scenes: every folder below --input_dir that directly holds images is a
+scene of two or more registered noisy captures of one view, plus optionally
+reference.* (its clean or many-frame average image). Pixels keep their bit
+depth (8/16-bit integer, float32) and channels (1 or 3); train with
+--noise=none.
+
+Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (counts, sizes,
+pixel type and white level for scenes, skipped files with reasons).
 """
 
 import os
@@ -17,10 +27,19 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 
-flags.DEFINE_string('input_dir', None, 'Folder of images, searched recursively.')
+flags.DEFINE_string('input_dir', None, 'Folder of images (or of scene folders), searched '
+                    'recursively.')
 flags.DEFINE_string('output_dir', None, 'Folder for the shards and manifest.json.')
+flags.DEFINE_boolean('scenes', False, 'Folders of real noisy captures of one view each, kept at '
+                     'their bit depth and channels (see above).')
+flags.DEFINE_float('white_level', 0.0, 'With --scenes: the pixel value that maps to 1.0 (e.g. '
+                   '4095 for 12-bit data stored in 16-bit files); larger values are an error. '
+                   '0: the dtype maximum (1.0 for float data).', lower_bound=0.0)
+flags.DEFINE_boolean('skip_bad_scenes', False, 'With --scenes: skip scenes that break the rules '
+                     'with one warning each, instead of stopping with nothing written.')
 flags.DEFINE_integer('num_shards', 0, 'Number of shards; 0 sizes them at about 150 MB each.')
-flags.DEFINE_integer('min_size', 256, 'Skip images whose shorter side is below this, in pixels.')
+flags.DEFINE_integer('min_size', 256, 'Skip images whose shorter side is below this, in pixels '
+                     '(clean images only).')
 flags.DEFINE_integer('seed', 0, 'Shuffle seed.')
 flags.DEFINE_boolean('overwrite', False, 'Replace existing shards in --output_dir.')
 flags.DEFINE_integer('num_workers', 0, 'Decoding threads; 0: one per CPU core.')
@@ -32,8 +51,15 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('make_tfrecords.py'):
-    dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
-                                 FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
+    if FLAGS.scenes:
+      dataset_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
+                                         FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
+                                         FLAGS.skip_bad_scenes)
+    else:
+      if FLAGS.white_level:
+        raise ValueError('--white_level applies to --scenes only (clean images are 8-bit)')
+      dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
+                                   FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
 
 
 if __name__ == '__main__':

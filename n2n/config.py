@@ -23,13 +23,20 @@ STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
 LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
 CACHE_MODES = ('auto', 'true', 'false')
+# --noise=none: real noisy captures (scene datasets), no synthetic corruption.
+NO_NOISE = 'none'
+NOISES = catalog.NAMES + (NO_NOISE,)
+# Clean-image datasets hold 8-bit RGB; scene datasets say in their manifest.
+CLEAN_IMAGE_CHANNELS = 3
 
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
   """What defines the network's weights; a model_dir never changes these."""
   architecture: str = 'n2n_unet'
-  channels: int = setting(3, 'Image channels: 3 (RGB) or 1 (grayscale, luma).', minimum=1,
+  channels: int = setting(0, 'Image channels: 3 (RGB) or 1 (grayscale, luma). 0: as the '
+                          'training data (RGB for clean-image datasets, the captures\' channels '
+                          'for scene datasets); a value converts the data to it.', minimum=0,
                           maximum=3)
 
   def __post_init__(self):
@@ -64,7 +71,9 @@ class TrainConfig:
   train_images_dir: str = setting(
       '', 'Optional image folder: when --train_data matches no file, TFRecords are first built '
       'from this folder into the directory of --train_data.')
-  noise: str = setting('gaussian', 'Corruption.', choices=catalog.NAMES)
+  noise: str = setting('gaussian', 'Corruption. none: the training data are scenes of real '
+                       'noisy captures (datasets/make_tfrecords.py --scenes); each example is '
+                       'two captures of one scene.', choices=NOISES)
   noise_range: tuple[float, ...] = setting(
       (), 'Training level range "low,high", per image: Gaussian sigma in 0-255 units, Poisson '
       'lambda, or the fraction of pixels for text, impulse and bernoulli. Empty: the '
@@ -116,8 +125,17 @@ class TrainConfig:
                                            'those steps to model_dir/plugins/profile.')
   model: ModelConfig = section(ModelConfig, '')
   augment: AugmentConfig = section(AugmentConfig, 'augment_')
+  # Resolved from the training data's manifest when the run starts (not flags):
+  # the pixel type and the value that maps to 1.0, so validate.py, denoise.py
+  # and export.py hand results back in the data's own units.
+  data_dtype: str = 'uint8'
+  data_channels: int = CLEAN_IMAGE_CHANNELS
+  white_level: float = 255.0
 
   def __post_init__(self):
+    if self.noise == NO_NOISE:
+      self._check_without_noise()
+      return
     corruption = catalog.get_spec(self.noise)
     # Resolve corruption-dependent defaults so config.json records real values.
     resolved = {
@@ -143,6 +161,9 @@ class TrainConfig:
       if not lowest <= level <= highest:
         raise ValueError(f'--eval_noise_levels value {level:g} is outside {lowest:g}..{highest:g} '
                          f'for --noise={self.noise}')
+    self._check_run_settings()
+
+  def _check_run_settings(self):
     if self.profile_steps and not (len(self.profile_steps) == 2
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
       raise ValueError(f'--profile_steps={format_value(self.profile_steps)} must be START,END '
@@ -150,9 +171,33 @@ class TrainConfig:
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 
+  def _check_without_noise(self):
+    object.__setattr__(self, 'loss', 'l2' if self.loss == 'auto' else self.loss)
+    object.__setattr__(self, 'profile_steps', tuple(int(v) for v in self.profile_steps))
+    check_settings(self)
+    for name in ('noise_range', 'eval_noise_levels'):
+      if getattr(self, name):
+        raise ValueError(f'--{name} does not apply to --noise=none (real noisy captures)')
+    if self.loss == 'masked_l2':
+      raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
+    self._check_run_settings()
+
   def to_json(self):
     """The configuration as a JSON string (tuples become lists)."""
     return to_json(self)
+
+
+def resolve_data(config, data_channels, data_dtype, white_level):
+  """config with what the training data decides: the model's channels (where
+  --channels is 0), the data's channels, pixel type and white level."""
+  model = dataclasses.replace(config.model, channels=config.model.channels or data_channels)
+  return dataclasses.replace(config, model=model, data_channels=int(data_channels),
+                             data_dtype=data_dtype, white_level=float(white_level))
+
+
+def model_channels(config):
+  """The network's channel count; an unresolved 0 means clean-image data (RGB)."""
+  return config.model.channels or CLEAN_IMAGE_CHANNELS
 
 
 @dataclasses.dataclass(frozen=True)
@@ -161,8 +206,8 @@ class ValidateConfig:
   checkpoint: str = setting('', 'A model_dir (newest checkpoint) or a checkpoint prefix '
                             '(model_dir/ckpt-N).', required=True)
   data: str = setting('', "A folder of images or a TFRecord glob. Empty: the run's --val_data.")
-  noise: str = setting('', "Corruption. Empty: the run's --noise.",
-                       choices=('',) + catalog.NAMES)
+  noise: str = setting('', "Corruption. Empty: the run's --noise (none: --data is a folder "
+                       'of scenes of real noisy captures).', choices=('',) + NOISES)
   noise_levels: tuple[float, ...] = setting((), "Comma list of levels. Empty: the run's "
                                             '--eval_noise_levels.')
   seed: int = setting(-1, "Seed of the fixed evaluation noise. -1: the run's --seed, as the "

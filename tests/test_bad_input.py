@@ -103,6 +103,28 @@ def _train(tfrecord_glob, model_dir, *extra):
               '--log_every=2', '--precision=float32', *extra)
 
 
+def test_scene_tool_refuses_bad_scenes_in_one_line_with_nothing_written(tmp_path):
+  def write(path, array):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(tf.io.encode_png(array[:, :, np.newaxis]).numpy())
+
+  capture = np.full((40, 40), 3000, np.uint16)
+  write(tmp_path / 'in' / 'good' / 'a.png', capture)
+  write(tmp_path / 'in' / 'good' / 'b.png', capture + 1000)
+  output = tmp_path / 'out'
+  result = _run('datasets/make_tfrecords.py', '--scenes', f'--input_dir={tmp_path / "in"}',
+                f'--output_dir={output}', '--white_level=3500')
+  assert result.returncode != 0
+  assert _last_line(result).endswith('b.png holds values up to 4000, above --white_level=3500; '
+                                     "pass the sensor's white level"), result.stderr
+  write(tmp_path / 'in' / 'lonely' / 'only.png', capture)
+  result = _run('datasets/make_tfrecords.py', '--scenes', f'--input_dir={tmp_path / "in"}',
+                f'--output_dir={output}')
+  assert result.returncode != 0 and 'only.png' in _last_line(result)
+  assert 'a scene needs two or more noisy captures' in _last_line(result)
+  assert not output.exists() or not list(output.iterdir())
+
+
 def test_truncated_shard_is_named_or_skipped(tfrecord_dir, tmp_path):
   records = tmp_path / 'records'
   shutil.copytree(tfrecord_dir, records)

@@ -29,10 +29,28 @@ def test_bad_values_name_the_flag(overrides, message):
     config_lib.TrainConfig(**{**BASE, **overrides})
 
 
-def test_channels_are_1_or_3():
-  for channels in (0, 2, 4):
+def test_channels_are_1_or_3_or_0_for_as_the_data():
+  for channels in (2, 4, -1):
     with pytest.raises(ValueError, match=f'--channels={channels} must be'):
       config_lib.ModelConfig(channels=channels)
+  unresolved = config_lib.TrainConfig(**BASE)
+  assert unresolved.model.channels == 0 and config_lib.model_channels(unresolved) == 3
+  resolved = config_lib.resolve_data(unresolved, 1, 'uint16', 4095)
+  assert (resolved.model.channels, resolved.data_channels, resolved.data_dtype,
+          resolved.white_level) == (1, 1, 'uint16', 4095.0)
+  converting = config_lib.resolve_data(
+      config_lib.TrainConfig(**BASE, model=config_lib.ModelConfig(channels=3)), 1, 'uint16', 4095)
+  assert (converting.model.channels, converting.data_channels) == (3, 1)
+
+
+def test_noise_none_takes_no_levels_and_defaults_to_l2():
+  config = config_lib.TrainConfig(**{**BASE, 'noise': 'none'})
+  assert (config.loss, config.noise_range, config.eval_noise_levels) == ('l2', (), ())
+  for overrides, message in (({'noise_range': (0, 50)}, '--noise_range does not apply'),
+                             ({'eval_noise_levels': (25,)}, '--eval_noise_levels does not apply'),
+                             ({'loss': 'masked_l2'}, '--loss=masked_l2 needs')):
+    with pytest.raises(ValueError, match=message):
+      config_lib.TrainConfig(**{**BASE, 'noise': 'none', **overrides})
 
 
 def test_differing_model_fields():
@@ -56,16 +74,20 @@ def test_corruption_defaults_are_resolved_and_written_to_json():
   assert config.noise_range == (0.0, 0.95) and config.eval_noise_levels == (0.5, 0.7)
   assert config.loss == 'annealed_l0'
   saved = json.loads(config.to_json())
-  assert saved['noise_range'] == [0.0, 0.95] and saved['model']['channels'] == 3
+  assert saved['noise_range'] == [0.0, 0.95] and saved['model']['channels'] == 0
   assert config_lib.from_dict(config_lib.TrainConfig, saved) == config
+  resolved = json.loads(config_lib.resolve_data(config, 3, 'uint8', 255).to_json())
+  assert resolved['model']['channels'] == 3 and resolved['white_level'] == 255
 
 
 def test_an_older_or_newer_config_json_still_reads():
   saved = json.loads(config_lib.TrainConfig(**BASE).to_json())
   saved['a_setting_from_the_future'] = 1
   del saved['jit_compile']
+  del saved['white_level'], saved['data_dtype']  # config.json of runs before scene datasets
   config = config_lib.from_dict(config_lib.TrainConfig, saved)
   assert config.jit_compile is False and config.model_dir == 'm'
+  assert (config.data_dtype, config.white_level) == ('uint8', 255.0)
 
 
 def test_name_lists_agree_with_the_code_that_implements_them():

@@ -30,7 +30,7 @@ def dihedral_index_maps(size):
   return np.stack(maps)
 
 
-def augment_crops(crops, augment, seed):
+def augment_crops(crops, augment, seed, divisor=255.0):
   """Random flips, 90-degree rotations and channel permutations of clean crops,
   converted to float.
 
@@ -41,12 +41,15 @@ def augment_crops(crops, augment, seed):
   transformed copies cost several times more on a CPU.
 
   Args:
-    crops: [B, S, S, C] uint8 (square; S and C static).
+    crops: [B, S, S, C] uint8 (square; S and C static), or any numeric type
+      with a matching divisor.
     augment: config.AugmentConfig.
     seed: [2] int32 stateless seed.
+    divisor: divides the values: 255 takes uint8 to [0, 1]; 1 for crops
+      already in [0, 1].
 
   Returns:
-    [B, S, S, C] float32 in [0, 1].
+    [B, S, S, C] float32, crops / divisor.
   """
   size, channels = crops.shape[1], crops.shape[-1]
   seeds = tf.random.experimental.stateless_split(seed, 4)
@@ -68,7 +71,7 @@ def augment_crops(crops, augment, seed):
                                          for order in itertools.permutations(range(3))]))
     choice = tf.random.stateless_uniform([count], seeds[3], 0, 6, dtype=tf.int32)
     # A permutation matrix times 1/255: exact, and cheaper than a channel gather.
-    pixels = pixels @ (tf.gather(permutations, choice) / 255.0)
-  else:
-    pixels = pixels / 255.0
+    pixels = pixels @ (tf.gather(permutations, choice) / divisor)
+  elif divisor != 1.0:
+    pixels = pixels / divisor
   return tf.reshape(pixels, [count, size, size, channels])

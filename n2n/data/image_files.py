@@ -75,27 +75,35 @@ def split_alpha(array):
   return array, None
 
 
-def to_unit_range(array):
-  """Integer images scaled to [0, 1] by their dtype's maximum; floats kept. float32 out."""
+def to_unit_range(array, white_level=None):
+  """Pixels to float32 with 1.0 at white: divided by white_level if given, else
+  integers by their dtype's maximum and floats kept."""
   if array.dtype == bool:
     return array.astype(np.float32)
+  if white_level:
+    return array.astype(np.float32) / np.float32(white_level)
   if np.issubdtype(array.dtype, np.integer):
     return array.astype(np.float32) / np.iinfo(array.dtype).max
   return array.astype(np.float32)
 
 
-def like_input(values, original):
+def like_input(values, original, white_level=None):
   """Denoised [0, 1]-unit values back to the input's dtype and range.
 
-  Integers are rounded and clipped to the dtype's range; floats are clipped
-  to the range the input itself spans.
+  Integers are rounded and clipped to the dtype's range (to [0, white_level]
+  if given, the data's own white); floats are clipped to the range the input
+  itself spans.
   """
   if original.dtype == bool:
     return values >= 0.5
+  # One float copy, then in place: images can be tens of megapixels.
   if np.issubdtype(original.dtype, np.integer):
-    top = np.iinfo(original.dtype).max
-    return np.round(np.clip(values, 0.0, 1.0) * top).astype(original.dtype)
-  return np.clip(values, original.min(), original.max()).astype(original.dtype)
+    scaled = np.clip(values, 0.0, 1.0)
+    scaled *= white_level or np.iinfo(original.dtype).max
+    return np.round(scaled, out=scaled).astype(original.dtype)
+  scaled = values * np.float32(white_level) if white_level else np.array(values)
+  np.clip(scaled, original.min(), original.max(), out=scaled)
+  return scaled.astype(original.dtype, copy=False)
 
 
 def output_family(input_path, requested='auto'):

@@ -75,19 +75,31 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
   return jobs
 
 
-def denoise_page(page, denoise, model_channels):
+def data_white_level(run_config, dtype):
+  """The value that was 1.0 in training for pixels of dtype: the run's white
+  level when dtype is the training data's own (e.g. 4095 for 12-bit data in
+  16-bit files), else None (the dtype's full range)."""
+  if run_config is None or dtype.name != run_config.get('data_dtype', 'uint8'):
+    return None
+  return run_config.get('white_level') or None
+
+
+def denoise_page(page, denoise, model_channels, run_config=None):
   """Denoises one page, keeping its dtype, shape and alpha.
 
   Args:
     page: [H, W] or [H, W, C] array of any image dtype.
     denoise: fn([H, W, model_channels] float32) -> same shape float32.
     model_channels: 1 or 3.
+    run_config: the run's config.json dict, or None: pixels of the training
+      data's dtype are scaled by its white level (data_white_level).
 
   Returns:
     Array of page's shape and dtype.
   """
   colour, alpha = image_files.split_alpha(page)
-  values = image_files.to_unit_range(colour)
+  white_level = data_white_level(run_config, colour.dtype)
+  values = image_files.to_unit_range(colour, white_level)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:
@@ -95,7 +107,10 @@ def denoise_page(page, denoise, model_channels):
   else:
     denoised = np.concatenate([denoise(values[:, :, [channel]])
                                for channel in range(values.shape[2])], axis=2)
-  result = image_files.like_input(denoised, colour)
+  # Dropped before converting back: on a 24-MP image each float copy is 288 MB.
+  del values
+  result = image_files.like_input(denoised, colour, white_level)
+  del denoised
   if alpha is not None:
     result = np.concatenate([result, alpha], axis=2)
   return result.reshape(page.shape)
@@ -110,7 +125,7 @@ class Summary:
   seconds: float
 
 
-def denoise_files(jobs, denoise, model_channels):
+def denoise_files(jobs, denoise, model_channels, run_config=None):
   """Denoises every job's file; unreadable ones are skipped with one warning each.
 
   Returns:
@@ -127,11 +142,15 @@ def denoise_files(jobs, denoise, model_channels):
       summary.skipped.append((job.source, reason))
       continue
     page_started = time.perf_counter()
-    denoised = [denoise_page(page, denoise, model_channels) for page in pages]
+    denoised = [denoise_page(page, denoise, model_channels, run_config) for page in pages]
     data = image_files.encode_pages(denoised, job.family)
     tf.io.gfile.makedirs(os.path.dirname(job.destination))
-    with tf.io.gfile.GFile(job.destination, 'wb') as output:
+    # Written beside and renamed: an interrupted run never leaves a truncated
+    # file under the final name, and the name appears only when complete.
+    partial = job.destination + '.partial'
+    with tf.io.gfile.GFile(partial, 'wb') as output:
       output.write(data)
+    tf.io.gfile.rename(partial, job.destination, overwrite=True)
     seconds = time.perf_counter() - page_started
     megapixels = sum(page.shape[0] * page.shape[1] for page in pages) / 1e6
     summary.written.append(job.destination)

@@ -6,6 +6,7 @@ eval curves are the same whoever computed them.
 
 from absl import logging
 
+from n2n import config as config_lib
 from n2n.inference import denoiser
 from n2n.inference import scoring
 from n2n.inference import summaries
@@ -18,8 +19,9 @@ class Evaluator:
     """
     Args:
       model: keras.Model whose current weights are scored at each call.
-      images: list of (name, [H, W, C] uint8) clean evaluation images.
-      noise, levels, seed: the fixed evaluation corruption (scoring.evaluate).
+      images: list of (name, [H, W, C] uint8) clean evaluation images, or
+        of scoring.EvalScene for noise 'none' (scoring.load_eval_data).
+      noise, levels, seed: the fixed evaluation corruption (scoring.score).
       image_summaries: comparison strips written for the first this many images.
       writer: tf.summary writer of the run's eval folder.
     """
@@ -27,11 +29,12 @@ class Evaluator:
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries
+    self._corrupt = None if noise == config_lib.NO_NOISE else scoring.make_corruption(noise)
     self._writer = writer
 
   def __call__(self, step):
-    results = scoring.evaluate(self._denoise, self._images, self._noise, self._levels,
-                               self._seed, keep_images=self._image_summaries)
+    results = scoring.score(self._denoise, self._images, self._noise, self._levels, self._seed,
+                            keep_images=self._image_summaries, corrupt=self._corrupt)
     summaries.write_evaluation(self._writer, step, results)
     logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
     return results

@@ -13,6 +13,7 @@ import os
 import keras
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import run_dir
 from n2n.inference import scoring
 from n2n.inference import summaries
@@ -85,16 +86,26 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
 def describe(run_config, step, validation_psnr=None):
   """The export's README.md text."""
   kind = 'Noise2Noise (noisy targets)' if run_config.target == 'noisy' else 'Noise2Clean'
-  low, high = run_config.noise_range
+  if run_config.noise == config_lib.NO_NOISE:
+    trained_on = 'scenes of real noisy captures (no synthetic noise)'
+  else:
+    low, high = run_config.noise_range
+    trained_on = f'{run_config.noise} noise, level range {low:g}-{high:g}'
   channels = 'RGB' if run_config.model.channels == 3 else 'grayscale'
   lines = [
       '# n2n denoiser (TensorFlow SavedModel)', '',
-      f'- trained as: {kind}, {run_config.noise} noise, level range {low:g}-{high:g}',
+      f'- trained as: {kind}, {trained_on}',
       f'- channels: {run_config.model.channels} ({channels})',
+      f'- pixel scale: the training data were {run_config.data_dtype} with white level '
+      f'{run_config.white_level:g}; the model takes and returns pixel / {run_config.white_level:g}',
       f'- training step: {step} of {run_config.train_steps}; data: {run_config.train_data}',
   ]
   for scores in validation_psnr or []:
-    lines.append(f'- validation PSNR at {scores.noise} {scoring.format_level(scores.level)}: '
+    if scores.mean_psnr is None:
+      continue
+    where = (scoring.CAPTURES_TAG if scores.noise == config_lib.NO_NOISE
+             else f'{scores.noise} {scoring.format_level(scores.level)}')
+    lines.append(f'- validation PSNR at {where}: '
                  f'{scores.mean_psnr:.2f} dB (noisy input {scores.mean_input_psnr:.2f} dB)')
   if not validation_psnr:
     lines.append('- validation PSNR: not known (the run had no validation data)')
@@ -110,17 +121,18 @@ def logged_psnr(model_dir, step):
   found = {}
   for path in tf.io.gfile.glob(os.path.join(model_dir, summaries.EVAL_SUBDIR,
                                             'events.out.tfevents.*')):
-    for event in tf.compat.v1.train.summary_iterator(path):
+    for event in summaries.read_events(path):
       if event.step != step:
         continue
       for value in event.summary.value:
         kind, _, tag = value.tag.partition('/')
-        if kind in ('psnr', 'input_psnr') and '_' in tag:
+        if kind in ('psnr', 'input_psnr') and ('_' in tag or tag == scoring.CAPTURES_TAG):
           found.setdefault(tag, {})[kind] = float(tf.make_ndarray(value.tensor))
   results = []
   for tag, values in sorted(found.items()):
     if {'psnr', 'input_psnr'} <= set(values):
-      noise, level = tag.rsplit('_', 1)
+      noise, level = ((config_lib.NO_NOISE, 0.0) if tag == scoring.CAPTURES_TAG
+                      else tag.rsplit('_', 1))
       image = scoring.ImageScore('mean', values['psnr'], values['input_psnr'])
       results.append(scoring.LevelScores(noise, float(level), (image,)))
   return results

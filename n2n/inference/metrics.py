@@ -14,7 +14,13 @@ def quantize_to_uint8_range(image):
   return tf.round(tf.clip_by_value(tf.cast(image, tf.float32), 0.0, 1.0) * 255.0) / 255.0
 
 
-def psnr(prediction, clean, quantize=True):
+def quantize_to_step(image, step):
+  """Clips to [0, 1] and rounds to multiples of step (no rounding when step is 0)."""
+  image = tf.clip_by_value(tf.cast(image, tf.float32), 0.0, 1.0)
+  return tf.round(image / step) * step if step else image
+
+
+def psnr(prediction, clean, quantize=True, step=None):
   """Per-image PSNR in dB.
 
   Args:
@@ -23,12 +29,15 @@ def psnr(prediction, clean, quantize=True):
     quantize: clip the prediction to [0, 1] and round it to 8 bits first (the
       official convention for network outputs). False scores the values as
       they are, which is what a noisy network input (unclipped) really is.
+    step: with quantize, round to multiples of this instead of 1/255 (the
+      data's own bit depth, e.g. 1/65535; 0 clips only, for float data).
 
   Returns:
     [B] (or scalar) float32 PSNR in dB; +inf where the images are equal.
   """
   if quantize:
-    prediction = quantize_to_uint8_range(prediction)
+    prediction = (quantize_to_uint8_range(prediction) if step is None
+                  else quantize_to_step(prediction, step))
   error = tf.cast(prediction, tf.float32) - tf.cast(clean, tf.float32)
   mse = tf.reduce_mean(tf.square(error), axis=[-3, -2, -1])
   return -10.0 * tf.math.log(mse) / tf.math.log(10.0)

@@ -10,16 +10,28 @@ from n2n.data import image_io
 from n2n.inference import scoring
 
 
+def _cell(value, width, digits=2):
+  return f'{"-":>{width}}' if value is None else f'{value:{width}.{digits}f}'
+
+
 def format_table(results):
-  """The per-image table and per-level means of scoring.LevelScores as text."""
+  """The per-image table and per-level means of scoring.LevelScores as text;
+  for scenes also the noisy-target error ('-' where a scene has no reference)."""
   lines = []
   for scores in results:
+    scenes = scores.mean_noisy_target_mse is not None
     width = max(12, max(len(image.name) for image in scores.images))
-    lines.append(f'{scores.noise} {scoring.format_level(scores.level)}')
-    lines.append(f'  {"image":<{width}}  {"input PSNR":>10}  {"output PSNR":>11}')
-    for image in scores.images:
-      lines.append(f'  {image.name:<{width}}  {image.input_psnr:10.2f}  {image.psnr:11.2f}')
-    lines.append(f'  {"mean":<{width}}  {scores.mean_input_psnr:10.2f}  {scores.mean_psnr:11.2f}')
+    lines.append(scoring.CAPTURES_TAG if scenes
+                 else f'{scores.noise} {scoring.format_level(scores.level)}')
+    lines.append(f'  {"scene" if scenes else "image":<{width}}  {"input PSNR":>10}  '
+                 f'{"output PSNR":>11}' + ('  noisy-target MSE' if scenes else ''))
+    rows = [(image.name, image.input_psnr, image.psnr, image.noisy_target_mse)
+            for image in scores.images]
+    rows.append(('mean', scores.mean_input_psnr, scores.mean_psnr,
+                 scores.mean_noisy_target_mse))
+    for name, input_psnr, psnr, mse in rows:
+      lines.append(f'  {name:<{width}}  {_cell(input_psnr, 10)}  {_cell(psnr, 11)}'
+                   + (f'  {_cell(mse, 16, 6)}' if scenes else ''))
   return '\n'.join(lines)
 
 
@@ -27,12 +39,19 @@ def metrics_dict(checkpoint, step, results):
   """metrics.json content: per level the means and the per-image rows (dB)."""
   levels = {}
   for scores in results:
-    levels[scoring.format_level(scores.level)] = {
+    entry = {
         'mean_psnr': scores.mean_psnr,
         'mean_input_psnr': scores.mean_input_psnr,
         'images': [{'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr}
                    for image in scores.images],
     }
+    if scores.mean_noisy_target_mse is not None:
+      entry['mean_noisy_target_mse'] = scores.mean_noisy_target_mse
+      for row, image in zip(entry['images'], scores.images):
+        row['noisy_target_mse'] = image.noisy_target_mse
+    key = (scoring.CAPTURES_TAG if scores.mean_noisy_target_mse is not None
+           else scoring.format_level(scores.level))
+    levels[key] = entry
   noise = results[0].noise if results else ''
   return {'checkpoint': checkpoint, 'step': step, 'noise': noise, 'levels': levels}
 

@@ -9,8 +9,14 @@ import dataclasses
 import numpy as np
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.corruptions import noise as noise_lib
+from n2n.data import input_pipeline
+from n2n.data import scenes as scenes_lib
 from n2n.inference import metrics
+
+# The tag of scene evaluations (--noise=none): real captures have no level.
+CAPTURES_TAG = 'captures'
 
 
 @dataclasses.dataclass(frozen=True)
@@ -19,10 +25,15 @@ class ImageScore:
 
   Attributes:
     name: the image's name (path below the evaluation folder).
-    psnr: dB, of the output clipped and rounded to 8 bits.
-    input_psnr: dB, of the unclipped noisy input the network sees.
+    psnr: dB, of the output clipped and rounded to the data's bit depth;
+      None for a scene without reference.
+    input_psnr: dB, of the unclipped noisy input the network sees; None
+      likewise.
     noisy, denoised, clean: [H, W, C] float32 (clean in [0, 1]), kept only
-      when asked for, else None.
+      when asked for, else None. For scenes, clean is the reference or, without
+      one, the second capture.
+    noisy_target_mse: scenes only: mean squared error between the denoised
+      first capture and the second capture, on the [0, 1] scale.
   """
   name: str
   psnr: float
@@ -30,6 +41,7 @@ class ImageScore:
   noisy: np.ndarray = None
   denoised: np.ndarray = None
   clean: np.ndarray = None
+  noisy_target_mse: float = None
 
 
 @dataclasses.dataclass(frozen=True)
@@ -42,17 +54,135 @@ class LevelScores:
   @property
   def tag(self):
     """'gaussian_25': the level's name in TensorBoard tags and folder names."""
+    if self.noise == config_lib.NO_NOISE:
+      return CAPTURES_TAG
     return f'{self.noise}_{format_level(self.level)}'
 
   @property
   def mean_psnr(self):
-    """Mean of the per-image output PSNRs, dB."""
-    return float(np.mean([image.psnr for image in self.images]))
+    """Mean of the per-image output PSNRs, dB; None when no image has a reference."""
+    return _mean([image.psnr for image in self.images])
 
   @property
   def mean_input_psnr(self):
-    """Mean of the per-image input PSNRs, dB."""
-    return float(np.mean([image.input_psnr for image in self.images]))
+    """Mean of the per-image input PSNRs, dB; None likewise."""
+    return _mean([image.input_psnr for image in self.images])
+
+  @property
+  def mean_noisy_target_mse(self):
+    """Scenes: mean of the per-scene noisy-target errors; None for synthetic noise."""
+    return _mean([image.noisy_target_mse for image in self.images])
+
+
+def _mean(values):
+  known = [value for value in values if value is not None]
+  return float(np.mean(known)) if known else None
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalScene:
+  """A validation scene, on the [0, 1] scale of the training data.
+
+  Attributes:
+    name: the scene folder below the validation folder.
+    first: [H, W, C] float32, the first capture (what is denoised).
+    second: [H, W, C] float32, the second capture (the noisy target).
+    reference: [H, W, C] float32 or None.
+    step: quantisation step of the data (1/white_level; 0 for float data).
+  """
+  name: str
+  first: np.ndarray
+  second: np.ndarray
+  reference: np.ndarray
+  step: float
+
+
+def _convert_channels(array, channels):
+  if array.shape[-1] == channels:
+    return array
+  if channels == 1:
+    return array @ np.array([[0.299], [0.587], [0.114]], np.float32)
+  return np.repeat(array, channels, axis=-1)
+
+
+def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
+  """Loads a folder of validation scenes in the training data's units.
+
+  Args:
+    path: folder of scenes (n2n/data/scenes.py).
+    run_config: the run's TrainConfig (data_dtype, white_level, channels resolved).
+    max_scenes: keep at most this many (0: all).
+
+  Returns:
+    list of EvalScene.
+
+  Raises:
+    ValueError: naming the flag, scene or file at fault.
+  """
+  try:
+    found = scenes_lib.find_scenes(path)
+  except scenes_lib.SceneError as error:
+    raise ValueError(f'--{flag_name}: {error}') from None
+  loaded = []
+  for scene in found[:max_scenes or None]:
+    try:
+      arrays = scenes_lib.read_scene(scene, run_config.white_level)
+    except scenes_lib.SceneError as error:
+      raise ValueError(f'--{flag_name}: {error}') from None
+    if arrays.dtype != run_config.data_dtype:
+      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
+                       f'trained on {run_config.data_dtype} data')
+    convert = lambda array: _convert_channels(
+        scenes_lib.to_unit_range(array, run_config.white_level), run_config.model.channels)
+    loaded.append(EvalScene(
+        scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
+        convert(arrays.reference) if arrays.reference is not None else None,
+        scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
+  return loaded
+
+
+def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
+  """Evaluation data for noise: scenes for 'none', clean images otherwise."""
+  if noise == config_lib.NO_NOISE:
+    return load_eval_scenes(path, run_config, max_images, flag_name)
+  return input_pipeline.load_eval_images(path, run_config.model.channels, max_images, flag_name)
+
+
+def evaluate_scenes(denoise, scenes, keep_images=0):
+  """Denoises every scene's first capture and scores it.
+
+  Against the reference where there is one (PSNR, the output quantised to the
+  data's bit depth), and always against the second capture: the noisy-target
+  error. With noise independent between captures and zero-mean, its
+  expectation is the true error plus the noise variance, so it ranks
+  checkpoints without any clean data.
+
+  Returns:
+    [LevelScores] with noise 'none' and level 0.
+  """
+  scores = []
+  for index, scene in enumerate(scenes):
+    denoised = denoise(scene.first)
+    kept = keep_images < 0 or index < keep_images
+    has_reference = scene.reference is not None
+    scores.append(ImageScore(
+        name=scene.name,
+        psnr=(float(metrics.psnr(denoised, scene.reference, step=scene.step))
+              if has_reference else None),
+        input_psnr=(float(metrics.psnr(scene.first, scene.reference, quantize=False))
+                    if has_reference else None),
+        noisy=scene.first if kept else None,
+        denoised=denoised if kept else None,
+        clean=(scene.reference if has_reference else scene.second) if kept else None,
+        noisy_target_mse=float(np.mean(np.square(denoised - scene.second)))))
+  return [LevelScores(config_lib.NO_NOISE, 0.0, tuple(scores))]
+
+
+def score(denoise, data, noise, levels, seed, keep_images=0, corrupt=None):
+  """evaluate() for synthetic noise, evaluate_scenes() for noise 'none'."""
+  if noise == config_lib.NO_NOISE:
+    return evaluate_scenes(denoise, data, keep_images)
+  return evaluate(denoise, data, noise, levels, seed, keep_images, corrupt)
 
 
 def make_corruption(noise):
@@ -75,7 +205,7 @@ def make_corruption(noise):
   return corrupt
 
 
-def evaluate(denoise, images, noise, levels, seed, keep_images=0):
+def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None):
   """Denoises every image at every level and scores it.
 
   Args:
@@ -86,11 +216,13 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0):
     seed: int, seed of the fixed evaluation noise.
     keep_images: keep the noisy, denoised and clean arrays for the first this
       many images of each level (all with -1).
+    corrupt: make_corruption(noise), made once by callers that evaluate
+      repeatedly (a new tf.function per call would be traced anew each time).
 
   Returns:
     list of LevelScores, one per level, in the order given.
   """
-  corrupt = make_corruption(noise)
+  corrupt = corrupt or make_corruption(noise)
   results = []
   for level in levels:
     scores = []
@@ -116,7 +248,18 @@ def format_level(level):
   return f'{level:g}'
 
 
+def format_scores(scores):
+  """'gaussian 25: 30.12 dB (input 20.18 dB)'; for scenes also the noisy-target MSE."""
+  parts = []
+  if scores.mean_psnr is not None:
+    parts.append(f'{scores.mean_psnr:.2f} dB (input {scores.mean_input_psnr:.2f} dB)')
+  if scores.mean_noisy_target_mse is not None:
+    parts.append(f'noisy-target MSE {scores.mean_noisy_target_mse:.6f}')
+  name = (CAPTURES_TAG if scores.noise == config_lib.NO_NOISE
+          else f'{scores.noise} {format_level(scores.level)}')
+  return f'{name}: {", ".join(parts)}'
+
+
 def format_results(results):
   """One console line: PSNR per level, with the noisy input's PSNR."""
-  return '; '.join(f'{scores.noise} {format_level(scores.level)}: {scores.mean_psnr:.2f} dB '
-                   f'(input {scores.mean_input_psnr:.2f} dB)' for scores in results)
+  return '; '.join(format_scores(scores) for scores in results)

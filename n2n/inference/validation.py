@@ -10,10 +10,10 @@ import os
 
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
 from n2n.corruptions import catalog
-from n2n.data import input_pipeline
 from n2n.inference import denoiser
 from n2n.inference import evaluator as evaluator_lib
 from n2n.inference import report
@@ -41,7 +41,15 @@ def resolve_plan(config, run_config):
     ValueError: no --data given and the run had no --val_data.
   """
   noise = config.noise or run_config.noise
-  if config.noise_levels:
+  if (noise == config_lib.NO_NOISE) != (run_config.noise == config_lib.NO_NOISE):
+    raise ValueError(f'--noise={noise}: the run was trained with --noise={run_config.noise}; '
+                     'a run on real noisy captures is scored on scenes, a run on synthetic '
+                     'noise on clean images')
+  if noise == config_lib.NO_NOISE:
+    if config.noise_levels:
+      raise ValueError('--noise_levels does not apply to a run on real noisy captures')
+    levels = ()
+  elif config.noise_levels:
     levels = config.noise_levels
   elif noise == run_config.noise:
     levels = run_config.eval_noise_levels
@@ -65,10 +73,10 @@ def validate_once(config):
   prefix, model_dir = run_dir.resolve_checkpoint(config.checkpoint)
   plan = resolve_plan(config, restore.read_run_config(model_dir))
   restored = restore.restore_model(prefix, plan.precision)
-  images = input_pipeline.load_eval_images(plan.data, restored.run_config.model.channels,
-                                           plan.max_images, flag_name='data')
-  results = scoring.evaluate(denoiser.make_denoiser(restored.model), images, plan.noise, plan.levels,
-                             plan.seed, keep_images=-1 if config.output_dir else 0)
+  images = scoring.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
+                                  flag_name='data')
+  results = scoring.score(denoiser.make_denoiser(restored.model), images, plan.noise, plan.levels,
+                          plan.seed, keep_images=-1 if config.output_dir else 0)
   header = (f'checkpoint {restored.prefix} (step {restored.step}), seed {plan.seed}, '
             f'precision {plan.precision}')
   if config.output_dir:
@@ -106,8 +114,8 @@ def follow(config, poll_seconds=2.0):
       run_config = restore.read_run_config(model_dir)
       plan = resolve_plan(config, run_config)
       model = unet.build_unet(run_config.model.channels, plan.precision)
-      images = input_pipeline.load_eval_images(plan.data, run_config.model.channels,
-                                               plan.max_images, flag_name='data')
+      images = scoring.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
+                                      flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
                                           run_config.eval_image_summaries, writer)

@@ -2,22 +2,33 @@
 bad data fail in seconds with a one-line message, not hours later."""
 
 import dataclasses
+import os
 
 from absl import logging
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import errors
 from n2n import hardware
 from n2n import run_dir
 from n2n.data import files as files_lib
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
+from n2n.inference import scoring
 from n2n.training import distribute
 
 
 @dataclasses.dataclass(frozen=True)
 class CheckedInputs:
-  """What the checks resolved, for the training loop."""
+  """What the checks resolved, for the training loop.
+
+  Attributes:
+    config: the run's config with the data's channels, pixel type and white
+      level resolved (what config.json records).
+    eval_images: list of (name, [H, W, C] uint8) clean images for synthetic
+      noise; list of scoring.EvalScene for --noise=none.
+  """
+  config: object
   precision: str
   per_replica_batch: int
   train_files: list
@@ -47,11 +58,11 @@ def _check_crop_fits(config, manifests):
                        f'--train_data (the largest shortest side is {largest} px)')
 
 
-def check_record_schema(path):
+def check_record_schema(path, scenes=False):
   """Parses the first record of one shard; ValueError naming the file otherwise."""
   try:
     for record in tf.data.TFRecordDataset(path).take(1):
-      tfrecord.parse_image(record)
+      (tfrecord.parse_scene if scenes else tfrecord.parse_image)(record)
       return
   except tf.errors.DataLossError:
     raise ValueError(f'{path} is corrupt or not a TFRecord file') from None
@@ -73,6 +84,37 @@ def find_corrupt_shard(files):
   return None
 
 
+def resolve_data_kind(config, manifests):
+  """Checks that --noise fits the data and resolves the data's channels, pixel
+  type and white level into config. Returns the resolved config."""
+  kinds = {manifest.get('kind', 'images') for manifest in manifests} or {'images'}
+  if len(kinds) > 1:
+    raise ValueError('--train_data mixes clean-image and scene datasets; train on one kind')
+  scenes = kinds == {'scenes'}
+  if config.noise == config_lib.NO_NOISE and not scenes:
+    raise ValueError('--noise=none needs scenes of real noisy captures (datasets/'
+                     'make_tfrecords.py --scenes), but --train_data holds clean images: with no '
+                     'noise there is nothing to learn')
+  if not scenes:
+    return config_lib.resolve_data(config, config_lib.CLEAN_IMAGE_CHANNELS, 'uint8', 255.0)
+  if config.noise != config_lib.NO_NOISE:
+    raise ValueError(f'--noise={config.noise}: --train_data holds scenes of real noisy '
+                     'captures; train them with --noise=none')
+  formats = {(manifest['dtype'], manifest['channels'], manifest['white_level'])
+             for manifest in manifests}
+  if len(formats) > 1:
+    raise ValueError('--train_data mixes scene datasets of different pixel types, channels or '
+                     f'white levels: {sorted(formats)}')
+  if config.target == 'clean':
+    missing = [name for manifest in manifests
+               for name in manifest.get('scenes_without_reference', [])]
+    if missing:
+      raise ValueError(f'--target=clean needs a reference.* in every scene; {len(missing)} have '
+                       f'none: {", ".join(missing[:5])}' + (' ...' if len(missing) > 5 else ''))
+  dtype, channels, white_level = formats.pop()
+  return config_lib.resolve_data(config, channels, dtype, white_level)
+
+
 def check_training_inputs(config, strategy):
   """Validates flags against the hardware, the data and the model_dir.
 
@@ -86,11 +128,20 @@ def check_training_inputs(config, strategy):
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
   files = files_lib.record_files(config.train_data)
   manifests = input_pipeline.read_manifests(files)
+  scenes = config.noise == config_lib.NO_NOISE
+  if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):
+    raise ValueError('--noise=none: every --train_data folder needs the manifest.json '
+                     'datasets/make_tfrecords.py --scenes writes (it records the pixel type)')
+  config = resolve_data_kind(config, manifests)
   _check_crop_fits(config, manifests)
-  check_record_schema(files[0])
+  check_record_schema(files[0], scenes)
   run_dir.check_compatible(config.model_dir, config)
-  eval_images = (input_pipeline.load_eval_images(config.val_data, config.model.channels,
-                                                 config.max_eval_images)
-                 if config.val_data and config.eval_every else [])
-  return CheckedInputs(precision, per_replica_batch, files, _decide_cache(config, manifests),
-                       eval_images)
+  eval_images = []
+  if config.val_data and config.eval_every:
+    if scenes:
+      eval_images = scoring.load_eval_scenes(config.val_data, config, config.max_eval_images)
+    else:
+      eval_images = input_pipeline.load_eval_images(config.val_data, config.model.channels,
+                                                    config.max_eval_images)
+  return CheckedInputs(config, precision, per_replica_batch, files,
+                       _decide_cache(config, manifests), eval_images)

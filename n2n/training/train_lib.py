@@ -48,6 +48,7 @@ def train_and_evaluate(config, strategy):
     preemption.TrainingInterrupted: stopped by SIGTERM/SIGINT after saving.
   """
   inputs = preflight.check_training_inputs(config, strategy)
+  config = inputs.config
   chief = distribute.is_chief(strategy)
   write_dir = distribute.worker_write_dir(config.model_dir, strategy)
   gradient_mode = hardware.filter_gradient_mode(inputs.precision, strategy)

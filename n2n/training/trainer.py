@@ -10,6 +10,7 @@ moment leaves the previous complete checkpoint in place.
 import keras
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import run_dir
 from n2n.model import unet
 from n2n.training import losses
@@ -28,7 +29,7 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   Returns:
     (keras.Model, built keras optimizer).
   """
-  model = unet.build_unet(config.model.channels, precision, seed=config.seed,
+  model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.seed,
                           filter_gradient_mode=filter_gradient_mode)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
                                         config.rampdown_fraction)

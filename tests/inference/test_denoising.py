@@ -83,3 +83,26 @@ def test_unreadable_files_are_skipped_and_listed(tmp_path):
   assert [path for path, _ in summary.skipped] == [str(tmp_path / 'in' / 'broken.png')]
   (page,) = image_files.read_pages(summary.written[0])
   assert (page == 7).all()
+
+
+def test_pixels_of_the_training_data_type_use_its_white_level():
+  run_config = {'data_dtype': 'uint16', 'white_level': 4095.0}
+  seen = []
+
+  def brighten(values):
+    seen.append(values.max())
+    return values + 0.5
+
+  twelve_bit = np.array([[0, 1000, 4095]], np.uint16)
+  out = denoising.denoise_page(twelve_bit, brighten, 1, run_config)
+  # 4095 was 1.0 in training; results stay within the sensor's range.
+  assert seen[-1] == pytest.approx(1.0)
+  assert out.dtype == np.uint16 and out.tolist() == [[2048, 3048, 4095]]
+  # Another dtype than the data's: its own full range, as for any run.
+  eight_bit = np.array([[0, 255]], np.uint8)
+  assert denoising.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
+      [0, 255]]
+  assert seen[-1] == pytest.approx(1.0)
+  assert denoising.data_white_level({'data_dtype': 'uint8', 'white_level': 255.0},
+                                    np.dtype('uint16')) is None
+  assert denoising.data_white_level({}, np.dtype('uint8')) is None

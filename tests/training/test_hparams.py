@@ -7,9 +7,12 @@ from n2n.training import hparams
 
 
 def test_flat_hparams_are_plain_values_with_section_prefixes():
-  config = config_lib.TrainConfig(train_data='x', model_dir='runs/a', learning_rate=1e-3)
+  config = config_lib.resolve_data(
+      config_lib.TrainConfig(train_data='x', model_dir='runs/a', learning_rate=1e-3), 3, 'uint8',
+      255)
   flat = hparams.flat_hparams(config)
   assert flat['learning_rate'] == 1e-3 and flat['model.channels'] == 3
+  assert flat['data_dtype'] == 'uint8' and flat['white_level'] == 255
   assert flat['noise_range'] == '0,50' and flat['augment.flips'] is True
   assert all(isinstance(value, (str, int, float, bool)) for value in flat.values())
 

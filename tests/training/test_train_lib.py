@@ -208,7 +208,7 @@ def test_the_finite_loss_check_runs_before_any_save(tmp_path):
     model = None
 
   config = _config(tmp_path, tmp_path, tmp_path, eval_every=0, profile_steps=(1, 2))
-  inputs = preflight.CheckedInputs('float32', 2, [], False, [])
+  inputs = preflight.CheckedInputs(config, 'float32', 2, [], False, [])
   run_actions, evaluate = train_lib._make_actions(  # pylint: disable=protected-access
       config, FakeTrainer(), inputs, True, str(tmp_path), object(), None)
   kinds = [type(action).__name__ for action in run_actions]

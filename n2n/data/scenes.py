@@ -1,0 +1,184 @@
+"""Scenes of real noisy captures: folders of registered exposures of one view.
+
+Every folder that directly holds image files is a scene; each image in it is a
+capture of the same view (same size, channels and dtype), except a file named
+`reference.*`, the scene's clean (or many-frame average) reference, which is
+never a training input. Noise2Noise needs two captures per scene and no clean
+image; a reference, where there is one, allows Noise2Clean training and PSNR.
+
+Pixels keep their native dtype (uint8, uint16, float32) and channels (1 or 3)
+here. One linear scale per dataset maps them to [0, 1]: `white_level`, by
+default the integer dtype's maximum (1.0 for float data).
+"""
+
+import dataclasses
+import os
+
+import numpy as np
+import tensorflow as tf
+
+from n2n.data import image_files
+from n2n.data import image_io
+
+IMAGE_SUFFIXES = ('.png', '.tif', '.tiff', '.jpg', '.jpeg', '.bmp', '.webp', '.gif')
+REFERENCE_STEM = 'reference'
+DTYPES = ('uint8', 'uint16', 'float32')
+
+
+class SceneError(ValueError):
+  """A scene that breaks the rules; the message names the file or folder."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Scene:
+  """One scene's files.
+
+  Attributes:
+    name: the folder's path below the dataset root ('.' for the root itself).
+    captures: sorted paths of the noisy captures (two or more).
+    reference: path of reference.*, or None.
+  """
+  name: str
+  captures: tuple
+  reference: str = None
+
+
+@dataclasses.dataclass(frozen=True)
+class SceneArrays:
+  """One scene's pixels, native dtype.
+
+  Attributes:
+    name: as Scene.name.
+    captures: [N, H, W, C] uint8, uint16 or float32 (C 1 or 3), N >= 2.
+    reference: [H, W, C] of the same dtype, or None.
+  """
+  name: str
+  captures: np.ndarray
+  reference: np.ndarray = None
+
+  @property
+  def dtype(self):
+    return self.captures.dtype.name
+
+
+def is_reference(path):
+  """True for reference.png, reference.tif, ...: a scene's clean reference."""
+  return os.path.splitext(os.path.basename(path))[0].lower() == REFERENCE_STEM
+
+
+def find_scenes(root):
+  """Every scene below root, sorted by name.
+
+  Args:
+    root: a folder; it and every non-hidden folder below it that directly
+      holds image files is a scene.
+
+  Returns:
+    list of Scene.
+
+  Raises:
+    SceneError: root is not a folder or holds no scene, or a folder holds one
+      capture (with or without a reference).
+  """
+  if not tf.io.gfile.isdir(root):
+    raise SceneError(f'{root!r} is not a folder')
+  scenes = []
+  for folder, subfolders, names in tf.io.gfile.walk(root):
+    subfolders[:] = sorted(name for name in subfolders if not name.startswith('.'))
+    images = sorted(os.path.join(folder, name) for name in names
+                    if not name.startswith('.')
+                    and os.path.splitext(name)[1].lower() in IMAGE_SUFFIXES)
+    if not images:
+      continue
+    references = [path for path in images if is_reference(path)]
+    captures = tuple(path for path in images if not is_reference(path))
+    if len(references) > 1:
+      raise SceneError(f'{folder} holds {len(references)} reference files; a scene has at most '
+                       'one')
+    if len(captures) < 2:
+      what = 'only a reference' if not captures else f'one capture ({captures[0]})'
+      raise SceneError(f'{folder} holds {what}: a scene needs two or more noisy captures of '
+                       'the same view')
+    scenes.append(Scene(os.path.relpath(folder, root), captures,
+                        references[0] if references else None))
+  if not scenes:
+    raise SceneError(f'{root!r} holds no scene (a folder with two or more captures)')
+  return sorted(scenes, key=lambda scene: scene.name)
+
+
+def default_white_level(dtype):
+  """The value that maps to 1.0 unless told otherwise: integer max, 1.0 for floats."""
+  dtype = np.dtype(dtype)
+  return float(np.iinfo(dtype).max) if np.issubdtype(dtype, np.integer) else 1.0
+
+
+def _read_capture(path):
+  """[H, W, C] native dtype (alpha dropped); SceneError naming the file otherwise."""
+  try:
+    pages = image_files.read_pages(path)
+  except image_io.ImageDecodeError as error:
+    raise SceneError(f'{path}: not a readable image ({error})') from None
+  if len(pages) != 1:
+    raise SceneError(f'{path} has {len(pages)} pages; store each capture as its own file')
+  colour, _ = image_files.split_alpha(pages[0])
+  if colour.dtype.name not in DTYPES:
+    if colour.dtype == np.float64:
+      colour = colour.astype(np.float32)
+    else:
+      raise SceneError(f'{path} has pixels of type {colour.dtype.name}; scenes take '
+                       f'{", ".join(DTYPES)}')
+  return colour
+
+
+def read_scene(scene, white_level=0.0):
+  """Reads and checks one scene.
+
+  Args:
+    scene: Scene.
+    white_level: values above it are an error; 0: the dtype's default.
+
+  Returns:
+    SceneArrays.
+
+  Raises:
+    SceneError: naming the file whose size, channels or dtype differ from the
+      scene's first capture, or whose values exceed the white level.
+  """
+  paths = list(scene.captures) + ([scene.reference] if scene.reference else [])
+  arrays = []
+  for path in paths:
+    array = _read_capture(path)
+    if arrays:
+      first, first_path = arrays[0], paths[0]
+      if array.shape != first.shape:
+        raise SceneError(f'{path} is {_describe(array)} but {first_path} is {_describe(first)}; '
+                         'the captures of a scene must be registered images of one size and '
+                         'channel count')
+      if array.dtype != first.dtype:
+        raise SceneError(f'{path} is {array.dtype.name} but {first_path} is '
+                         f'{first.dtype.name}; a scene mixes bit depths')
+    arrays.append(array)
+  level = white_level or default_white_level(arrays[0].dtype)
+  for path, array in zip(paths, arrays):
+    top = float(array.max())
+    if top > level:
+      flag = f'--white_level={level:g}' if white_level else f'the default white level {level:g}'
+      raise SceneError(f'{path} holds values up to {top:g}, above {flag}; pass the sensor\'s '
+                       'white level')
+  captures = np.stack(arrays[:len(scene.captures)])
+  return SceneArrays(scene.name, captures, arrays[-1] if scene.reference else None)
+
+
+def _describe(array):
+  return f'{array.shape[1]}x{array.shape[0]} with {array.shape[2]} channel(s)'
+
+
+def to_unit_range(array, white_level):
+  """Native pixels -> float32 values / white_level (1.0 is the white level)."""
+  return np.asarray(array, np.float32) / np.float32(white_level)
+
+
+def quantization_step(dtype, white_level):
+  """The [0, 1]-scale step between representable values of the data: 1/white_level
+  for integer data, 0 (none) for float data."""
+  return 1.0 / white_level if np.issubdtype(np.dtype(dtype), np.integer) else 0.0

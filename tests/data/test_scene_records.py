@@ -1,0 +1,99 @@
+"""Scene datasets: the dataset tool's --scenes records and the training pairs read from them."""
+
+import json
+import shutil
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.data import dataset_writer
+from n2n.data import image_files
+from n2n.data import input_pipeline
+from n2n.data import tfrecord
+from tests.conftest import smooth_image
+
+
+def _write(path, array):
+  path.parent.mkdir(parents=True, exist_ok=True)
+  path.write_bytes(image_files.encode_pages([array], image_files.family_of(str(path))))
+
+
+@pytest.fixture(scope='module')
+def offset_scenes(tmp_path_factory):
+  """Scenes whose captures are one smooth 16-bit image plus 100 * index, and a
+  reference plus 1000: a pair's difference tells which captures and windows met."""
+  root = tmp_path_factory.mktemp('scenes')
+  rng = np.random.default_rng(0)
+  for name in ('one', 'two'):
+    base = smooth_image(rng, 72, 80, 1)[:, :, 0].astype(np.uint16) * 200
+    for index in range(3):
+      _write(root / name / f'capture_{index}.png', base + 100 * index)
+    _write(root / name / 'reference.png', base + 1000)
+  return root
+
+
+def test_scene_records_keep_pixels_and_the_manifest_counts(offset_scenes, tmp_path):
+  manifest = dataset_writer.write_scene_dataset(str(offset_scenes), str(tmp_path), num_shards=2)
+  assert manifest['kind'] == 'scenes' and manifest['num_scenes'] == 2
+  assert (manifest['num_captures'], manifest['num_references']) == (6, 2)
+  assert (manifest['dtype'], manifest['channels'], manifest['white_level']) == ('uint16', 1,
+                                                                                65535.0)
+  assert json.loads((tmp_path / 'manifest.json').read_text()) == manifest
+  records = sorted(str(path) for path in tmp_path.glob('*.tfrecord'))
+  assert len(records) == 2
+  scene = tfrecord.parse_scene(next(iter(tf.data.TFRecordDataset(records[0]))))
+  captures = [tfrecord.decode_pixels(data, tf.uint16, 1).numpy() for data in scene['captures']]
+  assert len(captures) == 3 and captures[0].dtype == np.uint16
+  np.testing.assert_array_equal(captures[2].astype(int) - captures[0], 200)
+  assert list(scene['shape'].numpy()) == [72, 80, 1]
+
+
+def test_a_bad_scene_stops_the_tool_with_nothing_written(offset_scenes, tmp_path):
+  source = tmp_path / 'source'
+  shutil.copytree(offset_scenes, source)
+  _write(source / 'two' / 'capture_9.png', np.zeros((72, 81), np.uint16))
+  output = tmp_path / 'out'
+  with pytest.raises(ValueError, match=r'capture_9.png is 81x72'):
+    dataset_writer.write_scene_dataset(str(source), str(output))
+  assert not list(output.glob('*'))
+  manifest = dataset_writer.write_scene_dataset(str(source), str(output), skip_bad_scenes=True)
+  assert manifest['num_scenes'] == 1 and manifest['skipped'][0]['scene'] == 'two'
+
+
+def test_scenes_of_different_pixel_types_are_refused(offset_scenes, tmp_path):
+  source = tmp_path / 'source'
+  shutil.copytree(offset_scenes, source)
+  for index in range(2):
+    _write(source / 'eight' / f'c{index}.png', np.zeros((72, 80), np.uint8))
+  with pytest.raises(ValueError, match=r'capture_0.png is uint16 with 1 channel\(s\) but .*c0.png '
+                     'is uint8 with 1; a dataset has one pixel type'):
+    dataset_writer.write_scene_dataset(str(source), str(tmp_path / 'out'))
+
+
+def _pairs(records, target, **overrides):
+  config = config_lib.TrainConfig(train_data=str(records / '*.tfrecord'), model_dir='unused',
+                                  noise='none', target=target, crop_size=32, batch_size=4,
+                                  **overrides)
+  config = config_lib.resolve_data(config, 1, 'uint16', 65535.0)
+  dataset = input_pipeline.build_train_dataset(config, 4, cache=False)
+  return [batch for batch in dataset.take(8)]
+
+
+@pytest.mark.parametrize('target', ['noisy', 'clean'])
+def test_pairs_are_two_captures_of_one_scene_at_the_same_window(offset_scenes, tmp_path, target):
+  dataset_writer.write_scene_dataset(str(offset_scenes), str(tmp_path))
+  differences = set()
+  for batch in _pairs(tmp_path, target):
+    assert batch['input'].shape == (4, 32, 32, 1) and 'target_mask' not in batch
+    difference = np.round((batch['target'] - batch['input']).numpy() * 65535)
+    # One value per crop: the same window and augmentation for input and target.
+    per_crop = difference.reshape(4, -1)
+    assert (per_crop == per_crop[:, :1]).all()
+    differences.update(per_crop[:, 0].tolist())
+  if target == 'noisy':
+    # Two different captures every time, in either order.
+    assert differences <= {-200, -100, 100, 200} and len(differences) >= 3
+  else:
+    assert differences <= {1000, 900, 800} and len(differences) >= 2

@@ -1,0 +1,120 @@
+"""Training on scenes of real noisy captures (--noise=none): the trainer sees only
+noisy 16-bit files with a noise none of the built-in corruptions makes, and
+still learns to denoise; validation scores against references and, without
+any, by the noisy-target error."""
+
+import json
+
+import numpy as np
+import pytest
+
+from n2n import config as config_lib
+from n2n.data import dataset_writer
+from n2n.data import image_files
+from n2n.data import simulated_scenes
+from n2n.inference import validation
+from n2n.training import distribute
+from n2n.training import preflight
+from n2n.training import train_lib
+from tests.conftest import smooth_image
+
+
+@pytest.fixture(scope='module')
+def scene_data(tmp_path_factory):
+  """(training records, validation scene folder) of simulated grayscale 16-bit captures."""
+  root = tmp_path_factory.mktemp('scene_data')
+  rng = np.random.default_rng(0)
+  for split, count in (('clean_train', 4), ('clean_val', 2)):
+    (root / split).mkdir()
+    for index in range(count):
+      (root / split / f'photo{index}.png').write_bytes(
+          image_files.encode_pages([smooth_image(rng, 64, 80)], 'png'))
+  simulated_scenes.write_scenes(str(root / 'clean_train'), str(root / 'train'), captures=3,
+                                grayscale=True, seed=1)
+  simulated_scenes.write_scenes(str(root / 'clean_val'), str(root / 'val'), captures=2,
+                                grayscale=True, seed=2)
+  dataset_writer.write_scene_dataset(str(root / 'train'), str(root / 'records'))
+  return root / 'records', root / 'val'
+
+
+def _config(records, val, model_dir, **overrides):
+  values = dict(train_data=str(records), val_data=str(val), model_dir=str(model_dir),
+                noise='none', crop_size=32, batch_size=4, train_steps=60, steps_per_loop=10,
+                log_every=10, eval_every=30, checkpoint_every=60, learning_rate=1e-3,
+                rampdown_fraction=0.0, precision='float32', seed=3)
+  values.update(overrides)
+  return config_lib.TrainConfig(**values)
+
+
+@pytest.fixture(scope='module')
+def scene_run(scene_data, tmp_path_factory):
+  model_dir = tmp_path_factory.mktemp('scene_run')
+  run = train_lib.train_and_evaluate(_config(*scene_data, model_dir),
+                                     distribute.create_strategy('default'))
+  return model_dir, run
+
+
+def test_training_on_noisy_captures_alone_beats_the_noisy_input(scene_run):
+  model_dir, run = scene_run
+  scores, = run.results
+  assert scores.tag == 'captures' and len(scores.images) == 2
+  assert scores.mean_psnr > scores.mean_input_psnr + 1.0, (scores.mean_psnr,
+                                                           scores.mean_input_psnr)
+  assert 0 < scores.mean_noisy_target_mse < 0.05
+  saved = json.loads((model_dir / 'config.json').read_text())
+  assert saved['model']['channels'] == 1 and saved['data_channels'] == 1
+  assert (saved['data_dtype'], saved['white_level']) == ('uint16', 65535.0)
+
+
+def test_validate_scores_scenes_like_training_did(scene_run, scene_data):
+  model_dir, run = scene_run
+  text, results = validation.validate_once(config_lib.ValidateConfig(checkpoint=str(model_dir)))
+  assert 'noisy-target MSE' in text and 'captures' in text
+  assert results[0].mean_psnr == pytest.approx(run.results[0].mean_psnr, abs=1e-4)
+  assert results[0].mean_noisy_target_mse == pytest.approx(run.results[0].mean_noisy_target_mse,
+                                                           rel=1e-4)
+
+
+def test_scenes_without_reference_are_scored_by_the_noisy_target_error(scene_run, scene_data,
+                                                                      tmp_path):
+  model_dir, _ = scene_run
+  _, val = scene_data
+  for scene in val.iterdir():
+    target = tmp_path / scene.name
+    target.mkdir()
+    for capture in sorted(scene.glob('capture_*')):
+      (target / capture.name).write_bytes(capture.read_bytes())
+  text, results = validation.validate_once(config_lib.ValidateConfig(
+      checkpoint=str(model_dir), data=str(tmp_path), output_dir=str(tmp_path / 'out')))
+  assert results[0].mean_psnr is None and results[0].mean_noisy_target_mse > 0
+  metrics = json.loads((tmp_path / 'out' / 'metrics.json').read_text())
+  assert metrics['levels']['captures']['mean_noisy_target_mse'] == pytest.approx(
+      results[0].mean_noisy_target_mse)
+  row = text.splitlines()[-1].split()
+  assert row[:3] == ['mean', '-', '-'] and float(row[3]) > 0, text
+
+
+def test_wrong_noise_or_target_for_the_data_is_one_line(scene_data, tfrecord_dir, image_folder,
+                                                        tmp_path):
+  records, val = scene_data
+  strategy = distribute.create_strategy('default')
+  checks = [
+      (_config(str(tfrecord_dir), str(image_folder), tmp_path / 'a'),
+       '--noise=none needs scenes of real noisy captures'),
+      (_config(records, val, tmp_path / 'b', noise='gaussian'),
+       '--noise=gaussian: --train_data holds scenes of real noisy captures; train them with '
+       '--noise=none'),
+  ]
+  for config, message in checks:
+    with pytest.raises(ValueError, match=message):
+      preflight.check_training_inputs(config, strategy)
+  without_reference = tmp_path / 'no_reference'
+  for scene in (val.parent / 'train').iterdir():
+    for capture in sorted(scene.glob('capture_*')):
+      (without_reference / scene.name).mkdir(parents=True, exist_ok=True)
+      (without_reference / scene.name / capture.name).write_bytes(capture.read_bytes())
+  dataset_writer.write_scene_dataset(str(without_reference), str(tmp_path / 'records'))
+  with pytest.raises(ValueError, match=r'--target=clean needs a reference.\* in every scene; 4 '
+                     'have none: photo0, photo1'):
+    preflight.check_training_inputs(
+        _config(tmp_path / 'records', val, tmp_path / 'c', target='clean'), strategy)
