@@ -115,6 +115,11 @@ class TrainConfig:
   crops_per_image: int = setting(4, 'Random crops taken per decoded training image.', minimum=1)
   max_eval_images: int = setting(0, 'Evaluate on at most this many images (0: all).', minimum=0)
   eval_image_summaries: int = setting(3, 'Validation images shown in TensorBoard.', minimum=0)
+  keep_best: bool = setting(True, 'Keep the checkpoint with the best validation score in '
+                            'model_dir/best/ (with best.json: step and score).')
+  psnr_drop_warning_db: float = setting(1.0, 'Warn (log and TensorBoard) when a validation PSNR '
+                                        'falls more than this below the best; 0: never. A PSNR '
+                                        'below the noisy input\'s always warns.', minimum=0.0)
   skip_corrupt_records: bool = setting(False, 'Skip unreadable training records with a warning '
                                        'instead of stopping with an error naming the shard.')
   deterministic: bool = setting(False, 'Enable TensorFlow op determinism: the same seed gives '
@@ -241,7 +246,7 @@ class DenoiseConfig:
   format: str = setting('auto', 'Output format. auto: PNG, TIFF and BMP stay as they are, JPEG '
                         'and other lossy or rare formats become PNG.',
                         choices=('auto', 'png', 'tiff', 'jpeg'))
-  tile_size: int = setting(512, 'Tile side in pixels (a multiple of 32); larger images are '
+  tile_size: int = setting(1024, 'Tile side in pixels (a multiple of 32); larger images are '
                            'denoised in overlapping tiles.', multiple_of=32)
   tile_overlap: int = setting(64, 'Pixels neighbouring tiles share and blend over.', minimum=0)
   batch_tiles: int = setting(1, 'Tiles per network call.', minimum=1)

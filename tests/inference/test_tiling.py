@@ -88,3 +88,11 @@ def test_tiles_reproduce_the_whole_image_when_the_overlap_covers_the_context(hei
   # Too little overlap for the context: the same tiling does depart from it.
   too_little = tiling.denoise_tiled(image, network, tile_size=96, overlap=8)
   assert np.abs(too_little - whole).max() > 1e-3
+
+
+def test_denoise_py_defaults_are_the_tiling_defaults():
+  # config.py stays free of TensorFlow, so it cannot import these; this keeps them one.
+  from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  config = config_lib.DenoiseConfig(model='m', input='i', output_dir='o')
+  assert (config.tile_size, config.tile_overlap) == (tiling.DEFAULT_TILE_SIZE,
+                                                      tiling.DEFAULT_OVERLAP)
