@@ -13,6 +13,8 @@ from n2n import config as config_lib
 
 CONFIG_NAME = 'config.json'
 CHECKPOINT_PREFIX = 'ckpt'
+# The best checkpoint by the validation metric, itself a model_dir (training/best.py).
+BEST_SUBDIR = 'best'
 
 
 def read_config(model_dir):

@@ -117,10 +117,17 @@ def describe(run_config, step, validation_psnr=None):
 
 
 def logged_psnr(model_dir, step):
-  """The eval PSNRs the run logged for `step`, as LevelScores without images; [] if none."""
+  """The eval PSNRs the run logged for `step`, as LevelScores without images; [] if none.
+
+  model_dir may be a run's best/ folder: its run's logs are one level up.
+  """
   found = {}
-  for path in tf.io.gfile.glob(os.path.join(model_dir, summaries.EVAL_SUBDIR,
-                                            'events.out.tfevents.*')):
+  event_files = tf.io.gfile.glob(os.path.join(model_dir, summaries.EVAL_SUBDIR,
+                                              'events.out.tfevents.*'))
+  folder = os.path.normpath(model_dir)
+  if not event_files and os.path.basename(folder) == run_dir.BEST_SUBDIR:
+    return logged_psnr(os.path.dirname(folder), step)
+  for path in event_files:
     for event in summaries.read_events(path):
       if event.step != step:
         continue

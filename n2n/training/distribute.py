@@ -64,6 +64,11 @@ def is_chief(strategy):
   return task_type == 'worker' and task_id == 0 and not has_chief
 
 
+def is_multi_worker(strategy):
+  """True for strategies over several workers, whose saves need every worker."""
+  return isinstance(strategy, tf.distribute.MultiWorkerMirroredStrategy)
+
+
 def worker_write_dir(model_dir, strategy):
   """Where this worker writes: model_dir on the chief, a private temporary
   folder inside it on other workers (TensorFlow's multi-worker convention:

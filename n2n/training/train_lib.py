@@ -13,6 +13,7 @@ from n2n.data import input_pipeline
 from n2n.inference import evaluator
 from n2n.inference import summaries
 from n2n.training import actions
+from n2n.training import best
 from n2n.training import controller
 from n2n.training import distribute
 from n2n.training import hparams
@@ -114,9 +115,14 @@ def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, st
   if chief and inputs.eval_images and config.eval_every:
     eval_writer = tf.summary.create_file_writer(
         os.path.join(config.model_dir, summaries.EVAL_SUBDIR))
-    evaluate = actions.Evaluate(config.eval_every, config.train_steps, evaluator.Evaluator(
+    evaluate_fn = evaluator.Evaluator(
         trainer.model, inputs.eval_images, config.noise, config.eval_noise_levels, config.seed,
-        config.eval_image_summaries, eval_writer))
+        config.eval_image_summaries, eval_writer)
+    if config.keep_best and not distribute.is_multi_worker(trainer.strategy):
+      keeper = best.BestCheckpoint(config.model_dir, trainer.model, trainer.step, config,
+                                   config.psnr_drop_warning_db, eval_writer)
+      evaluate_fn = lambda step, scorer=evaluate_fn: keeper(step, scorer(step))
+    evaluate = actions.Evaluate(config.eval_every, config.train_steps, evaluate_fn)
     run_actions.append(evaluate)
   if config.profile_steps:
     run_actions.append(actions.Profile(*config.profile_steps, write_dir))

@@ -11,6 +11,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.inference import validation
 from n2n.training import distribute
 from n2n.training import preflight
 from n2n.training import train_lib
@@ -68,6 +69,13 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   assert {'psnr/gaussian_25', 'input_psnr/gaussian_25'} <= eval_tags
   assert any(tag.startswith('gaussian_25/') for tag in eval_tags)
   assert [scores.level for scores in results] == [25.0] and len(results[0].images) == 2
+  # The only evaluation (step 6) is the best so far: kept in best/, which
+  # validate.py takes as a model_dir.
+  record = json.loads((model_dir / 'best' / 'best.json').read_text())
+  assert record['step'] == 6 and record['score'] == pytest.approx(results[0].mean_psnr)
+  _, rescored = validation.validate_once(
+      config_lib.ValidateConfig(checkpoint=str(model_dir / 'best'), max_images=2))
+  assert rescored[0].mean_psnr == pytest.approx(results[0].mean_psnr, abs=1e-4)
 
 
 def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_folder, tmp_path):
