@@ -26,6 +26,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('input_dir', None, 'Folder of images (or of scene folders), searched '
                     'recursively.')
@@ -52,7 +53,7 @@ def main(argv):
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('make_tfrecords.py'):
     if FLAGS.scenes:
-      dataset_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
+      scene_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
                                          FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
                                          FLAGS.skip_bad_scenes)
     else:

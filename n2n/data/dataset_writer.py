@@ -16,7 +16,6 @@ import tensorflow as tf
 
 from n2n.data import files as files_lib
 from n2n.data import image_io
-from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
 
 TARGET_SHARD_BYTES = 150 * 2**20
@@ -57,12 +56,15 @@ def _file_size(path):
     return 0
 
 
-def _stats(values):
+def summary_stats(values):
+  """{'min', 'median', 'max'} of a list of numbers, for manifests."""
   return {'min': int(np.min(values)), 'median': float(np.median(values)),
           'max': int(np.max(values))}
 
 
-def _check_output(output_dir, overwrite):
+def check_output(output_dir, overwrite):
+  """Creates output_dir; returns the shards and manifest already there (ValueError
+  unless overwrite)."""
   existing = (tf.io.gfile.glob(os.path.join(output_dir, '*' + SHARD_SUFFIX)) +
               tf.io.gfile.glob(os.path.join(output_dir, tfrecord.MANIFEST_NAME)))
   if existing and not overwrite:
@@ -72,7 +74,7 @@ def _check_output(output_dir, overwrite):
   return existing
 
 
-def _commit_shards(output_dir, temporary, counts, existing):
+def commit_shards(output_dir, temporary, counts, existing):
   """Replaces the existing shards by the complete temporary ones, renamed
   train-NNNNN-of-MMMMM; empty ones are dropped. Returns the manifest's list."""
   for path in existing:
@@ -88,7 +90,8 @@ def _commit_shards(output_dir, temporary, counts, existing):
   return shards
 
 
-def _write_manifest(output_dir, manifest):
+def write_manifest(output_dir, manifest):
+  """Writes output_dir/manifest.json."""
   with tf.io.gfile.GFile(os.path.join(output_dir, tfrecord.MANIFEST_NAME), 'w') as out:
     json.dump(manifest, out, indent=2)
 
@@ -120,7 +123,7 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
   paths = files_lib.files_below(input_dir)
-  existing = _check_output(output_dir, overwrite)
+  existing = check_output(output_dir, overwrite)
   np.random.default_rng(seed).shuffle(paths)
   if num_shards <= 0:
     total_bytes = sum(_file_size(path) for path in paths)
@@ -167,122 +170,25 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
     raise ValueError(f'--input_dir={input_dir!r} has no usable image'
                      + (f' ({len(paths)} files: {summary})' if paths else ' (it is empty)'))
 
-  shards = _commit_shards(output_dir, temporary, counts, existing)
+  shards = commit_shards(output_dir, temporary, counts, existing)
   manifest = {
       'kind': 'images',
       'num_images': len(heights),
       'shards': shards,
-      'height': _stats(heights),
-      'width': _stats(widths),
-      'shortest_side': _stats(np.minimum(heights, widths)),
+      'height': summary_stats(heights),
+      'width': summary_stats(widths),
+      'shortest_side': summary_stats(np.minimum(heights, widths)),
       'decoded_bytes': int(np.sum(np.array(heights, np.int64) * np.array(widths, np.int64) * 3)),
       'num_skipped': len(skipped),
       'skipped': skipped,
       'min_size': min_size,
       'seed': seed,
   }
-  _write_manifest(output_dir, manifest)
+  write_manifest(output_dir, manifest)
   small = sum(1 for entry in skipped if entry['reason'].startswith('smaller'))
   logging.info('Wrote %d images to %d shard(s) in %s; skipped %d (%d smaller than --min_size=%d) '
                'in %.1f s.', len(heights), len(shards), output_dir, len(skipped), small, min_size,
                time.perf_counter() - started)
-  return manifest
-
-
-def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
-                        overwrite=False, skip_bad_scenes=False):
-  """Converts every scene below input_dir into TFRecord shards (one record per scene).
-
-  Every scene is read and checked before the first record is written, so bad
-  input stops the tool with nothing written (unless skip_bad_scenes).
-
-  Args:
-    input_dir: folder of scenes (see n2n/data/scenes.py).
-    output_dir: folder for the shards and manifest.json.
-    white_level: the value that maps to 1.0; 0: the data's dtype maximum
-      (1.0 for float data). Values above it are an error.
-    num_shards: 0 sizes shards at about 150 MB each.
-    seed: shuffle seed of the scene order.
-    overwrite: replace existing shards in output_dir.
-    skip_bad_scenes: skip scenes that break the rules with one warning each
-      instead of stopping.
-
-  Returns:
-    The manifest dict (also written to output_dir/manifest.json).
-
-  Raises:
-    ValueError: naming the file, folder or flag at fault.
-  """
-  if not tf.io.gfile.isdir(input_dir):
-    raise ValueError(f'--input_dir={input_dir!r} is not a folder')
-  found = scenes_lib.find_scenes(input_dir)
-  existing = _check_output(output_dir, overwrite)
-  # First pass: read and check every scene, keeping only what the manifest
-  # needs, so bad input stops the tool before anything is written and memory
-  # holds one scene at a time.
-  checked, skipped = [], []
-  for scene in found:
-    try:
-      arrays = scenes_lib.read_scene(scene, white_level)
-    except scenes_lib.SceneError as error:
-      if not skip_bad_scenes:
-        raise
-      logging.warning('Skipping scene %s: %s', scene.name, error)
-      skipped.append({'scene': scene.name, 'reason': str(error)})
-      continue
-    reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
-    checked.append((scene, arrays.dtype, arrays.captures.shape, arrays.reference is not None,
-                    arrays.captures.nbytes + reference_bytes))
-  if not checked:
-    raise ValueError(f'--input_dir={input_dir!r} has no usable scene')
-  first_scene, dtype, first_shape = checked[0][:3]
-  for scene, scene_dtype, shape, _, _ in checked[1:]:
-    if (scene_dtype, shape[-1]) != (dtype, first_shape[-1]):
-      raise ValueError(f'{scene.captures[0]} is {scene_dtype} with {shape[-1]} channel(s) but '
-                       f'{first_scene.captures[0]} is {dtype} with {first_shape[-1]}; a dataset '
-                       'has one pixel type and channel count')
-  level = white_level or scenes_lib.default_white_level(dtype)
-  sizes = [entry[4] for entry in checked]
-  if num_shards <= 0:
-    num_shards = math.ceil(sum(sizes) / TARGET_SHARD_BYTES)
-  num_shards = max(1, min(num_shards, len(checked)))
-  temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
-  counts = [0] * num_shards
-  writers = [tf.io.TFRecordWriter(path) for path in temporary]
-  for position, index in enumerate(np.random.default_rng(seed).permutation(len(checked))):
-    arrays = scenes_lib.read_scene(checked[index][0], white_level)
-    writers[position % num_shards].write(
-        tfrecord.serialize_scene(arrays.captures, arrays.reference, arrays.name))
-    counts[position % num_shards] += 1
-  for writer in writers:
-    writer.close()
-  shards = _commit_shards(output_dir, temporary, counts, existing)
-  heights = [entry[2][1] for entry in checked]
-  widths = [entry[2][2] for entry in checked]
-  manifest = {
-      'kind': 'scenes',
-      'num_scenes': len(checked),
-      'captures_per_scene': _stats([entry[2][0] for entry in checked]),
-      'num_captures': int(sum(entry[2][0] for entry in checked)),
-      'num_references': sum(entry[3] for entry in checked),
-      'scenes_without_reference': [entry[0].name for entry in checked if not entry[3]],
-      'dtype': dtype,
-      'channels': int(first_shape[-1]),
-      'white_level': level,
-      'shards': shards,
-      'height': _stats(heights),
-      'width': _stats(widths),
-      'shortest_side': _stats(np.minimum(heights, widths)),
-      'decoded_bytes': int(sum(sizes)),
-      'num_skipped': len(skipped),
-      'skipped': skipped,
-      'seed': seed,
-  }
-  _write_manifest(output_dir, manifest)
-  logging.info('Wrote %d scenes (%d captures, %d references; %s, %d channel(s), white level '
-               '%g) to %d shard(s) in %s; skipped %d.', len(checked), manifest['num_captures'],
-               manifest['num_references'], dtype, first_shape[-1], level, len(shards),
-               output_dir, len(skipped))
   return manifest
 
 

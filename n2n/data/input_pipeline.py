@@ -9,7 +9,6 @@ start step, image or batch index), so a run is reproducible and a resumed run do
 not replay the crops and noise of its first steps.
 """
 
-import dataclasses
 import json
 import os
 
@@ -120,6 +119,33 @@ def shuffle_seeds(seed, pipeline_id, start_step):
   return tuple(int(value >> np.uint64(1)) for value in state)
 
 
+def read_records(train_data, input_context=None):
+  """This input pipeline's share of the records of every --train_data shard.
+
+  Returns:
+    (tf.data.Dataset of serialized records, the pipeline's index).
+  """
+  files = files_lib.record_files(train_data)
+  pipelines = input_context.num_input_pipelines if input_context else 1
+  pipeline_id = input_context.input_pipeline_id if input_context else 0
+  files_ds = tf.data.Dataset.from_tensor_slices(files)
+  shard_files = pipelines > 1 and len(files) >= pipelines
+  if shard_files:
+    files_ds = files_ds.shard(pipelines, pipeline_id)
+  records = files_ds.interleave(
+      tf.data.TFRecordDataset, cycle_length=min(len(files), 8),
+      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
+  if pipelines > 1 and not shard_files:
+    # Fewer files than workers: every worker reads all, keeps every n-th record.
+    records = records.shard(pipelines, pipeline_id)
+  return records, pipeline_id
+
+
+def crop_shuffle_size(per_replica_batch, crops_per_image):
+  """Crops in the crop shuffle buffer: enough to mix images, bounded in memory."""
+  return min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * crops_per_image))
+
+
 def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset for one input pipeline (one worker).
 
@@ -133,23 +159,8 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   Returns:
     tf.data.Dataset of dicts, see the module docstring.
   """
-  files = files_lib.record_files(config.train_data)
-  pipelines = input_context.num_input_pipelines if input_context else 1
-  pipeline_id = input_context.input_pipeline_id if input_context else 0
-  files_ds = tf.data.Dataset.from_tensor_slices(files)
-  shard_files = pipelines > 1 and len(files) >= pipelines
-  if shard_files:
-    files_ds = files_ds.shard(pipelines, pipeline_id)
-  records = files_ds.interleave(
-      tf.data.TFRecordDataset, cycle_length=min(len(files), 8),
-      num_parallel_calls=tf.data.AUTOTUNE, deterministic=True)
-  if pipelines > 1 and not shard_files:
-    # Fewer files than workers: every worker reads all, keeps every n-th record.
-    records = records.shard(pipelines, pipeline_id)
-
+  records, pipeline_id = read_records(config.train_data, input_context)
   crop_size = config.crop_size
-  if config.noise == config_lib.NO_NOISE:
-    return _scene_pairs(records, config, per_replica_batch, cache, start_step, pipeline_id)
   channels = config_lib.model_channels(config)
   images = records.map(lambda record: _to_channels(tfrecord.parse_image(record)['image'], channels),
                        num_parallel_calls=tf.data.AUTOTUNE)
@@ -175,8 +186,8 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
     return random_crops(image, crop_size, config.crops_per_image, seed)
 
   crops = images.map(crops_of, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-  shuffle_size = min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * config.crops_per_image))
-  crops = crops.shuffle(shuffle_size, seed=crop_order_seed)
+  crops = crops.shuffle(crop_shuffle_size(per_replica_batch, config.crops_per_image),
+                        seed=crop_order_seed)
 
   def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(
@@ -188,84 +199,6 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
   pairs = batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE)
   return pairs.prefetch(tf.data.AUTOTUNE)
-
-
-def _convert_channels(pixels, channels):
-  """[..., C] float32 -> [..., channels]: luma for RGB -> 1, repeat for 1 -> 3."""
-  have = pixels.shape[-1]
-  if have == channels:
-    return pixels
-  if channels == 1:
-    return pixels @ tf.constant([[0.299], [0.587], [0.114]])
-  return tf.repeat(pixels, channels, axis=-1)
-
-
-def scene_pair(scene, target, dtype, data_channels, seed):
-  """Two different captures of one scene (or a capture and its reference), native pixels.
-
-  Args:
-    scene: tfrecord.parse_scene's dict.
-    target: 'noisy' (a second capture) or 'clean' (the reference).
-    dtype: the captures' tf.DType; data_channels: their channel count.
-    seed: [2] int32 stateless seed.
-
-  Returns:
-    [H, W, 2 * data_channels] of dtype: input channels, then target channels.
-  """
-  count = tf.shape(scene['captures'])[0]
-  first = tf.random.stateless_uniform([], seed, 0, count, dtype=tf.int32)
-  if target == 'clean':
-    target_bytes = scene['reference'][0]
-  else:
-    # A uniformly drawn different capture: an offset of 1..count-1.
-    offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
-    target_bytes = scene['captures'][(first + offset) % count]
-  decode = lambda data: tfrecord.decode_pixels(data, dtype, data_channels)
-  return tf.concat([decode(scene['captures'][first]), decode(target_bytes)], axis=-1)
-
-
-def _scene_pairs(records, config, per_replica_batch, cache, start_step, pipeline_id):
-  """Training pairs from scene records: two captures of one scene, the same
-  crop window and augmentation for both, no synthetic noise."""
-  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
-  if config.skip_corrupt_records:
-    scenes = scenes.ignore_errors(log_warning=True)
-  crop_size = config.crop_size
-  scenes = scenes.filter(lambda scene: tf.reduce_min(scene['shape'][:2]) >= crop_size)
-  if cache:
-    scenes = scenes.cache()
-  base_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
-  pick_seed, crop_seed, pair_seed = tf.unstack(
-      tf.random.experimental.stateless_split(base_seed, 3))
-  image_order_seed, crop_order_seed = shuffle_seeds(config.seed, pipeline_id, start_step)
-  scenes = scenes.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
-  dtype = tf.as_dtype(config.data_dtype)
-  channels = config_lib.model_channels(config)
-
-  def crops_of(index, scene):
-    pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
-    # Cropped at native bit depth: only the crops are converted to float.
-    stacked = scene_pair(scene, config.target, dtype, config.data_channels, pick)
-    return random_crops(stacked, crop_size, config.crops_per_image,
-                        tf.random.experimental.stateless_fold_in(crop_seed, index))
-
-  crops = scenes.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
-  shuffle_size = min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * config.crops_per_image))
-  crops = crops.unbatch().shuffle(shuffle_size, seed=crop_order_seed)
-
-  def pairs_of(index, crops):
-    seed = tf.random.experimental.stateless_fold_in(pair_seed, index)
-    # Flips and rotations move input and target channels together; channel
-    # permutations would mix them, so they are not applied to scenes.
-    augment = dataclasses.replace(config.augment, channel_permutations=False)
-    both = augmentation.augment_crops(crops, augment, seed, divisor=config.white_level)
-    data_channels = config.data_channels
-    return {'input': _convert_channels(both[..., :data_channels], channels),
-            'target': _convert_channels(both[..., data_channels:], channels)}
-
-  batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
-  return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
 
 
 def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):

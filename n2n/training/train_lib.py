@@ -7,9 +7,11 @@ import os
 from absl import logging
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
 from n2n.data import input_pipeline
+from n2n.data import scene_pipeline
 from n2n.inference import evaluator
 from n2n.inference import summaries
 from n2n.training import actions
@@ -67,9 +69,11 @@ def train_and_evaluate(config, strategy):
   if chief:
     run_dir.write_config(config.model_dir, config)
     hparams.write_hparams(config.model_dir, config)
+  build_dataset = (scene_pipeline.build_scene_dataset if config.noise == config_lib.NO_NOISE
+                   else input_pipeline.build_train_dataset)
   trainer.attach_dataset(strategy.distribute_datasets_from_function(
-      lambda context: input_pipeline.build_train_dataset(
-          config, inputs.per_replica_batch, inputs.cache, start_step, context)))
+      lambda context: build_dataset(config, inputs.per_replica_batch, inputs.cache, start_step,
+                                    context)))
 
   cluster_handler = preemption.cluster_preemption_handler(strategy, trainer.manager)
   with preemption.StopRequest(enabled=cluster_handler is None) as stop_request:

@@ -8,9 +8,9 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.data import dataset_writer
+from n2n.data import scene_writer
 from n2n.data import image_files
-from n2n.data import input_pipeline
+from n2n.data import scene_pipeline
 from n2n.data import tfrecord
 from tests.conftest import smooth_image
 
@@ -35,7 +35,7 @@ def offset_scenes(tmp_path_factory):
 
 
 def test_scene_records_keep_pixels_and_the_manifest_counts(offset_scenes, tmp_path):
-  manifest = dataset_writer.write_scene_dataset(str(offset_scenes), str(tmp_path), num_shards=2)
+  manifest = scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path), num_shards=2)
   assert manifest['kind'] == 'scenes' and manifest['num_scenes'] == 2
   assert (manifest['num_captures'], manifest['num_references']) == (6, 2)
   assert (manifest['dtype'], manifest['channels'], manifest['white_level']) == ('uint16', 1,
@@ -56,9 +56,9 @@ def test_a_bad_scene_stops_the_tool_with_nothing_written(offset_scenes, tmp_path
   _write(source / 'two' / 'capture_9.png', np.zeros((72, 81), np.uint16))
   output = tmp_path / 'out'
   with pytest.raises(ValueError, match=r'capture_9.png is 81x72'):
-    dataset_writer.write_scene_dataset(str(source), str(output))
+    scene_writer.write_scene_dataset(str(source), str(output))
   assert not list(output.glob('*'))
-  manifest = dataset_writer.write_scene_dataset(str(source), str(output), skip_bad_scenes=True)
+  manifest = scene_writer.write_scene_dataset(str(source), str(output), skip_bad_scenes=True)
   assert manifest['num_scenes'] == 1 and manifest['skipped'][0]['scene'] == 'two'
 
 
@@ -69,7 +69,7 @@ def test_scenes_of_different_pixel_types_are_refused(offset_scenes, tmp_path):
     _write(source / 'eight' / f'c{index}.png', np.zeros((72, 80), np.uint8))
   with pytest.raises(ValueError, match=r'capture_0.png is uint16 with 1 channel\(s\) but .*c0.png '
                      'is uint8 with 1; a dataset has one pixel type'):
-    dataset_writer.write_scene_dataset(str(source), str(tmp_path / 'out'))
+    scene_writer.write_scene_dataset(str(source), str(tmp_path / 'out'))
 
 
 def _pairs(records, target, **overrides):
@@ -77,13 +77,13 @@ def _pairs(records, target, **overrides):
                                   noise='none', target=target, crop_size=32, batch_size=4,
                                   **overrides)
   config = config_lib.resolve_data(config, 1, 'uint16', 65535.0)
-  dataset = input_pipeline.build_train_dataset(config, 4, cache=False)
+  dataset = scene_pipeline.build_scene_dataset(config, 4, cache=False)
   return [batch for batch in dataset.take(8)]
 
 
 @pytest.mark.parametrize('target', ['noisy', 'clean'])
 def test_pairs_are_two_captures_of_one_scene_at_the_same_window(offset_scenes, tmp_path, target):
-  dataset_writer.write_scene_dataset(str(offset_scenes), str(tmp_path))
+  scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path))
   differences = set()
   for batch in _pairs(tmp_path, target):
     assert batch['input'].shape == (4, 32, 32, 1) and 'target_mask' not in batch

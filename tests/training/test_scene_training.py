@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.data import dataset_writer
+from n2n.data import scene_writer
 from n2n.data import image_files
 from n2n.data import simulated_scenes
 from n2n.inference import validation
@@ -33,7 +33,7 @@ def scene_data(tmp_path_factory):
                                 grayscale=True, seed=1)
   simulated_scenes.write_scenes(str(root / 'clean_val'), str(root / 'val'), captures=2,
                                 grayscale=True, seed=2)
-  dataset_writer.write_scene_dataset(str(root / 'train'), str(root / 'records'))
+  scene_writer.write_scene_dataset(str(root / 'train'), str(root / 'records'))
   return root / 'records', root / 'val'
 
 
@@ -113,7 +113,7 @@ def test_wrong_noise_or_target_for_the_data_is_one_line(scene_data, tfrecord_dir
     for capture in sorted(scene.glob('capture_*')):
       (without_reference / scene.name).mkdir(parents=True, exist_ok=True)
       (without_reference / scene.name / capture.name).write_bytes(capture.read_bytes())
-  dataset_writer.write_scene_dataset(str(without_reference), str(tmp_path / 'records'))
+  scene_writer.write_scene_dataset(str(without_reference), str(tmp_path / 'records'))
   with pytest.raises(ValueError, match=r'--target=clean needs a reference.\* in every scene; 4 '
                      'have none: photo0, photo1'):
     preflight.check_training_inputs(

@@ -1,0 +1,112 @@
+"""tf.data pipelines of scene datasets (real noisy captures, --noise=none).
+
+Training elements are dicts of per-replica batches, as for clean images:
+  'input'   [B, S, S, C] float32, one capture (1.0 at the data's white level)
+  'target'  [B, S, S, C] float32, another capture of the scene, or its reference
+Captures are decoded and cropped at their native bit depth; only the crops
+become float. Randomness is stateless, as in input_pipeline.
+"""
+
+import dataclasses
+
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.data import augmentation
+from n2n.data import input_pipeline
+from n2n.data import tfrecord
+
+
+def _convert_channels(pixels, channels):
+  """[..., C] float32 -> [..., channels]: luma for RGB -> 1, repeat for 1 -> 3."""
+  have = pixels.shape[-1]
+  if have == channels:
+    return pixels
+  if channels == 1:
+    return pixels @ tf.constant([[0.299], [0.587], [0.114]])
+  return tf.repeat(pixels, channels, axis=-1)
+
+
+def scene_pair(scene, target, dtype, data_channels, seed):
+  """Two different captures of one scene (or a capture and its reference), native pixels.
+
+  Args:
+    scene: tfrecord.parse_scene's dict.
+    target: 'noisy' (a second capture) or 'clean' (the reference).
+    dtype: the captures' tf.DType; data_channels: their channel count.
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    [H, W, 2 * data_channels] of dtype: input channels, then target channels.
+  """
+  count = tf.shape(scene['captures'])[0]
+  first = tf.random.stateless_uniform([], seed, 0, count, dtype=tf.int32)
+  if target == 'clean':
+    target_bytes = scene['reference'][0]
+  else:
+    # A uniformly drawn different capture: an offset of 1..count-1.
+    offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
+    target_bytes = scene['captures'][(first + offset) % count]
+  decode = lambda data: tfrecord.decode_pixels(data, dtype, data_channels)
+  return tf.concat([decode(scene['captures'][first]), decode(target_bytes)], axis=-1)
+
+
+def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
+  """The training dataset of a scene dataset (--noise=none) for one input pipeline.
+
+  Two captures of one scene (or a capture and the reference, --target=clean),
+  the same crop window and augmentation for both, no synthetic noise.
+
+  Args:
+    config: config.TrainConfig with the data's dtype, channels and white level
+      resolved (config.resolve_data).
+    per_replica_batch, cache, start_step, input_context: as
+      input_pipeline.build_train_dataset.
+
+  Returns:
+    tf.data.Dataset of {'input', 'target'}: [B, S, S, C] float32, C the
+    model's channels, 1.0 at the white level.
+  """
+  records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
+  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
+  if config.skip_corrupt_records:
+    scenes = scenes.ignore_errors(log_warning=True)
+  crop_size = config.crop_size
+  scenes = scenes.filter(lambda scene: tf.reduce_min(scene['shape'][:2]) >= crop_size)
+  if cache:
+    scenes = scenes.cache()
+  base_seed = tf.random.experimental.stateless_fold_in(
+      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
+  pick_seed, crop_seed, pair_seed = tf.unstack(
+      tf.random.experimental.stateless_split(base_seed, 3))
+  image_order_seed, crop_order_seed = input_pipeline.shuffle_seeds(config.seed, pipeline_id,
+                                                                   start_step)
+  scenes = scenes.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
+  dtype = tf.as_dtype(config.data_dtype)
+  channels = config_lib.model_channels(config)
+
+  def crops_of(index, scene):
+    pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
+    # Cropped at native bit depth: only the crops are converted to float.
+    stacked = scene_pair(scene, config.target, dtype, config.data_channels, pick)
+    return input_pipeline.random_crops(
+        stacked, crop_size, config.crops_per_image,
+        tf.random.experimental.stateless_fold_in(crop_seed, index))
+
+  crops = scenes.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
+  crops = crops.unbatch().shuffle(
+      input_pipeline.crop_shuffle_size(per_replica_batch, config.crops_per_image),
+      seed=crop_order_seed)
+
+  def pairs_of(index, crops):
+    seed = tf.random.experimental.stateless_fold_in(pair_seed, index)
+    # Flips and rotations move input and target channels together; channel
+    # permutations would mix them, so they are not applied to scenes.
+    augment = dataclasses.replace(config.augment, channel_permutations=False)
+    both = augmentation.augment_crops(crops, augment, seed, divisor=config.white_level)
+    data_channels = config.data_channels
+    return {'input': _convert_channels(both[..., :data_channels], channels),
+            'target': _convert_channels(both[..., data_channels:], channels)}
+
+  batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
+  return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

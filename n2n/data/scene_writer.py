@@ -1,0 +1,147 @@
+"""Folders of scenes -> sharded TFRecords (one record per scene) plus a manifest.
+
+The library behind datasets/make_tfrecords.py --scenes. Every scene is read
+and checked before the first record is written, so bad input stops the tool
+with nothing written.
+"""
+
+import dataclasses
+import math
+import os
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from n2n.data import dataset_writer
+from n2n.data import scenes as scenes_lib
+from n2n.data import tfrecord
+
+
+@dataclasses.dataclass(frozen=True)
+class CheckedScene:
+  """What the first pass keeps of a scene: enough for the manifest, no pixels."""
+  scene: scenes_lib.Scene
+  dtype: str
+  shape: tuple  # (captures, height, width, channels)
+  has_reference: bool
+  nbytes: int
+
+
+def check_scenes(found, white_level, skip_bad_scenes):
+  """Reads and checks every scene, one at a time.
+
+  Returns:
+    (list of CheckedScene, list of {'scene', 'reason'} skipped).
+
+  Raises:
+    scenes.SceneError: a scene breaks the rules and skip_bad_scenes is False.
+    ValueError: no usable scene, or scenes of different dtypes or channels.
+  """
+  checked, skipped = [], []
+  for scene in found:
+    try:
+      arrays = scenes_lib.read_scene(scene, white_level)
+    except scenes_lib.SceneError as error:
+      if not skip_bad_scenes:
+        raise
+      logging.warning('Skipping scene %s: %s', scene.name, error)
+      skipped.append({'scene': scene.name, 'reason': str(error)})
+      continue
+    reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
+    checked.append(CheckedScene(scene, arrays.dtype, arrays.captures.shape,
+                                arrays.reference is not None,
+                                arrays.captures.nbytes + reference_bytes))
+  if not checked:
+    raise ValueError('no usable scene')
+  first = checked[0]
+  for entry in checked[1:]:
+    if (entry.dtype, entry.shape[-1]) != (first.dtype, first.shape[-1]):
+      raise ValueError(f'{entry.scene.captures[0]} is {entry.dtype} with {entry.shape[-1]} '
+                       f'channel(s) but {first.scene.captures[0]} is {first.dtype} with '
+                       f'{first.shape[-1]}; a dataset has one pixel type and channel count')
+  return checked, skipped
+
+
+def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
+                        overwrite=False, skip_bad_scenes=False):
+  """Converts every scene below input_dir into TFRecord shards.
+
+  Args:
+    input_dir: folder of scenes (see n2n/data/scenes.py).
+    output_dir: folder for the shards and manifest.json.
+    white_level: the value that maps to 1.0; 0: the data's dtype maximum
+      (1.0 for float data). Values above it are an error.
+    num_shards: 0 sizes shards at about 150 MB each.
+    seed: shuffle seed of the scene order.
+    overwrite: replace existing shards in output_dir.
+    skip_bad_scenes: skip scenes that break the rules with one warning each
+      instead of stopping.
+
+  Returns:
+    The manifest dict (also written to output_dir/manifest.json).
+
+  Raises:
+    ValueError: naming the file, folder or flag at fault.
+  """
+  if not tf.io.gfile.isdir(input_dir):
+    raise ValueError(f'--input_dir={input_dir!r} is not a folder')
+  found = scenes_lib.find_scenes(input_dir)
+  existing = dataset_writer.check_output(output_dir, overwrite)
+  try:
+    checked, skipped = check_scenes(found, white_level, skip_bad_scenes)
+  except ValueError as error:
+    if isinstance(error, scenes_lib.SceneError):
+      raise
+    raise ValueError(f'--input_dir={input_dir!r}: {error}') from None
+  first = checked[0]
+  level = white_level or scenes_lib.default_white_level(first.dtype)
+  total_bytes = sum(entry.nbytes for entry in checked)
+  if num_shards <= 0:
+    num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
+  num_shards = max(1, min(num_shards, len(checked)))
+  temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
+  counts = [0] * num_shards
+  writers = [tf.io.TFRecordWriter(path) for path in temporary]
+  # Second pass: read each scene again and write it, one in memory at a time.
+  for position, index in enumerate(np.random.default_rng(seed).permutation(len(checked))):
+    arrays = scenes_lib.read_scene(checked[index].scene, white_level)
+    writers[position % num_shards].write(
+        tfrecord.serialize_scene(arrays.captures, arrays.reference, arrays.name))
+    counts[position % num_shards] += 1
+  for writer in writers:
+    writer.close()
+  shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
+  manifest = _manifest(checked, skipped, shards, level, seed)
+  dataset_writer.write_manifest(output_dir, manifest)
+  logging.info('Wrote %d scenes (%d captures, %d references; %s, %d channel(s), white level '
+               '%g) to %d shard(s) in %s; skipped %d.', len(checked), manifest['num_captures'],
+               manifest['num_references'], first.dtype, first.shape[-1], level, len(shards),
+               output_dir, len(skipped))
+  return manifest
+
+
+def _manifest(checked, skipped, shards, white_level, seed):
+  stats = dataset_writer.summary_stats
+  heights = [entry.shape[1] for entry in checked]
+  widths = [entry.shape[2] for entry in checked]
+  return {
+      'kind': 'scenes',
+      'num_scenes': len(checked),
+      'captures_per_scene': stats([entry.shape[0] for entry in checked]),
+      'num_captures': int(sum(entry.shape[0] for entry in checked)),
+      'num_references': sum(entry.has_reference for entry in checked),
+      'scenes_without_reference': [entry.scene.name for entry in checked
+                                   if not entry.has_reference],
+      'dtype': checked[0].dtype,
+      'channels': int(checked[0].shape[-1]),
+      'white_level': white_level,
+      'shards': shards,
+      'height': stats(heights),
+      'width': stats(widths),
+      'shortest_side': stats(np.minimum(heights, widths)),
+      'decoded_bytes': int(sum(entry.nbytes for entry in checked)),
+      'num_skipped': len(skipped),
+      'skipped': skipped,
+      'seed': seed,
+  }
