@@ -79,12 +79,16 @@ def decode_image(data):
   return to_rgb_uint8(np.asarray(array))
 
 
+# Rec. 601 luma: how every RGB -> grayscale conversion in n2n weighs the channels.
+LUMA_WEIGHTS = (0.299, 0.587, 0.114)
+
+
 def to_channels(image, channels):
   """Converts [H, W, 3] uint8 RGB to the model's channel count (3, or 1 = luma)."""
   if channels == 3:
     return image
   if channels == 1:
-    luma = image.astype(np.float32) @ np.array([0.299, 0.587, 0.114], np.float32)
+    luma = image.astype(np.float32) @ np.array(LUMA_WEIGHTS, np.float32)
     return np.round(luma)[:, :, np.newaxis].astype(np.uint8)
   raise ValueError(f'channels must be 1 or 3, got {channels}')
 

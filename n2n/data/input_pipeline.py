@@ -104,7 +104,7 @@ def make_training_pairs(clean, noise, noise_range, target, seed):
 
 def _to_channels(image, channels):
   if channels == 1:
-    luma = tf.cast(image, tf.float32) @ tf.constant([[0.299], [0.587], [0.114]])
+    luma = tf.cast(image, tf.float32) @ tf.constant(image_io.LUMA_WEIGHTS)[:, tf.newaxis]
     return tf.cast(tf.round(luma), tf.uint8)
   return image
 

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.data import augmentation
+from n2n.data import image_io
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
 
@@ -23,7 +24,7 @@ def _convert_channels(pixels, channels):
   if have == channels:
     return pixels
   if channels == 1:
-    return pixels @ tf.constant([[0.299], [0.587], [0.114]])
+    return pixels @ tf.constant(image_io.LUMA_WEIGHTS)[:, tf.newaxis]
   return tf.repeat(pixels, channels, axis=-1)
 
 

@@ -97,14 +97,6 @@ class EvalScene:
   step: float
 
 
-def _convert_channels(array, channels):
-  if array.shape[-1] == channels:
-    return array
-  if channels == 1:
-    return array @ np.array([[0.299], [0.587], [0.114]], np.float32)
-  return np.repeat(array, channels, axis=-1)
-
-
 def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
   """Loads a folder of validation scenes in the training data's units.
 
@@ -132,7 +124,7 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
     if arrays.dtype != run_config.data_dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
                        f'trained on {run_config.data_dtype} data')
-    convert = lambda array: _convert_channels(
+    convert = lambda array: scenes_lib.convert_channels(
         scenes_lib.to_unit_range(array, run_config.white_level), run_config.model.channels)
     loaded.append(EvalScene(
         scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
