@@ -94,6 +94,10 @@ class TrainConfig:
   rampdown_fraction: float = setting(0.3, 'Final fraction of train_steps over which the learning '
                                      'rate ramps down to 0 (cosine squared), 0-1.', minimum=0.0,
                                      maximum=1.0)
+  gradient_clip_multiple: float = setting(
+      4.0, 'Clip each step\'s gradient norm to this multiple of the running average of recent '
+      'norms (an outlier batch, e.g. Poisson at lambda near 0.001, would otherwise wreck '
+      'Adam\'s state and the network); 0: never clip.', minimum=0.0)
   precision: str = setting('auto', 'auto picks mixed_bfloat16 where the hardware runs it '
                            'natively, mixed_float16 on pre-Ampere GPUs, else float32.',
                            choices=PRECISIONS)

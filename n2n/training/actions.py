@@ -65,7 +65,8 @@ class SyncPreemption(EveryBoundary):
 
 
 class LogProgress(Periodic):
-  """Console line and training scalars (loss, learning rate, images/s, extras)."""
+  """Console line and training scalars (loss, gradient norm, clipped steps,
+  learning rate, images/s, extras)."""
 
   def __init__(self, every, train_steps, batch_size, writer, learning_rate_fn,
                extra_scalars_fn=None):
@@ -82,32 +83,46 @@ class LogProgress(Periodic):
     self._writer = writer
     self._learning_rate_fn = learning_rate_fn
     self._extra_scalars_fn = extra_scalars_fn or (lambda step: {})
-    self._loss_sum = self._steps = self._seconds = 0.0
+    self._reset()
+
+  def _reset(self):
+    self._loss_sum = self._norm_sum = self._steps = self._seconds = 0.0
+    self._max_norm_ratio = float('nan')
+    self._clipped_steps = 0
 
   def is_due(self, step, final):
     # Every result is accumulated; the line is written only at the period.
     return True
 
   def run(self, result):
-    self._loss_sum += result.loss * result.num_steps
+    stats = result.stats
+    self._loss_sum += stats.loss * result.num_steps
+    self._norm_sum += stats.mean_gradient_norm * result.num_steps
     self._steps += result.num_steps
     self._seconds += result.seconds
+    self._clipped_steps += stats.clipped_steps
+    self._max_norm_ratio = np.fmax(self._max_norm_ratio, stats.max_norm_ratio)
     if not super().is_due(result.step, result.final):
       return
     images_per_second = self._steps * self._batch_size / self._seconds
     mean_loss = self._loss_sum / self._steps
+    mean_norm = self._norm_sum / self._steps
     learning_rate = float(self._learning_rate_fn())
     eta_seconds = (self.train_steps - result.step) * self._seconds / self._steps
-    logging.info('step %d/%d  loss %.6f  lr %.2e  %.1f images/s  ETA %s', result.step,
-                 self.train_steps, mean_loss, learning_rate, images_per_second,
-                 time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
+    clipped = (f'  clipped {self._clipped_steps} step(s), largest gradient '
+               f'{self._max_norm_ratio:.3g}x the running average' if self._clipped_steps else '')
+    logging.info('step %d/%d  loss %.6f  gradient norm %.3g  lr %.2e  %.1f images/s  ETA %s%s',
+                 result.step, self.train_steps, mean_loss, mean_norm, learning_rate,
+                 images_per_second, time.strftime('%H:%M:%S', time.gmtime(eta_seconds)), clipped)
     with self._writer.as_default(step=result.step):
       tf.summary.scalar('loss', mean_loss)
+      tf.summary.scalar('gradient_norm', mean_norm)
+      tf.summary.scalar('clipped_steps', self._clipped_steps)
       tf.summary.scalar('learning_rate', learning_rate)
       tf.summary.scalar('images_per_second', images_per_second)
       for name, value in self._extra_scalars_fn(result.step).items():
         tf.summary.scalar(name, value)
-    self._loss_sum = self._steps = self._seconds = 0.0
+    self._reset()
 
   def end(self, unused_step):
     self._writer.flush()

@@ -12,7 +12,27 @@ finite-loss check) can stop training before a later one (a save) runs.
 """
 
 import dataclasses
+import math
 import time
+
+
+@dataclasses.dataclass(frozen=True)
+class TrainStats:
+  """What the steps of one train call measured.
+
+  Attributes:
+    loss: their mean loss (may be NaN or inf).
+    mean_gradient_norm: mean gradient norm before clipping (NaN: not measured).
+    max_gradient_norm: the largest one.
+    max_norm_ratio: the largest norm over the running average it was clipped
+      against (NaN: not measured or no average yet).
+    clipped_steps: how many steps had their gradient scaled down.
+  """
+  loss: float
+  mean_gradient_norm: float = math.nan
+  max_gradient_norm: float = math.nan
+  max_norm_ratio: float = math.nan
+  clipped_steps: int = 0
 
 
 @dataclasses.dataclass(frozen=True)
@@ -22,15 +42,20 @@ class LoopResult:
   Attributes:
     step: the global step reached.
     num_steps: steps run by this call.
-    loss: their mean loss (may be NaN or inf).
+    stats: TrainStats of those steps.
     seconds: wall time of the call.
     final: step is the run's last.
   """
   step: int
   num_steps: int
-  loss: float
+  stats: TrainStats
   seconds: float
   final: bool
+
+  @property
+  def loss(self):
+    """The steps' mean loss (may be NaN or inf)."""
+    return self.stats.loss
 
 
 class Controller:
@@ -39,7 +64,7 @@ class Controller:
   def __init__(self, train_fn, start_step, train_steps, steps_per_loop, actions):
     """
     Args:
-      train_fn: fn(num_steps) -> mean loss (a python float), e.g. Trainer.train.
+      train_fn: fn(num_steps) -> TrainStats, e.g. Trainer.train.
       start_step: the global step training starts (or resumes) at.
       train_steps: the run's last step.
       steps_per_loop: most steps per train_fn call.
@@ -69,9 +94,9 @@ class Controller:
     while step < self._train_steps:
       num_steps = min(self._steps_per_loop, self.next_boundary(step) - step)
       started = time.perf_counter()
-      loss = self._train_fn(num_steps)
+      stats = self._train_fn(num_steps)
       step += num_steps
-      result = LoopResult(step, num_steps, loss, time.perf_counter() - started,
+      result = LoopResult(step, num_steps, stats, time.perf_counter() - started,
                           step >= self._train_steps)
       for action in self._actions:
         if action.is_due(step, result.final):

@@ -13,8 +13,14 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import run_dir
 from n2n.model import unet
+from n2n.training import controller
+from n2n.training import gradient_clipping
 from n2n.training import losses
 from n2n.training import schedules
+
+# The checkpoint entry of the running gradient-norm average; checkpoints
+# written before clipping existed lack it.
+GRADIENT_NORM_AVERAGE_KEY = 'gradient_norm_average/.ATTRIBUTES/VARIABLE_VALUE'
 
 
 def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
@@ -63,6 +69,12 @@ def poison_if_any_replica_overflowed(gradients):
           for gradient in gradients]
 
 
+def _max_ignoring_nan(first, second):
+  """The larger of two scalars, NaN standing for "no value"."""
+  return tf.where(tf.math.is_nan(first), second,
+                  tf.where(tf.math.is_nan(second), first, tf.maximum(first, second)))
+
+
 class Trainer:
   """Owns the model, optimizer, step and checkpoint of one run, and trains it.
 
@@ -70,8 +82,11 @@ class Trainer:
     model: keras.Model.
     optimizer: keras optimizer (LossScaleOptimizer for mixed_float16).
     step: int64 tf.Variable, the global step.
-    checkpoint: tf.train.Checkpoint(model, optimizer, step); these three
-      attribute names are the checkpoint format: never rename them.
+    gradient_norm_average: float32 tf.Variable, the running average of
+      clipped gradient norms (0 until the first step); see gradient_clipping.
+    checkpoint: tf.train.Checkpoint(model, optimizer, step,
+      gradient_norm_average); these attribute names are the checkpoint
+      format: never rename them.
     manager: tf.train.CheckpointManager writing to checkpoint_dir, or None.
   """
 
@@ -95,8 +110,12 @@ class Trainer:
                                                              filter_gradient_mode)
       self.step = tf.Variable(0, dtype=tf.int64, trainable=False, name='global_step',
                               aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
+      self.gradient_norm_average = tf.Variable(
+          0.0, dtype=tf.float32, trainable=False, name='gradient_norm_average',
+          aggregation=tf.VariableAggregation.ONLY_FIRST_REPLICA)
     self.checkpoint = tf.train.Checkpoint(model=self.model, optimizer=self.optimizer,
-                                          step=self.step)
+                                          step=self.step,
+                                          gradient_norm_average=self.gradient_norm_average)
     self.manager = None
     if checkpoint_dir is not None:
       self.manager = tf.train.CheckpointManager(self.checkpoint, checkpoint_dir,
@@ -114,8 +133,14 @@ class Trainer:
       The path restored, or None for a fresh start.
     """
     latest = tf.train.latest_checkpoint(model_dir) if model_dir else None
-    if latest:
+    if not latest:
+      return None
+    if GRADIENT_NORM_AVERAGE_KEY in dict(tf.train.list_variables(latest)):
       self.checkpoint.restore(latest).assert_existing_objects_matched()
+    else:
+      # Written before gradient clipping: the average restarts at the first step.
+      tf.train.Checkpoint(model=self.model, optimizer=self.optimizer, step=self.step).restore(
+          latest).assert_existing_objects_matched()
     return latest
 
   @property
@@ -133,13 +158,14 @@ class Trainer:
     """Runs num_steps optimizer steps in one tf.function call.
 
     Returns:
-      The mean loss over those steps, a python float (NaN/inf are returned,
-      not raised: the caller decides).
+      controller.TrainStats of those steps: mean loss (NaN/inf are returned,
+      not raised: the caller decides), gradient norms, clipped steps.
 
     Raises:
       tf.errors.OpError from the input pipeline (e.g. DataLossError).
     """
-    return float(self._train_loop(self._iterator, tf.constant(num_steps, tf.int32)))
+    stats = self._train_loop(self._iterator, tf.constant(num_steps, tf.int32))
+    return controller.TrainStats(**{name: value.numpy().item() for name, value in stats.items()})
 
   def save(self, step):
     """Writes a checkpoint numbered step; returns its path."""
@@ -150,6 +176,9 @@ class Trainer:
     loss_fn = losses.get_loss(config.loss)
     agree_on_overflow = (self.precision == 'mixed_float16'
                          and strategy.num_replicas_in_sync > 1)
+    loss_scale = getattr(optimizer, 'dynamic_scale', None)
+    clip_multiple = float(config.gradient_clip_multiple)
+    norm_average = self.gradient_norm_average
 
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
@@ -169,16 +198,33 @@ class Trainer:
       loss, gradients = loss_and_gradients(batch, step_fraction)
       if agree_on_overflow:
         gradients = poison_if_any_replica_overflowed(gradients)
+      norm = gradient_clipping.replica_gradient_norm(gradients, loss_scale)
+      factor = gradient_clipping.clip_factor(norm, norm_average, clip_multiple)
+      gradients = [gradient * tf.cast(factor, gradient.dtype) for gradient in gradients]
       optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-      return loss
+      return loss, norm
 
     @tf.function
     def train_loop(iterator, num_steps):
-      loss_sum = tf.constant(0.0)
+      loss_sum = norm_sum = clipped = tf.constant(0.0)
+      max_norm = max_ratio = tf.constant(float('nan'))
       for _ in tf.range(num_steps):
-        per_replica_loss = strategy.run(train_step, args=(next(iterator),))
+        per_replica_loss, per_replica_norm = strategy.run(train_step, args=(next(iterator),))
         loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_loss, axis=None)
+        # Every replica computed the same norm.
+        norm = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_norm, axis=None)
+        average = norm_average.read_value()
+        clipped += tf.cast(gradient_clipping.clip_factor(norm, average, clip_multiple) < 1.0,
+                           tf.float32)
+        ratio = tf.where(average > 0.0, norm / average, float('nan'))
+        norm_sum += norm
+        max_norm = _max_ignoring_nan(max_norm, norm)
+        max_ratio = _max_ignoring_nan(max_ratio, ratio)
+        norm_average.assign(gradient_clipping.updated_average(average, norm, clip_multiple))
       self.step.assign_add(tf.cast(num_steps, tf.int64))
-      return loss_sum / tf.cast(num_steps, tf.float32)
+      steps = tf.cast(num_steps, tf.float32)
+      return {'loss': loss_sum / steps, 'mean_gradient_norm': norm_sum / steps,
+              'max_gradient_norm': max_norm, 'max_norm_ratio': max_ratio,
+              'clipped_steps': tf.cast(clipped, tf.int32)}
 
     return train_loop

@@ -32,7 +32,7 @@ class Recorder:
 def _fake_train(losses, calls):
   def train(num_steps):
     calls.append(num_steps)
-    return losses.pop(0) if losses else 0.5
+    return controller.TrainStats(losses.pop(0) if losses else 0.5)
   return train
 
 

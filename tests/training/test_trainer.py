@@ -1,5 +1,7 @@
 """The Trainer on its own: build, train, save, restore; mixed_float16 over replicas."""
 
+import os
+
 import numpy as np
 import tensorflow as tf
 
@@ -54,6 +56,7 @@ def test_mixed_float16_overflow_on_one_replica_skips_the_step_on_every_replica()
 def test_checkpoint_keys_are_the_ones_earlier_versions_wrote(tmp_path):
   # Variable paths are the checkpoint format: the list was written by the code
   # before n2n/ was split into sub-packages; moving modules must not change it.
+  # Gradient clipping added one entry, the running average of gradient norms.
   trainer = trainer_lib.Trainer(_config(), tf.distribute.get_strategy(), 'float32',
                                 checkpoint_dir=str(tmp_path))
   trainer.step.assign(3)
@@ -61,9 +64,25 @@ def test_checkpoint_keys_are_the_ones_earlier_versions_wrote(tmp_path):
   keys = sorted(f'{name} {shape}' for name, shape in tf.train.list_variables(path)
                 if not name.startswith('_CHECKPOINTABLE'))
   with open(CHECKPOINT_KEYS) as expected:
-    assert keys == expected.read().splitlines()
+    earlier = expected.read().splitlines()
+  assert keys == sorted(earlier + [f'{trainer_lib.GRADIENT_NORM_AVERAGE_KEY} []'])
   fresh = trainer_lib.Trainer(_config(seed=2), tf.distribute.get_strategy(), 'float32')
   assert fresh.restore_or_initialize(str(tmp_path)) == path
   assert fresh.current_step == 3
   for ours, theirs in zip(fresh.model.weights, trainer.model.weights):
     np.testing.assert_array_equal(ours.numpy(), theirs.numpy())
+
+
+def test_a_checkpoint_written_before_gradient_clipping_resumes_with_a_fresh_average(tmp_path):
+  earlier = trainer_lib.Trainer(_config(), tf.distribute.get_strategy(), 'float32')
+  earlier.step.assign(5)
+  # The three objects checkpoints held before the running average existed.
+  path = tf.train.Checkpoint(model=earlier.model, optimizer=earlier.optimizer,
+                             step=earlier.step).save(str(tmp_path / 'ckpt'))
+  with open(tmp_path / 'checkpoint', 'w') as index:
+    index.write(f'model_checkpoint_path: "{os.path.basename(path)}"\n')
+  resumed = trainer_lib.Trainer(_config(seed=2), tf.distribute.get_strategy(), 'float32')
+  resumed.gradient_norm_average.assign(7.0)  # the checkpoint has nothing to restore it from
+  assert resumed.restore_or_initialize(str(tmp_path)) == path
+  assert resumed.current_step == 5 and float(resumed.gradient_norm_average.numpy()) == 7.0
+  np.testing.assert_array_equal(resumed.model.weights[0].numpy(), earlier.model.weights[0].numpy())

@@ -1,0 +1,117 @@
+"""Adaptive gradient clipping: the pure rules, and the regression it exists for
+(one Poisson batch at lambda near the paper's floor wrecked a run, issue 15)."""
+
+import glob
+import os
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.corruptions import noise as noise_lib
+from n2n.inference import metrics
+from n2n.training import gradient_clipping
+from n2n.training import trainer as trainer_lib
+from tests.conftest import REPO_ROOT
+
+
+def test_a_norm_above_the_threshold_is_scaled_to_it_and_others_are_kept():
+  assert float(gradient_clipping.clip_factor(40.0, 2.0, 4.0)) == pytest.approx(8.0 / 40.0)
+  assert float(gradient_clipping.clip_factor(7.9, 2.0, 4.0)) == 1.0
+  assert float(gradient_clipping.clip_factor(1e6, 0.0, 4.0)) == 1.0  # no average yet
+  assert float(gradient_clipping.clip_factor(1e6, 2.0, 0.0)) == 1.0  # clipping off
+  assert float(gradient_clipping.clip_factor(float('inf'), 2.0, 4.0)) == 1.0
+  assert float(gradient_clipping.clip_factor(float('nan'), 2.0, 4.0)) == 1.0
+
+
+def test_the_average_starts_at_the_first_norm_and_an_outlier_moves_it_by_the_threshold_only():
+  assert float(gradient_clipping.updated_average(0.0, 3.0, 4.0)) == pytest.approx(3.0)
+  ordinary = float(gradient_clipping.updated_average(2.0, 3.0, 4.0))
+  assert ordinary == pytest.approx(0.99 * 2.0 + 0.01 * 3.0)
+  outlier = float(gradient_clipping.updated_average(2.0, 1e6, 4.0))
+  assert outlier == pytest.approx(0.99 * 2.0 + 0.01 * 8.0)
+  assert float(gradient_clipping.updated_average(2.0, float('inf'), 4.0)) == 2.0
+  # Clipping off: the average follows every norm, for logging.
+  assert float(gradient_clipping.updated_average(2.0, 1e6, 0.0)) == pytest.approx(
+      0.99 * 2.0 + 0.01 * 1e6)
+
+
+def test_two_replicas_agree_on_one_norm_the_root_sum_square_of_theirs():
+  strategy = tf.distribute.MirroredStrategy(
+      [device.name for device in tf.config.list_logical_devices('CPU')],
+      cross_device_ops=tf.distribute.ReductionToOneDevice())
+
+  def norm_of_replica():
+    replica = tf.distribute.get_replica_context().replica_id_in_sync_group
+    gradient = tf.fill([4], tf.cast(replica + 1, tf.float32))  # norms 2 and 4
+    return gradient_clipping.replica_gradient_norm([gradient], loss_scale=tf.constant(2.0))
+
+  norms = strategy.experimental_local_results(strategy.run(norm_of_replica))
+  assert [float(norm) for norm in norms] == pytest.approx([np.sqrt(4 + 16) / 2] * 2)
+
+
+def _clean_crops(rng, images, count, size):
+  crops = []
+  for _ in range(count):
+    image = images[rng.integers(len(images))]
+    top, left = (rng.integers(extent - size + 1) for extent in image.shape[:2])
+    crops.append(image[top:top + size, left:left + size])
+  return np.stack(crops).astype(np.float32) / 255.0
+
+
+@pytest.fixture(scope='module')
+def poisson_run_with_one_outlier_batch():
+  """120 steps of clean-target Poisson training (lambda 5-50, crops of 32,
+  batch 4, lr 1e-3, float32) whose step 61 is one batch at lambda 0.002
+  (pixels 0 or 500), the issue's trigger; 16 held-out crops at lambda 30."""
+  images = []
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', '*.png'))):
+    image = iio.imread(path)
+    images.append(np.repeat(image[..., None], 3, -1) if image.ndim == 2 else image[..., :3])
+  rng = np.random.default_rng(0)
+  steps, batch, size = 120, 4, 32
+  clean = _clean_crops(rng, images, steps * batch, size).reshape(steps, batch, size, size, 3)
+  levels = rng.uniform(5, 50, (steps, batch)).astype(np.float32)
+  levels[60] = 0.002
+  noisy = np.stack([noise_lib.corrupt_batch(tf.constant(clean[step]), 'poisson', tf.constant(levels[step]),
+                                            tf.constant([step, 1]))[0].numpy()
+                    for step in range(steps)])
+  val_clean = _clean_crops(np.random.default_rng(1), images, 16, 64)
+  val_noisy = noise_lib.corrupt_batch(tf.constant(val_clean), 'poisson', tf.fill([16], 30.0),
+                                      tf.constant([7, 7]))[0]
+  dataset = tf.data.Dataset.from_tensor_slices(
+      {'input': noisy.reshape(-1, size, size, 3), 'target': clean.reshape(-1, size, size, 3)})
+
+  def train(clip_multiple):
+    """Validation PSNR every 10 steps."""
+    config = config_lib.TrainConfig(
+        train_data='unused', model_dir='', noise='poisson', target='clean', crop_size=size,
+        batch_size=batch, train_steps=steps, learning_rate=1e-3, rampdown_fraction=0.0, seed=1,
+        gradient_clip_multiple=clip_multiple)
+    trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32')
+    trainer.attach_dataset(dataset.batch(batch))
+    psnrs, clipped = [], 0
+    for _ in range(steps // 10):
+      clipped += trainer.train(10).clipped_steps
+      denoised = trainer.model(val_noisy).numpy()
+      psnrs.append(np.mean([metrics.psnr(out, ref) for out, ref in zip(denoised, val_clean)]))
+    return psnrs, clipped
+
+  return train
+
+
+def test_one_outlier_batch_no_longer_wrecks_the_run(poisson_run_with_one_outlier_batch):
+  psnrs, clipped = poisson_run_with_one_outlier_batch(4.0)
+  assert max(psnrs) - psnrs[-1] < 0.5, psnrs
+  assert psnrs[-1] > psnrs[5] + 0.5, psnrs  # it kept learning after the outlier
+  assert 1 <= clipped <= 6
+
+
+def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outlier_batch):
+  # The behaviour before the fix: this is what makes the test above able to fail.
+  psnrs, clipped = poisson_run_with_one_outlier_batch(0.0)
+  assert clipped == 0
+  assert max(psnrs[:6]) - psnrs[6] > 5.0, psnrs  # the step after the outlier
+  assert max(psnrs) - psnrs[-1] > 2.0, psnrs
