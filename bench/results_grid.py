@@ -1,0 +1,255 @@
+"""Noise2Noise against Noise2Clean for every corruption at one CPU budget, and the
+page that shows it: docs/results.md, with pictures and PSNR curves.
+
+  python bench/results_grid.py                    # the whole grid (about an hour on 2 cores)
+  python bench/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
+  python bench/results_grid.py --render_only      # rewrite the page from docs/results/results.json
+
+Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
+(the command a user types), into --runs_dir/<row>_<variant>; a run whose last
+checkpoint already reaches its train_steps is not trained again unless
+--retrain. Every number on the page is read back from the runs' TensorBoard
+event files (the evaluation during training on datasets/demo/val at the
+paper's levels) or measured here (wall time); rows not run by this invocation
+keep their numbers from docs/results/results.json. The pictures show one crop
+of the first validation image with the evaluation's own noise: noisy | N2N |
+N2C | clean. Curves are drawn as SVG by bench/svg_plot.py.
+"""
+
+import dataclasses
+import datetime
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,unused-import
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+import numpy as np  # pylint: disable=g-import-not-at-top
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+from n2n import hardware  # pylint: disable=g-import-not-at-top
+from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
+from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
+from n2n.inference import summaries  # pylint: disable=g-import-not-at-top
+import svg_plot  # pylint: disable=g-import-not-at-top
+
+
+@dataclasses.dataclass(frozen=True)
+class Row:
+  """One corruption: its N2N and N2C runs, and ablations beside them."""
+  name: str
+  title: str
+  ablations: tuple = ()
+
+
+ROWS = (
+    Row('gaussian', 'Gaussian', ('n2n_noclip',)),
+    Row('poisson', 'Poisson'),
+    Row('text', 'Text', ('n2n_l2',)),
+    Row('impulse', 'Random-valued impulse', ('n2n_l2',)),
+    Row('bernoulli', 'Bernoulli (pixels dropped)'),
+)
+ROW_NAMES = tuple(row.name for row in ROWS)
+VARIANT_TITLES = {'n2n': 'N2N', 'n2c': 'N2C', 'n2n_noclip': 'N2N, no clipping',
+                  'n2n_l2': 'N2N, L2 loss'}
+DOCS = os.path.join(REPO_ROOT, 'docs')
+RESULTS_DIR = os.path.join(DOCS, 'results')
+RESULTS_JSON = os.path.join(RESULTS_DIR, 'results.json')
+PICTURE_CROP = 160
+
+flags.DEFINE_list('rows', list(ROW_NAMES), f'Rows to run: any of {", ".join(ROW_NAMES)}.')
+flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'), 'Where the runs go.')
+flags.DEFINE_boolean('retrain', False, 'Delete and retrain runs that are already complete.')
+flags.DEFINE_boolean('ablations', True, 'Also run each row\'s ablations.')
+flags.DEFINE_boolean('render_only', False, 'Train nothing; rewrite the page from results.json.')
+FLAGS = flags.FLAGS
+
+
+def config_path(run_name):
+  return os.path.join(REPO_ROOT, 'configs', 'cpu', f'{run_name}.cfg')
+
+
+def is_complete(model_dir):
+  """True when model_dir's config.json and newest checkpoint reach train_steps."""
+  latest = tf.train.latest_checkpoint(model_dir) if os.path.isdir(model_dir) else None
+  if not latest:
+    return False
+  return restore.checkpoint_step(latest) >= restore.read_run_config(model_dir).train_steps
+
+
+def train(run_name, model_dir):
+  """Runs train.py for one configs/cpu/ run; returns its wall time in seconds."""
+  if FLAGS.retrain and os.path.isdir(model_dir):
+    shutil.rmtree(model_dir)
+  command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
+             f'--flagfile={config_path(run_name)}', f'--model_dir={model_dir}']
+  print(f'{run_name}: {" ".join(command[1:])}', flush=True)
+  started = time.perf_counter()
+  log_path = os.path.join(FLAGS.runs_dir, f'{run_name}.log')
+  with open(log_path, 'w') as log:
+    finished = subprocess.run(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+  if finished.returncode:
+    raise SystemExit(f'{run_name}: train.py exited with {finished.returncode}; see {log_path}')
+  return time.perf_counter() - started
+
+
+def scalars(event_dir):
+  """{tag: [(step, value), ...]} from every event file in event_dir, by step."""
+  values = {}
+  for path in sorted(tf.io.gfile.glob(os.path.join(event_dir, 'events.out.tfevents.*'))):
+    for event in summaries.read_events(path):
+      for value in event.summary.value:
+        if value.HasField('tensor') and not value.tensor.string_val:
+          values.setdefault(value.tag, {})[event.step] = float(tf.make_ndarray(value.tensor))
+  return {tag: sorted(by_step.items()) for tag, by_step in values.items()}
+
+
+def run_result(run_name, model_dir, wall_seconds):
+  """What the page shows of one run, read from its events and config.json."""
+  config = restore.read_run_config(model_dir)
+  evaluations = scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
+  training = scalars(os.path.join(model_dir, 'train'))
+  levels = {}
+  for tag, curve in evaluations.items():
+    if not tag.startswith('psnr/'):
+      continue
+    level_tag = tag[len('psnr/'):]
+    final_step, final = curve[-1]
+    best_step, best = max(curve, key=lambda point: point[1])
+    levels[level_tag] = {'final': final, 'final_step': final_step, 'best': best,
+                         'best_step': best_step,
+                         'input': evaluations[f'input_psnr/{level_tag}'][-1][1],
+                         'curve': curve}
+  return {
+      'run': run_name, 'noise': config.noise, 'target': config.target, 'loss': config.loss,
+      'levels': levels, 'train_steps': config.train_steps, 'batch_size': config.batch_size,
+      'crop_size': config.crop_size, 'precision': config.precision,
+      'gradient_clip_multiple': config.gradient_clip_multiple,
+      'wall_seconds': wall_seconds,
+      'images_per_second': statistics.median(v for _, v in training['images_per_second']),
+      'clipped_steps': int(sum(v for _, v in training.get('clipped_steps', []))),
+      'date': datetime.date.today().isoformat(), 'commit': commit(), 'machine': machine(),
+  }
+
+
+def commit():
+  """The checkout's commit, '+changes' when the tree differs from it."""
+  head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=REPO_ROOT,
+                        capture_output=True, text=True).stdout.strip()
+  dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'],
+                         cwd=REPO_ROOT, capture_output=True, text=True).stdout.strip()
+  return head + ('+changes' if dirty else '')
+
+
+def machine():
+  """'AMD EPYC, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar."""
+  model = platform.processor() or 'unknown CPU'
+  try:
+    with open('/proc/cpuinfo') as cpuinfo:
+      model = next(line.split(':', 1)[1].strip() for line in cpuinfo
+                   if line.startswith('model name'))
+  except (OSError, StopIteration):
+    pass
+  bf16 = 'AVX512-BF16' if hardware.cpu_supports_bfloat16() else 'no AVX512-BF16'
+  return f'{model}, {os.cpu_count()} cores, {bf16}, TensorFlow {tf.__version__}'
+
+
+def picture(row, model_dirs, output_path):
+  """noisy | N2N | N2C | clean on one crop of the first validation image at the
+  first evaluation level, with the evaluation's fixed noise; written as PNG."""
+  restored = {variant: restore.restore_model(model_dirs[variant]) for variant in ('n2n', 'n2c')}
+  config = restored['n2n'].run_config
+  name, image = input_pipeline.load_eval_images(config.val_data, max_images=1)[0]
+  level = config.eval_noise_levels[0]
+  clean = tf.constant(image, tf.float32) / 255.0
+  noisy = scoring.make_corruption(row.name)(clean, tf.constant(level, tf.float32),
+                                            noise_lib.evaluation_seed(config.seed, 0, level))
+  noisy = noisy.numpy()
+  panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
+                      for variant in ('n2n', 'n2c')] + [clean.numpy()]
+  top = (image.shape[0] - PICTURE_CROP) // 2
+  left = (image.shape[1] - PICTURE_CROP) // 2
+  gap = np.ones([PICTURE_CROP, 4, 3], np.float32)
+  strip = []
+  for panel in panels:
+    strip += [np.clip(panel[top:top + PICTURE_CROP, left:left + PICTURE_CROP], 0, 1), gap]
+  pixels = np.round(np.concatenate(strip[:-1], axis=1) * 255).astype(np.uint8)
+  tf.io.write_file(output_path, tf.io.encode_png(pixels))
+  return {'image': name, 'level': level, 'crop': [top, left, PICTURE_CROP]}
+
+
+def curves_svg(row, results, output_path):
+  """PSNR over training at the first evaluation level, every run of the row."""
+  runs = [results[f'{row.name}_{variant}'] for variant in ('n2n', 'n2c') + row.ablations
+          if f'{row.name}_{variant}' in results]
+  tag = next(iter(runs[0]['levels']))
+  series = [(VARIANT_TITLES[run['run'][len(row.name) + 1:]], run['levels'][tag]['curve'])
+            for run in runs]
+  level = tag.split('_', 1)[1]
+  with open(output_path, 'w') as svg:
+    svg.write(svg_plot.line_chart(series, f'{row.title}, level {level}: validation PSNR',
+                                  'training step', 'PSNR (dB)',
+                                  ('noisy input', runs[0]['levels'][tag]['input'])))
+
+
+def main(argv):
+  del argv
+  unknown = set(FLAGS.rows) - set(ROW_NAMES)
+  if unknown:
+    raise app.UsageError(f'--rows: unknown {", ".join(sorted(unknown))}; choose from '
+                         f'{", ".join(ROW_NAMES)}')
+  os.makedirs(RESULTS_DIR, exist_ok=True)
+  results = {}
+  if os.path.exists(RESULTS_JSON):
+    with open(RESULTS_JSON) as results_file:
+      results = json.load(results_file)
+  rows = [] if FLAGS.render_only else [row for row in ROWS if row.name in FLAGS.rows]
+  os.makedirs(FLAGS.runs_dir, exist_ok=True)
+  for row in rows:
+    variants = ('n2n', 'n2c') + (row.ablations if FLAGS.ablations else ())
+    model_dirs = {}
+    for variant in variants:
+      run_name = f'{row.name}_{variant}'
+      model_dir = model_dirs[variant] = os.path.join(FLAGS.runs_dir, run_name)
+      timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
+      if FLAGS.retrain or not is_complete(model_dir):
+        wall = train(run_name, model_dir)
+        with open(timing_path, 'w') as timing:
+          timing.write(f'{wall:.1f}\n')
+      with open(timing_path) as timing:
+        wall = float(timing.read())
+      results[run_name] = run_result(run_name, model_dir, wall)
+      print(f'{run_name}: {format_run(results[run_name])}', flush=True)
+    results[row.name] = {'picture': picture(row, model_dirs,
+                                            os.path.join(RESULTS_DIR, f'{row.name}.png'))}
+    curves_svg(row, results, os.path.join(RESULTS_DIR, f'{row.name}_psnr.svg'))
+    with open(RESULTS_JSON, 'w') as results_file:
+      json.dump(results, results_file, indent=1)
+  import results_page  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(DOCS, 'results.md'), 'w') as page:
+    page.write(results_page.render(ROWS, VARIANT_TITLES, results))
+  print(f'wrote {os.path.join(DOCS, "results.md")}')
+
+
+def format_run(run):
+  levels = ', '.join(f'{tag}: {scores["final"]:.2f} dB (input {scores["input"]:.2f})'
+                     for tag, scores in run['levels'].items())
+  return (f'{levels}; {run["wall_seconds"]:.0f} s, {run["images_per_second"]:.1f} images/s, '
+          f'{run["clipped_steps"]} clipped steps')
+
+
+if __name__ == '__main__':
+  app.run(main)

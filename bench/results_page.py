@@ -1,0 +1,214 @@
+"""docs/results.md from the grid's results.json (bench/results_grid.py writes both).
+
+Every number on the page comes from results.json; the prose says why each row
+looks as it does, in terms that hold whatever the numbers of a rerun.
+"""
+
+# Why each corruption's N2N and N2C compare as they do (the paper's section 3).
+EXPLANATIONS = {
+    'gaussian': (
+        'Zero-mean additive noise and an L2 loss: the expected noisy target is the clean image, '
+        'so N2N optimises the same function as N2C; its noisier targets only add variance to '
+        'the gradients, which at a fixed budget shows as a small gap. The no-clipping run is the '
+        'control for the trainer\'s gradient clipping on a corruption without outlier batches.'),
+    'poisson': (
+        'Poisson noise is zero-mean too (E[Poisson(lambda x) / lambda] = x), so the same holds. '
+        'Lambda is drawn from [0.001, 50] as in the paper; near its floor a pixel is 0 or '
+        'hundreds. Before the trainer clipped gradient norms, such batches wrecked runs like these: '
+        'at the 2400-step demo budget, validation PSNR fell as low as 4 dB mid-run and the runs '
+        'ended at 24.67 (N2C) and 25.75 dB (N2N), against 28.49 and 28.42 dB with clipping '
+        '(bench/collapse_trace.py, docs/collapse_trace/). "Clipped steps" counts the steps whose '
+        'gradient the trainer scaled down.'),
+    'text': (
+        'Text is not zero-mean: a target pixel is the clean value or a random string colour. With '
+        'less than half of the pixels covered, the median of the targets is the clean value, so '
+        'L1 (median-seeking) N2N learns the clean image; L2 learns the mean, clean blended with '
+        'the average overlay colour, and keeps a tint where text is likely (the L2 ablation). '
+        'The N2C run uses the same L1 loss on clean targets.'),
+    'impulse': (
+        'A replaced pixel takes a uniformly random colour, so at p >= 0.5 even the median of the '
+        'targets is no longer the clean value; the clean value is still the mode, which the '
+        'annealed L0 loss (|error|^gamma, gamma 2 -> 0 over training) seeks. L2 learns (1-p) x + '
+        'p/2, a washed-out image (the L2 ablation). The N2C run keeps the annealed L0 loss; its '
+        'exponent near 0 late in training makes both runs converge more slowly than the L2 '
+        'rows at this short budget.'),
+    'bernoulli': (
+        'A dropped target pixel carries no information, so the loss is L2 over the target\'s kept '
+        'pixels only. At p drawn from [0, 0.95] about half of the target pixels are dropped on '
+        'average, so N2N sees about half the supervision per step of N2C (whose clean target '
+        'keeps every pixel): at equal steps it lags, by the amount the table measures.'),
+}
+
+
+def _fmt(value, digits=2):
+  return f'{value:.{digits}f}'
+
+
+def _minutes(seconds):
+  return f'{seconds / 60:.1f} min'
+
+
+def _level_name(tag):
+  noise, level = tag.split('_', 1)
+  return {'gaussian': f'sigma {level}', 'poisson': f'lambda {level}',
+          'text': f'p {level}', 'impulse': f'p {level}', 'bernoulli': f'p {level}'}[noise]
+
+
+def headline(rows, results):
+  """One line: the N2N - N2C gap per corruption at its first level."""
+  parts = []
+  for row in rows:
+    n2n, n2c = results.get(f'{row.name}_n2n'), results.get(f'{row.name}_n2c')
+    if not (n2n and n2c):
+      continue
+    tag = next(iter(n2n['levels']))
+    gap = n2n['levels'][tag]['final'] - n2c['levels'][tag]['final']
+    parts.append(f'{row.title.split(" (")[0]} {gap:+.2f} dB')
+  return 'N2N minus N2C at equal budget: ' + ', '.join(parts) + '.'
+
+
+def _main_table(rows, results):
+  lines = ['| corruption | level | loss | input | N2N | N2C | N2N - N2C | steps x batch | '
+           'wall time N2N / N2C | images/s N2N / N2C | clipped steps N2N / N2C |',
+           '|---|---|---|---|---|---|---|---|---|---|---|']
+  for row in rows:
+    n2n, n2c = results.get(f'{row.name}_n2n'), results.get(f'{row.name}_n2c')
+    if not (n2n and n2c):
+      continue
+    for tag, scores in n2n['levels'].items():
+      clean_target = n2c['levels'][tag]
+      lines.append(
+          f'| {row.title} | {_level_name(tag)} | {n2n["loss"]} | {_fmt(scores["input"])} | '
+          f'**{_fmt(scores["final"])}** | {_fmt(clean_target["final"])} | '
+          f'{scores["final"] - clean_target["final"]:+.2f} | '
+          f'{n2n["train_steps"]} x {n2n["batch_size"]} | {_minutes(n2n["wall_seconds"])} / '
+          f'{_minutes(n2c["wall_seconds"])} | {n2n["images_per_second"]:.1f} / '
+          f'{n2c["images_per_second"]:.1f} | {n2n["clipped_steps"]} / {n2c["clipped_steps"]} |')
+  return '\n'.join(lines)
+
+
+def _ablation_table(rows, titles, results):
+  lines = ['| run | level | loss | PSNR | the row\'s N2N | difference | clipped steps |',
+           '|---|---|---|---|---|---|---|']
+  for row in rows:
+    n2n = results.get(f'{row.name}_n2n')
+    for variant in row.ablations:
+      run = results.get(f'{row.name}_{variant}')
+      if not (run and n2n):
+        continue
+      for tag, scores in run['levels'].items():
+        reference = n2n['levels'][tag]['final']
+        lines.append(f'| {row.title}: {titles[variant]} | {_level_name(tag)} | {run["loss"]} | '
+                     f'{_fmt(scores["final"])} | {_fmt(reference)} | '
+                     f'{scores["final"] - reference:+.2f} | {run["clipped_steps"]} |')
+  return '\n'.join(lines)
+
+
+def _best_table(rows, titles, results):
+  lines = ['| run | level | final | best (step) |', '|---|---|---|---|']
+  for row in rows:
+    for variant in ('n2n', 'n2c') + row.ablations:
+      run = results.get(f'{row.name}_{variant}')
+      if not run:
+        continue
+      for tag, scores in run['levels'].items():
+        lines.append(f'| {row.title}: {titles[variant]} | {_level_name(tag)} | '
+                     f'{_fmt(scores["final"])} | {_fmt(scores["best"])} ({scores["best_step"]}) |')
+  return '\n'.join(lines)
+
+
+def render(rows, titles, results):
+  """The page's markdown text."""
+  runs = [run for key, run in results.items() if 'run' in run]
+  if not runs:
+    return '# Results\n\nNo run yet: `python bench/results_grid.py`.\n'
+  total_seconds = sum(run['wall_seconds'] for run in runs)
+  dates = sorted({run['date'] for run in runs})
+  commits = sorted({run['commit'] for run in runs})
+  machines = sorted({run['machine'] for run in runs})
+  first = runs[0]
+  out = [
+      '# Results: Noise2Noise against clean targets, every corruption, on 2 CPU cores',
+      '',
+      '*Written by `bench/results_grid.py` from the runs\' own evaluation logs; do not edit by '
+      'hand.*',
+      '',
+      f'**{headline(rows, results)}**',
+      '',
+      'The paper\'s claim (Lehtinen et al. 2018, section 3) is that a network trained on noisy '
+      'targets matches one trained on clean targets. Each row below trains the same U-Net twice '
+      'from the same pipeline, seed and budget, once with an independently corrupted target '
+      '(N2N) and once with the clean image (N2C), and scores both on the demo validation '
+      'photographs at the paper\'s evaluation level.',
+      '',
+      '## Setup',
+      '',
+      f'- Budget, equal for every run: {first["train_steps"]} steps of batch '
+      f'{first["batch_size"]}, {first["crop_size"]}x{first["crop_size"]} crops '
+      f'({first["train_steps"] * first["batch_size"]:,} crops), Adam at 1e-3 with a cosine '
+      'ramp-down over the last 30%, precision `auto` (mixed bfloat16 on CPUs with AVX512-BF16). '
+      'Configurations: `configs/cpu/` (`base.cfg` holds the shared budget).',
+      '- Training data: the nine demo photographs in `datasets/demo/train` (public domain / CC0, '
+      'see `datasets/demo/SOURCES.md`). Validation: the two photographs in `datasets/demo/val`, '
+      'with fixed evaluation noise (a pure function of seed, image and level). PSNR as the '
+      'official code measures it: output clipped and rounded to 8 bits, mean of per-image PSNRs.',
+      '- The numbers are those of the last step (the end of the budget), not the best '
+      'evaluation; the best ones are listed at the end of the page.',
+      f'- Machine: {"; ".join(machines)}. Run on {", ".join(dates)} at commit '
+      f'{", ".join(commits)}.',
+      f'- **Whole grid: {len(runs)} runs, {_minutes(total_seconds)} of wall time** (training, '
+      'start-up and the evaluations every 200 steps). Wall times and images/s are of one run '
+      'each on a shared 2-core machine: they vary by 10-30% between runs of the same '
+      'configuration.',
+      '',
+      'Remake it:',
+      '',
+      '```bash',
+      'python bench/results_grid.py                   # every row (runs/cpu/, then this page)',
+      'python bench/results_grid.py --rows=poisson    # one row: its N2N, N2C and ablations',
+      'python train.py --flagfile=configs/cpu/poisson_n2n.cfg   # one run on its own',
+      '```',
+      '',
+      '## The table',
+      '',
+      'PSNR in dB on `datasets/demo/val`; "input" is the noisy input\'s PSNR.',
+      '',
+      _main_table(rows, results),
+      '',
+      '## Ablations',
+      '',
+      _ablation_table(rows, titles, results),
+      '',
+  ]
+  for row in rows:
+    picture = results.get(row.name, {}).get('picture')
+    if not picture:
+      continue
+    out += [
+        f'## {row.title}',
+        '',
+        EXPLANATIONS[row.name],
+        '',
+        f'![{row.title}: noisy, N2N, N2C, clean](results/{row.name}.png)',
+        '',
+        f'*{picture["image"]} at level {picture["level"]:g}, a {picture["crop"][2]}x'
+        f'{picture["crop"][2]} crop at row {picture["crop"][0]}, column {picture["crop"][1]}: '
+        'noisy | N2N | N2C | clean.*',
+        '',
+        f'![{row.title}: validation PSNR over training](results/{row.name}_psnr.svg)',
+        '',
+    ]
+  out += [
+      '## Best evaluations',
+      '',
+      'Each run also keeps its best checkpoint by validation PSNR in `MODEL_DIR/best/`.',
+      '',
+      _best_table(rows, titles, results),
+      '',
+      'The curves are the runs\' evaluation summaries (`MODEL_DIR/eval`, tag `psnr/...`), read '
+      'with TensorFlow\'s event reader and drawn as SVG by `bench/svg_plot.py`: no plotting '
+      'library.',
+      '',
+  ]
+  return '\n'.join(out)
+
