@@ -18,8 +18,8 @@ from n2n.training import gradient_clipping
 from n2n.training import losses
 from n2n.training import schedules
 
-# The checkpoint entry of the running gradient-norm average; checkpoints
-# written before clipping existed lack it.
+# The checkpoint entry of the running gradient-norm average (checkpoints
+# written before clipping existed lack it).
 GRADIENT_NORM_AVERAGE_KEY = 'gradient_norm_average/.ATTRIBUTES/VARIABLE_VALUE'
 
 
@@ -135,10 +135,13 @@ class Trainer:
     latest = tf.train.latest_checkpoint(model_dir) if model_dir else None
     if not latest:
       return None
-    if GRADIENT_NORM_AVERAGE_KEY in dict(tf.train.list_variables(latest)):
-      self.checkpoint.restore(latest).assert_existing_objects_matched()
-    else:
-      # Written before gradient clipping: the average restarts at the first step.
+    status = self.checkpoint.restore(latest)
+    try:
+      status.assert_existing_objects_matched()
+    except AssertionError:
+      # Perhaps written before gradient clipping, without the running average,
+      # which then restarts at the first step; everything else must match.
+      status.expect_partial()
       tf.train.Checkpoint(model=self.model, optimizer=self.optimizer, step=self.step).restore(
           latest).assert_existing_objects_matched()
     return latest
