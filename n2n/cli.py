@@ -14,13 +14,15 @@ from n2n import errors
 
 # Lines TensorFlow's C++ libraries print at start-up that tell a user nothing:
 # absl's notice that logging is not initialised, the CUDA stub finding no
-# driver, and the CPU-feature banner. They come before absl logging is set up,
+# driver, the CPU-feature banner and the oneDNN notice. They come before absl logging is set up,
 # so TF_CPP_MIN_LOG_LEVEL does not reach them.
 _STARTUP_NOISE = (
     re.compile(r'^WARNING: All log messages before absl::InitializeLog\(\) is called'),
     re.compile(r'^I\d{4} .*cudart_stub\.cc:\d+\] Could not find cuda drivers'),
     re.compile(r'^I\d{4} .*cpu_feature_guard\.cc:\d+\] This TensorFlow binary is optimized'),
     re.compile(r'^To enable the following instructions: .* rebuild TensorFlow'),
+    # On CPUs where oneDNN's optimisations are on by default (AVX512 hosts).
+    re.compile(r'^I\d{4} .*port\.cc:\d+\] oneDNN custom operations are on'),
 )
 # On a machine with no NVIDIA device at all, TensorFlow's failed probe of the
 # driver is expected; where a GPU exists it is a real error and stays.

@@ -13,6 +13,9 @@ NOISE = [
     'your machine, GPU will not be used.',
     'I0000 00:00:1795401631.293360    2083 cpu_feature_guard.cc:227] This TensorFlow binary is '
     'optimized to use available CPU instructions in performance-critical operations.',
+    'I0000 00:00:1795432630.936804   11950 port.cc:153] oneDNN custom operations are on. You may '
+    'see slightly different numerical results due to floating-point round-off errors from '
+    'different computation orders.',
 ]
 CUINIT = ('E0000 00:00:1795401645.394869    2102 cuda_platform.cc:52] failed call to cuInit: '
           'INTERNAL: CUDA error: Failed call to cuInit: UNKNOWN ERROR (303)')
