@@ -205,20 +205,21 @@ class Trainer:
       factor = gradient_clipping.clip_factor(norm, norm_average, clip_multiple)
       gradients = [gradient * tf.cast(factor, gradient.dtype) for gradient in gradients]
       optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-      return loss, norm
+      return loss, norm, factor
 
     @tf.function
     def train_loop(iterator, num_steps):
       loss_sum = norm_sum = clipped = tf.constant(0.0)
       max_norm = max_ratio = tf.constant(float('nan'))
       for _ in tf.range(num_steps):
-        per_replica_loss, per_replica_norm = strategy.run(train_step, args=(next(iterator),))
+        per_replica_loss, per_replica_norm, per_replica_factor = strategy.run(
+            train_step, args=(next(iterator),))
         loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_loss, axis=None)
-        # Every replica computed the same norm.
+        # Every replica computed the same norm and factor.
         norm = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_norm, axis=None)
+        factor = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_factor, axis=None)
         average = norm_average.read_value()
-        clipped += tf.cast(gradient_clipping.clip_factor(norm, average, clip_multiple) < 1.0,
-                           tf.float32)
+        clipped += tf.cast(factor < 1.0, tf.float32)
         ratio = tf.where(average > 0.0, norm / average, float('nan'))
         norm_sum += norm
         max_norm = _max_ignoring_nan(max_norm, norm)
