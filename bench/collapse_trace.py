@@ -113,7 +113,6 @@ def main(argv):
     if step <= FLAGS.trace_check_steps:
       expected = float(tf.reduce_mean(loss_fn(trainer.model(batch['input']), batch['target'],
                                               batch.get('target_mask'), 0.0)))
-    average = float(trainer.gradient_norm_average.numpy())
     stats = trainer.train(1)
     if step <= FLAGS.trace_check_steps and not np.isclose(expected, stats.loss, rtol=0.05):
       raise SystemExit(f'the probe pipeline is not the Trainer\'s: step {step} loss '
@@ -121,7 +120,7 @@ def main(argv):
     new_weights = flat_weights(trainer.model)
     trace['loss'].append(stats.loss)
     trace['gradient_norm'].append(stats.max_gradient_norm)
-    trace['norm_ratio'].append(stats.max_gradient_norm / average if average else float('nan'))
+    trace['norm_ratio'].append(stats.max_norm_ratio)
     trace['clipped'].append(stats.clipped_steps)
     trace['input_max'].append(float(tf.reduce_max(batch['input'])))
     trace['target_max'].append(float(tf.reduce_max(batch['target'])))

@@ -14,8 +14,8 @@ EXPLANATIONS = {
     'poisson': (
         'Poisson noise is zero-mean too (E[Poisson(lambda x) / lambda] = x), so the same holds. '
         'Lambda is drawn from [0.001, 50] as in the paper; near its floor a pixel is 0 or '
-        'hundreds. Before the trainer clipped gradient norms, such batches wrecked runs like these: '
-        'at the 2400-step demo budget, validation PSNR fell as low as 4 dB mid-run and the runs '
+        'hundreds. Before the trainer clipped gradient norms, such batches wrecked runs like '
+        'these: at the 2400-step demo budget, validation PSNR fell as low as 4 dB mid-run and the runs '
         'ended at 24.67 (N2C) and 25.75 dB (N2N), against 28.49 and 28.42 dB with clipping '
         '(bench/collapse_trace.py, docs/collapse_trace/). "Clipped steps" counts the steps whose '
         'gradient the trainer scaled down.'),

@@ -67,8 +67,9 @@ def line_chart(series, title, x_label, y_label, reference=None):
   parts.append(f'<rect x="{MARGIN_LEFT}" y="{MARGIN_TOP}" width="{plot_width}" '
                f'height="{plot_height}" fill="none" stroke="#333"/>')
   parts.append(text(MARGIN_LEFT + plot_width / 2, HEIGHT - 8, x_label, 'text-anchor="middle"'))
-  parts.append(text(14, MARGIN_TOP + plot_height / 2, y_label,
-                    f'text-anchor="middle" transform="rotate(-90 14 {MARGIN_TOP + plot_height / 2})"'))
+  middle = MARGIN_TOP + plot_height / 2
+  parts.append(text(14, middle, y_label,
+                    f'text-anchor="middle" transform="rotate(-90 14 {middle})"'))
   legend = []
   if reference:
     label, value = reference
