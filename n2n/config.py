@@ -124,6 +124,11 @@ class TrainConfig:
   psnr_drop_warning_db: float = setting(1.0, 'Warn (log and TensorBoard) when a validation PSNR '
                                         'falls more than this below the best; 0: never. A PSNR '
                                         'below the noisy input\'s always warns.', minimum=0.0)
+  colour_shift_warning: float = setting(
+      0.03, 'Warn (log and TensorBoard) when a validation image\'s denoised per-channel mean '
+      'moves from the clean image\'s (a scene\'s reference, else its second capture) by more '
+      'than this, on the 0-1 scale, and by more than the noise explains; 0: never.',
+      minimum=0.0, maximum=1.0)
   skip_corrupt_records: bool = setting(False, 'Skip unreadable training records with a warning '
                                        'instead of stopping with an error naming the shard.')
   deterministic: bool = setting(False, 'Enable TensorFlow op determinism: the same seed gives '

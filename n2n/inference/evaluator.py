@@ -1,10 +1,12 @@
-"""Evaluating a model at a training step: score, write summaries, log one line.
+"""Evaluating a model at a training step: score, write summaries, log one line
+(and a warning for each image whose colours the model moved).
 
 The training loop and validate.py --follow both use Evaluator, so a run's
 eval curves are the same whoever computed them.
 """
 
 from absl import logging
+import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.inference import denoiser
@@ -15,7 +17,8 @@ from n2n.inference import summaries
 class Evaluator:
   """fn(step) -> list of scoring.LevelScores, with summaries and a log line."""
 
-  def __init__(self, model, images, noise, levels, seed, image_summaries, writer):
+  def __init__(self, model, images, noise, levels, seed, image_summaries, writer,
+               colour_shift_warning=0.0):
     """
     Args:
       model: keras.Model whose current weights are scored at each call.
@@ -24,6 +27,8 @@ class Evaluator:
       noise, levels, seed: the fixed evaluation corruption (scoring.score).
       image_summaries: comparison strips written for the first this many images.
       writer: tf.summary writer of the run's eval folder.
+      colour_shift_warning: warn about images whose denoised per-channel mean
+        moved by more than this (0-1 scale) and than the noise explains; 0: never.
     """
     self._denoise = denoiser.make_denoiser(model)
     self._images = images
@@ -31,10 +36,18 @@ class Evaluator:
     self._image_summaries = image_summaries
     self._corrupt = None if noise == config_lib.NO_NOISE else scoring.make_corruption(noise)
     self._writer = writer
+    self._colour_shift_warning = colour_shift_warning
 
   def __call__(self, step):
     results = scoring.score(self._denoise, self._images, self._noise, self._levels, self._seed,
                             keep_images=self._image_summaries, corrupt=self._corrupt)
     summaries.write_evaluation(self._writer, step, results)
     logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
+    warnings = scoring.colour_shift_warnings(results, self._colour_shift_warning)
+    for warning in warnings:
+      logging.warning('Step %d: %s.', step, warning)
+    if warnings:
+      with self._writer.as_default(step=step):
+        tf.summary.text('warnings/colour', '\n\n'.join(warnings))
+      self._writer.flush()
     return results

@@ -14,9 +14,15 @@ def _cell(value, width, digits=2):
   return f'{"-":>{width}}' if value is None else f'{value:{width}.{digits}f}'
 
 
+def _colour_cell(errors):
+  # The mean row leaves it out, so its last column stays the mean output PSNR.
+  return '  ' + ' '.join(f'{error:+.3f}' for error in errors) if errors else ''
+
+
 def format_table(results):
   """The per-image table and per-level means of scoring.LevelScores as text;
-  for scenes also the noisy-target error ('-' where a scene has no reference)."""
+  for scenes also the noisy-target error ('-' where a scene has no reference);
+  per image the output's mean error per channel (a colour shift)."""
   lines = []
   for scores in results:
     scenes = scores.mean_noisy_target_mse is not None
@@ -24,14 +30,16 @@ def format_table(results):
     lines.append(scoring.CAPTURES_TAG if scenes
                  else f'{scores.noise} {scoring.format_level(scores.level)}')
     lines.append(f'  {"scene" if scenes else "image":<{width}}  {"input PSNR":>10}  '
-                 f'{"output PSNR":>11}' + ('  noisy-target MSE' if scenes else ''))
-    rows = [(image.name, image.input_psnr, image.psnr, image.noisy_target_mse)
-            for image in scores.images]
+                 f'{"output PSNR":>11}' + ('  noisy-target MSE' if scenes else '')
+                 + '  mean error per channel')
+    rows = [(image.name, image.input_psnr, image.psnr, image.noisy_target_mse,
+             image.colour_error) for image in scores.images]
     rows.append(('mean', scores.mean_input_psnr, scores.mean_psnr,
-                 scores.mean_noisy_target_mse))
-    for name, input_psnr, psnr, mse in rows:
+                 scores.mean_noisy_target_mse, ()))
+    for name, input_psnr, psnr, mse, colour_error in rows:
       lines.append(f'  {name:<{width}}  {_cell(input_psnr, 10)}  {_cell(psnr, 11)}'
-                   + (f'  {_cell(mse, 16, 6)}' if scenes else ''))
+                   + (f'  {_cell(mse, 16, 6)}' if scenes else '')
+                   + _colour_cell(colour_error))
   return '\n'.join(lines)
 
 
@@ -42,7 +50,8 @@ def metrics_dict(checkpoint, step, results):
     entry = {
         'mean_psnr': scores.mean_psnr,
         'mean_input_psnr': scores.mean_input_psnr,
-        'images': [{'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr}
+        'images': [{'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr,
+                    'colour_error': list(image.colour_error)}
                    for image in scores.images],
     }
     if scores.mean_noisy_target_mse is not None:

@@ -34,6 +34,11 @@ class ImageScore:
       one, the second capture.
     noisy_target_mse: scenes only: mean squared error between the denoised
       first capture and the second capture, on the [0, 1] scale.
+    colour_error: per channel, the mean of the output minus the comparison
+      image's (the clean image; for scenes the reference, else the second
+      capture): tuple of C floats, 0 where colours are kept.
+    colour_error_explained: per channel, the part of such a shift the noise
+      alone explains (metrics.channel_mean_error_explained).
   """
   name: str
   psnr: float
@@ -42,6 +47,15 @@ class ImageScore:
   denoised: np.ndarray = None
   clean: np.ndarray = None
   noisy_target_mse: float = None
+  colour_error: tuple = ()
+  colour_error_explained: tuple = ()
+
+
+def colour_scores(noisy, denoised, comparison):
+  """ImageScore's colour_error and colour_error_explained, as tuples of floats."""
+  return {'colour_error': tuple(map(float, metrics.channel_mean_error(denoised, comparison))),
+          'colour_error_explained': tuple(map(float, metrics.channel_mean_error_explained(
+              noisy, comparison)))}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +81,12 @@ class LevelScores:
   def mean_input_psnr(self):
     """Mean of the per-image input PSNRs, dB; None likewise."""
     return _mean([image.input_psnr for image in self.images])
+
+  @property
+  def largest_colour_error(self):
+    """The largest |per-channel mean error| of any image, 0-1 scale."""
+    return max((abs(error) for image in self.images for error in image.colour_error),
+               default=0.0)
 
   @property
   def mean_noisy_target_mse(self):
@@ -157,6 +177,7 @@ def evaluate_scenes(denoise, scenes, keep_images=0):
     denoised = denoise(scene.first)
     kept = keep_images < 0 or index < keep_images
     has_reference = scene.reference is not None
+    comparison = scene.reference if has_reference else scene.second
     scores.append(ImageScore(
         name=scene.name,
         psnr=(float(metrics.psnr(denoised, scene.reference, step=scene.step))
@@ -165,8 +186,9 @@ def evaluate_scenes(denoise, scenes, keep_images=0):
                     if has_reference else None),
         noisy=scene.first if kept else None,
         denoised=denoised if kept else None,
-        clean=(scene.reference if has_reference else scene.second) if kept else None,
-        noisy_target_mse=float(np.mean(np.square(denoised - scene.second)))))
+        clean=comparison if kept else None,
+        noisy_target_mse=float(np.mean(np.square(denoised - scene.second))),
+        **colour_scores(scene.first, denoised, comparison)))
   return [LevelScores(config_lib.NO_NOISE, 0.0, tuple(scores))]
 
 
@@ -222,17 +244,46 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None):
       clean = tf.constant(image, tf.float32) / 255.0
       noisy = corrupt(clean, tf.constant(level, tf.float32),
                       noise_lib.evaluation_seed(seed, index, level))
-      denoised = denoise(noisy.numpy())
+      noisy = noisy.numpy()
+      denoised = denoise(noisy)
       kept = keep_images < 0 or index < keep_images
       scores.append(ImageScore(
           name=name,
           psnr=float(metrics.psnr(denoised, clean)),
           input_psnr=float(metrics.psnr(noisy, clean, quantize=False)),
-          noisy=noisy.numpy() if kept else None,
+          noisy=noisy if kept else None,
           denoised=denoised if kept else None,
-          clean=clean.numpy() if kept else None))
+          clean=clean.numpy() if kept else None,
+          **colour_scores(noisy, denoised, clean.numpy())))
     results.append(LevelScores(noise, float(level), tuple(scores)))
   return results
+
+
+def colour_shift_warnings(results, floor):
+  """Warning lines for images whose denoised colours moved: a channel whose mean
+  error exceeds both floor and what the noise explains.
+
+  Args:
+    results: list of LevelScores.
+    floor: the smallest shift worth a warning, on the [0, 1] scale; 0: none.
+
+  Returns:
+    list of str, one per image that shifted.
+  """
+  if not floor:
+    return []
+  warnings = []
+  for scores in results:
+    for image in scores.images:
+      errors = image.colour_error
+      shifted = [abs(error) > max(floor, explained)
+                 for error, explained in zip(errors, image.colour_error_explained)]
+      if any(shifted):
+        names = 'RGB' if len(errors) == 3 else 'L'
+        values = ', '.join(f'{name} {error:+.3f}' for name, error in zip(names, errors))
+        warnings.append(f'{image.name} ({scores.tag}): denoised colours moved ({values} on the '
+                        f'0-1 scale; more than the noise explains and more than {floor:g})')
+  return warnings
 
 
 def format_level(level):

@@ -14,14 +14,40 @@ def read_events(path):
     yield tf.compat.v1.Event.FromString(record.numpy())
 
 
+# The colour-error panel: block means of (denoised - clean), amplified about
+# mid-grey. Blocks average the noise the output still holds away, so what is
+# left is the colour the network moved; x4 makes a 0.03 shift a visible tint.
+COLOUR_ERROR_BLOCK = 8
+COLOUR_ERROR_GAIN = 4.0
+
+
+def colour_error_panel(denoised, clean):
+  """Where and how the denoised colours moved: [H, W, C] float32 in [0, 1].
+
+  Mid-grey (0.5) where each 8x8 block's mean colour matches the clean image;
+  a tint towards the added colour (magenta where green was lost) elsewhere.
+  """
+  error = np.clip(denoised, 0.0, 1.0) - clean
+  height, width, channels = error.shape
+  block = COLOUR_ERROR_BLOCK
+  padded = np.pad(error, [(0, -height % block), (0, -width % block), (0, 0)], mode='edge')
+  blocks = padded.reshape(padded.shape[0] // block, block, padded.shape[1] // block, block,
+                          channels).mean(axis=(1, 3))
+  spread = np.repeat(np.repeat(blocks, block, axis=0), block, axis=1)[:height, :width]
+  return np.clip(0.5 + COLOUR_ERROR_GAIN * spread, 0.0, 1.0).astype(np.float32)
+
+
 def comparison_strip(noisy, denoised, clean):
-  """noisy | denoised | clean side by side; [H, 3W, C] float32 in [0, 1]."""
-  return np.concatenate([np.clip(image, 0.0, 1.0) for image in (noisy, denoised, clean)], axis=1)
+  """noisy | denoised | clean | colour error side by side; [H, 4W, C] float32 in [0, 1]."""
+  panels = [np.clip(image, 0.0, 1.0) for image in (noisy, denoised, clean)]
+  return np.concatenate(panels + [colour_error_panel(denoised, clean)], axis=1)
 
 
 def write_evaluation(writer, step, results):
   """Writes PSNR per level (psnr/TAG, input_psnr/TAG), for scenes the
-  noisy-target error (noisy_target_mse/captures), and comparison images (TAG/NAME).
+  noisy-target error (noisy_target_mse/captures), the largest per-channel
+  colour error of any image (colour_error/TAG, 0-1 scale), and comparison
+  images (TAG/NAME: noisy | denoised | clean | colour error).
 
   Args:
     writer: tf.summary writer.
@@ -35,6 +61,7 @@ def write_evaluation(writer, step, results):
         tf.summary.scalar(f'input_psnr/{scores.tag}', scores.mean_input_psnr)
       if scores.mean_noisy_target_mse is not None:
         tf.summary.scalar(f'noisy_target_mse/{scores.tag}', scores.mean_noisy_target_mse)
+      tf.summary.scalar(f'colour_error/{scores.tag}', scores.largest_colour_error)
       for image in scores.images:
         if image.denoised is None:
           continue

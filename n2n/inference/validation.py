@@ -118,7 +118,8 @@ def follow(config, poll_seconds=2.0):
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
-                                          run_config.eval_image_summaries, writer)
+                                          run_config.eval_image_summaries, writer,
+                                          run_config.colour_shift_warning)
     step = restore.checkpoint_step(prefix)
     if scored and step <= scored[-1]:
       continue

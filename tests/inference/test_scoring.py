@@ -44,3 +44,23 @@ def test_evaluation_noise_is_drawn_on_the_cpu():
   assert any(op.type in ('If', 'StatelessIf') for op in placed)
   assert all('CPU:0' in op.device for op in placed), [op.name for op in placed
                                                       if 'CPU:0' not in op.device]
+
+
+def test_scores_carry_each_images_colour_error_and_what_the_noise_explains():
+  rng = np.random.default_rng(0)
+  images = [('a', rng.integers(60, 200, (64, 64, 3), dtype=np.uint8))]
+  identity, = scoring.evaluate(lambda noisy: noisy, images, 'gaussian', [25.0], seed=0)
+  kept = identity.images[0]
+  # The noisy input's own mean offset is within what the noise explains.
+  assert all(abs(error) <= explained for error, explained
+             in zip(kept.colour_error, kept.colour_error_explained))
+  greener, = scoring.evaluate(lambda noisy: noisy + np.array([0.0, 0.05, 0.0], np.float32),
+                              images, 'gaussian', [25.0], seed=0)
+  assert abs(greener.images[0].colour_error[1] - kept.colour_error[1] - 0.05) < 1e-3
+  assert scoring.colour_shift_warnings([identity], 0.03) == []
+  warning, = scoring.colour_shift_warnings([greener], 0.03)
+  assert warning.startswith('a (gaussian_25): denoised colours moved (R ')
+  assert 'G +0.05' in warning
+  # A shift under the floor, or a floor of 0, warns about nothing.
+  assert scoring.colour_shift_warnings([greener], 0.06) == []
+  assert scoring.colour_shift_warnings([greener], 0.0) == []

@@ -69,7 +69,8 @@ def test_follow_scores_new_checkpoints_as_they_appear_and_stops_at_the_last(
   scalars = _scalars(str(model_dir / 'eval'))
   steps = sorted({step for step, _ in scalars})
   assert steps[-1] == 6 and set(steps) <= {2, 4, 6}
-  assert {tag for _, tag in scalars} == {'psnr/gaussian_25', 'input_psnr/gaussian_25'}
+  assert {tag for _, tag in scalars} == {'psnr/gaussian_25', 'input_psnr/gaussian_25',
+                                       'colour_error/gaussian_25'}
   # The number the sidecar logged is the one validate.py gives that checkpoint.
   text, results = validation.validate_once(config_lib.ValidateConfig(
       checkpoint=str(model_dir), max_images=2))
