@@ -55,7 +55,9 @@ class AugmentConfig:
   flips: bool = setting(True, 'Random horizontal and vertical flips.')
   rotations: bool = setting(True, 'Random 90-degree rotations.')
   channel_permutations: bool = setting(
-      True, 'Random RGB channel permutations (widens the colour distribution).')
+      True, 'Random RGB channel permutations, the same for input and target (also for scenes '
+      'of real captures): the model learns colours its training images lack. Turn off for '
+      'sensors whose channels have different noise, which permutations would blur together.')
 
 
 @dataclasses.dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Random flips, 90-degree rotations and channel permutations of training crops.
 
 Applied to clean crops before corruption, so input and target share the
-augmented image and the Noise2Noise pair stays valid.
+augmented image and the Noise2Noise pair stays valid; for scenes of real
+captures, to input and target stacked along channels, moved together.
 """
 
 import itertools
@@ -30,14 +31,27 @@ def dihedral_index_maps(size):
   return np.stack(maps)
 
 
-def augment_crops(crops, augment, seed, divisor=255.0):
+def channel_permutation_matrices(channel_groups=1):
+  """The six RGB orders as right-multiplying matrices, one block per group.
+
+  Returns:
+    [6, 3 * channel_groups, 3 * channel_groups] float32 numpy array: matrix k
+    reorders the channels of every group of three by the same permutation
+    (block diagonal), so an input and its target stacked along channels keep
+    matching colours.
+  """
+  return np.stack([np.kron(np.eye(channel_groups), np.eye(3)[list(order)].T)
+                   for order in itertools.permutations(range(3))]).astype(np.float32)
+
+
+def augment_crops(crops, augment, seed, divisor=255.0, channel_groups=1):
   """Random flips, 90-degree rotations and channel permutations of clean crops,
   converted to float.
 
   Each crop draws its own transform. Applied before corruption, so input and
   target share the augmented image and the Noise2Noise pair stays valid. The
-  batch moves in one row gather (flips and rotations) and one batched 3x3
-  matrix product (channel permutation and scaling): per-image selects between
+  batch moves in one row gather (flips and rotations) and one batched matrix
+  product (channel permutation and scaling): per-image selects between
   transformed copies cost several times more on a CPU.
 
   Args:
@@ -47,6 +61,9 @@ def augment_crops(crops, augment, seed, divisor=255.0):
     seed: [2] int32 stateless seed.
     divisor: divides the values: 255 takes uint8 to [0, 1]; 1 for crops
       already in [0, 1].
+    channel_groups: the channels hold this many images of C / channel_groups
+      channels each (a scene's input and target capture: 2); every group of
+      one crop gets the same transform. Permutations apply to groups of three.
 
   Returns:
     [B, S, S, C] float32, crops / divisor.
@@ -66,9 +83,8 @@ def augment_crops(crops, augment, seed, divisor=255.0):
               + tf.range(count)[:, tf.newaxis] * (size * size))
     crops = tf.gather(tf.reshape(crops, [-1, channels]), tf.reshape(source, [-1]))
   pixels = tf.reshape(tf.cast(crops, tf.float32), [count, size * size, channels])
-  if augment.channel_permutations and channels == 3:
-    permutations = tf.constant(np.stack([np.eye(3, dtype=np.float32)[list(order)].T
-                                         for order in itertools.permutations(range(3))]))
+  if augment.channel_permutations and channels == 3 * channel_groups:
+    permutations = tf.constant(channel_permutation_matrices(channel_groups))
     choice = tf.random.stateless_uniform([count], seeds[3], 0, 6, dtype=tf.int32)
     # A permutation matrix times 1/255: exact, and cheaper than a channel gather.
     pixels = pixels @ (tf.gather(permutations, choice) / divisor)

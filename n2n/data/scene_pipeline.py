@@ -7,8 +7,6 @@ Captures are decoded and cropped at their native bit depth; only the crops
 become float. Randomness is stateless, as in input_pipeline.
 """
 
-import dataclasses
-
 import tensorflow as tf
 
 from n2n import config as config_lib
@@ -101,10 +99,12 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
 
   def pairs_of(index, crops):
     seed = tf.random.experimental.stateless_fold_in(pair_seed, index)
-    # Flips and rotations move input and target channels together; channel
-    # permutations would mix them, so they are not applied to scenes.
-    augment = dataclasses.replace(config.augment, channel_permutations=False)
-    both = augmentation.augment_crops(crops, augment, seed, divisor=config.white_level)
+    # Input and target are stacked along channels: one flip, rotation and
+    # channel order moves both, so the pair stays a Noise2Noise pair. Without
+    # permutations a model knows only its training scenes' colours and turns
+    # others (saturated greens) towards them (issue 20).
+    both = augmentation.augment_crops(crops, config.augment, seed, divisor=config.white_level,
+                                      channel_groups=2)
     data_channels = config.data_channels
     return {'input': _convert_channels(both[..., :data_channels], channels),
             'target': _convert_channels(both[..., data_channels:], channels)}

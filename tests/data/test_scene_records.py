@@ -97,3 +97,53 @@ def test_pairs_are_two_captures_of_one_scene_at_the_same_window(offset_scenes, t
     assert differences <= {-200, -100, 100, 200} and len(differences) >= 3
   else:
     assert differences <= {1000, 900, 800} and len(differences) >= 2
+
+
+@pytest.fixture(scope='module')
+def colour_scenes(tmp_path_factory):
+  """RGB 16-bit scenes whose channels hold far-apart values (R 1000, G 20000,
+  B 50000, plus 100 * the capture's index, reference plus 1000): any value tells
+  its channel, its capture and its scale."""
+  root = tmp_path_factory.mktemp('colour_scenes')
+  base = np.ones((64, 64, 3), np.uint16) * np.array([1000, 20000, 50000], np.uint16)
+  for name in ('one', 'two'):
+    for index in range(3):
+      _write(root / name / f'capture_{index}.png', base + 100 * index)
+    _write(root / name / 'reference.png', base + 1000)
+  records = tmp_path_factory.mktemp('colour_records')
+  scene_writer.write_scene_dataset(str(root), str(records))
+  return records
+
+
+def _colour_pairs(records, white_level, **augment):
+  config = config_lib.TrainConfig(
+      train_data=str(records / '*.tfrecord'), model_dir='unused', noise='none', crop_size=32,
+      batch_size=4, augment=config_lib.AugmentConfig(**augment))
+  config = config_lib.resolve_data(config, 3, 'uint16', white_level)
+  dataset = scene_pipeline.build_scene_dataset(config, 4, cache=False)
+  return [(batch['input'].numpy(), batch['target'].numpy()) for batch in dataset.take(12)]
+
+
+@pytest.mark.parametrize('white_level', [65535.0, 60000.0])
+def test_scene_pairs_keep_channel_order_and_the_white_level(colour_scenes, white_level):
+  for noisy_input, target in _colour_pairs(colour_scenes, white_level, channel_permutations=False):
+    for image in (noisy_input, target):
+      values = np.round(image * white_level).reshape(-1, 3)
+      # Red from the red channel, and so on, each divided by the white level only.
+      offsets = values - np.array([1000, 20000, 50000])
+      assert set(np.unique(offsets)) <= {0, 100, 200}
+
+
+def test_channel_permutations_move_input_and_target_together(colour_scenes):
+  orders = set()
+  for noisy_input, target in _colour_pairs(colour_scenes, 65535.0):
+    for crop_input, crop_target in zip(noisy_input, target):
+      input_order = tuple(np.argsort(crop_input[0, 0]))
+      # The same order of the three channels in the input and the target.
+      assert tuple(np.argsort(crop_target[0, 0])) == input_order
+      # Still two different captures: each channel differs by the same offset.
+      difference = np.round((crop_target - crop_input) * 65535).reshape(-1, 3)
+      assert (difference == difference[0, 0]).all() and difference[0, 0] != 0
+      orders.add(input_order)
+  # 48 crops draw all six orders.
+  assert len(orders) == 6
