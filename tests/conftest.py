@@ -21,6 +21,11 @@ tf.config.set_logical_device_configuration(
 import imageio.v3 as iio  # pylint: disable=g-import-not-at-top
 
 
+def pytest_configure(config):
+  config.addinivalue_line('markers', 'slow: trains a model for tens of seconds; '
+                          'pytest -m "not slow" leaves these out')
+
+
 def smooth_image(rng, height, width, channels=3):
   """A random smooth uint8 image (low-frequency blobs): denoisable content."""
   coarse = rng.uniform(0, 255, size=(height // 8 + 2, width // 8 + 2, channels))
