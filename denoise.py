@@ -6,6 +6,12 @@ Nothing is added to the input: it is already noisy. Each output keeps its
 input's format family (lossy formats become PNG), bit depth, channels, alpha,
 pages and path below the input folder. Images of any size are denoised in
 overlapping tiles.
+
+A batch never stops for one file: a file that cannot be read, denoised or
+written is skipped with one line and listed at the end. Outputs that already
+exist are kept (so a rerun resumes an interrupted batch) unless --overwrite.
+Exit status: 0 every file denoised or already done; 3 some skipped; 2 none
+could be denoised; 1 a bad flag or plan (nothing written).
 """
 
 import json
@@ -42,12 +48,12 @@ def main(argv):
       run_config = json.loads(restored.run_config.to_json())
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
                                       config.batch_tiles)
-    summary = denoising.denoise_files(jobs, denoise, channels, run_config)
-    skipped = ''.join(f'\n  skipped {path}: {reason}' for path, reason in summary.skipped)
-    print(f'denoised {len(summary.written)} of {len(jobs)} files ({summary.megapixels:.1f} MP) '
-          f'in {summary.seconds:.1f} s with {source}{skipped}')
-    if not summary.written:
-      sys.exit('denoise.py: error: no file could be denoised')
+    summary = denoising.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
+                                      config.white_level)
+    print(denoising.format_summary(summary, len(jobs), source))
+  if summary.exit_status == denoising.EXIT_NOTHING:
+    print('denoise.py: error: no file could be denoised', file=sys.stderr)
+  sys.exit(summary.exit_status)
 
 
 if __name__ == '__main__':

@@ -8,6 +8,8 @@ README.md describing the model are written beside it, and with --tflite a
 TensorFlow Lite model.tflite (same signature, builtin ops only).
 """
 
+import os
+
 from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
@@ -30,10 +32,16 @@ def main(argv):
     restored = restore.restore_model(config.model, 'float32', flag_name='model',
                                      upsampling='resize')
     psnr = export.logged_psnr(restored.model_dir, restored.step)
-    export.export_model(restored.model, restored.run_config, config.output, restored.step, psnr)
+
+    def write(folder):
+      export.export_model(restored.model, restored.run_config, folder, restored.step, psnr)
+      if config.tflite:
+        export.write_tflite(folder)
+
+    export.write_replacing(config.output, write)
     print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
     if config.tflite:
-      print(f'wrote {export.write_tflite(config.output)}')
+      print(f'wrote {os.path.join(config.output, export.TFLITE_NAME)}')
 
 
 if __name__ == '__main__':

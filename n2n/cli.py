@@ -24,14 +24,22 @@ _STARTUP_NOISE = (
     # On CPUs where oneDNN's optimisations are on by default (AVX512 hosts).
     re.compile(r'^I\d{4} .*port\.cc:\d+\] oneDNN custom operations are on'),
 )
+# Lines TensorFlow's C++ ops print while a file is decoded, beside the Python
+# error the caller turns into one line of its own (a skipped file's reason):
+# the op's abort notice and libpng's warnings about harmless chunks.
+_OP_NOISE = (
+    re.compile(r'^[IWE]\d{4} .*local_rendezvous\.cc:\d+\] Local rendezvous is aborting'),
+    re.compile(r'^W\d{4} .*png_io\.cc:\d+\] PNG warning:'),
+)
 # On a machine with no NVIDIA device at all, TensorFlow's failed probe of the
 # driver is expected; where a GPU exists it is a real error and stays.
 _NO_GPU_NOISE = re.compile(r'^E\d{4} .*cuda_platform\.cc:\d+\] failed call to cuInit')
 
 
 def is_startup_noise(line, machine_has_nvidia_device):
-  """True for a stderr line that only TensorFlow's start-up prints and means nothing here."""
-  if any(pattern.search(line) for pattern in _STARTUP_NOISE):
+  """True for a stderr line that only TensorFlow's start-up (or an op whose error
+  the caller reports itself) prints and means nothing here."""
+  if any(pattern.search(line) for pattern in _STARTUP_NOISE + _OP_NOISE):
     return True
   return not machine_has_nvidia_device and bool(_NO_GPU_NOISE.search(line))
 

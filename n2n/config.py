@@ -263,7 +263,13 @@ class DenoiseConfig:
   batch_tiles: int = setting(1, 'Tiles per network call.', minimum=1)
   precision: str = setting('float32', 'Inference precision; auto: what this hardware runs '
                            'natively.', choices=PRECISIONS)
-  overwrite: bool = setting(False, 'Allow writing into an input folder and replacing files.')
+  white_level: float = setting(0.0, "The pixel value that maps to 1.0 for the network, in the "
+                               "files' own units (e.g. 4095 for 12-bit data in 16-bit files). "
+                               "0: the run's, for files of the training data's type, else the "
+                               "type's full range.", minimum=0.0)
+  overwrite: bool = setting(False, 'Replace outputs that already exist (without it they are '
+                            'kept as done, so rerunning an interrupted batch resumes it), and '
+                            'allow --output_dir inside an input folder.')
 
   def __post_init__(self):
     check_settings(self)

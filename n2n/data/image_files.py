@@ -7,6 +7,7 @@ write 16-bit RGB), TIFF of any dtype and any number of pages (tifffile), and
 JPEG, BMP, WebP, GIF through imageio.
 """
 
+import dataclasses
 import io
 import os
 
@@ -32,31 +33,87 @@ def family_of(path):
       suffix, suffix.lstrip('.'))
 
 
-def read_pages(path):
-  """Reads every page of an image file, keeping dtype and channels.
+# Larger images are refused before decoding: a header can claim any size, and
+# decoding 100000x100000 pixels would take the machine's memory.
+MAX_MEGAPIXELS = 1000
+
+
+@dataclasses.dataclass(frozen=True)
+class ImageFile:
+  """An image file's pixels, as they are stored.
+
+  Attributes:
+    pages: list of [H, W] or [H, W, C] arrays (uint8, uint16, float32, ...);
+      one per TIFF page (an ImageJ hyperstack's planes in file order), one for
+      any other file. Planar TIFF pages come as [H, W, C] like the rest.
+    colour_channels: per page, how many leading channels are colour (1 or 3),
+      where the file says so (TIFF); the rest are alpha or extra samples. None:
+      decided from the channel count (split_alpha).
+    imagej_axes, imagej_shape: an ImageJ hyperstack's axes ('TZCYX') and shape,
+      so it is written back as one; '' and () otherwise.
+  """
+  pages: list
+  colour_channels: tuple = None
+  imagej_axes: str = ''
+  imagej_shape: tuple = ()
+
+
+def _check_size(height, width, path_hint=''):
+  if height * width > MAX_MEGAPIXELS * 1e6:
+    raise image_io.ImageDecodeError(
+        f'{path_hint}{width}x{height} pixels ({height * width / 1e6:.0f} MP) is more than the '
+        f'{MAX_MEGAPIXELS} MP this tool decodes')
+
+
+def _read_tiff(data):
+  with tifffile.TiffFile(io.BytesIO(data)) as tiff:
+    for page in tiff.pages:
+      _check_size(*page.shape[-3:-1] if page.axes.endswith('S') else page.shape[-2:])
+    pages, colour = [], []
+    for page in tiff.pages:
+      array = page.asarray()
+      if page.axes.startswith('S') and array.ndim == 3:  # planar: [C, H, W]
+        array = np.moveaxis(array, 0, -1)
+      pages.append(array)
+      colour.append(3 if page.photometric == tifffile.PHOTOMETRIC.RGB else 1)
+    series = tiff.series[0] if tiff.is_imagej and tiff.series else None
+    if series is not None and len(series.axes.rstrip('S')) > 2:
+      return ImageFile(pages, tuple(colour), series.axes, tuple(series.shape))
+    return ImageFile(pages, tuple(colour))
+
+
+def read_image(path):
+  """Reads every page of an image file, keeping dtype, channels and layout.
+
+  JPEGs (and other files with EXIF orientation) come upright.
 
   Returns:
-    list of [H, W] or [H, W, C] arrays (uint8, uint16, float32, ...); one per
-    TIFF page, one for any other file.
+    ImageFile.
 
   Raises:
     image_io.ImageDecodeError: not a readable image (one line, names the cause).
   """
   with tf.io.gfile.GFile(path, 'rb') as image_file:
     data = image_file.read()
+  if not data:
+    raise image_io.ImageDecodeError('empty file (0 bytes)')
   try:
     if family_of(path) == 'tiff':
-      with tifffile.TiffFile(io.BytesIO(data)) as tiff:
-        return [page.asarray() for page in tiff.pages]
+      return _read_tiff(data)
     if data[:8] == b'\x89PNG\r\n\x1a\n':
-      # Byte 24 of a PNG is its bit depth (in the IHDR chunk).
+      # The IHDR chunk: width and height at bytes 16-23, bit depth at byte 24.
+      if len(data) > 24:
+        _check_size(int.from_bytes(data[20:24], 'big'), int.from_bytes(data[16:20], 'big'))
       dtype = tf.uint16 if len(data) > 24 and data[24] == 16 else tf.uint8
       page = tf.io.decode_png(data, channels=0, dtype=dtype).numpy()
       # Grayscale as [H, W], as every other reader returns it.
-      return [page[:, :, 0] if page.shape[2] == 1 else page]
+      return ImageFile([page[:, :, 0] if page.shape[2] == 1 else page])
     meta = iio.immeta(data, index=0)
     mode = 'RGB' if meta.get('mode') in image_io.CONVERT_TO_RGB_MODES else None
-    return [np.asarray(iio.imread(data, index=0, mode=mode))]
+    # rotate: apply EXIF orientation, so a phone photograph comes out upright.
+    return ImageFile([np.asarray(iio.imread(data, index=0, mode=mode, rotate=True))])
+  except image_io.ImageDecodeError:
+    raise
   except Exception as error:  # every reader raises its own types; all mean "not readable"
     message = errors.first_line(error)
     if 'Could not find a backend' in message:
@@ -64,15 +121,29 @@ def read_pages(path):
     raise image_io.ImageDecodeError(message) from None
 
 
-def split_alpha(array):
-  """[H, W] or [H, W, C] -> (colour [H, W, 1 or 3], alpha [H, W, 1] or None)."""
+def read_pages(path):
+  """read_image(path).pages: every page of an image file, dtype and channels kept."""
+  return read_image(path).pages
+
+
+def split_alpha(array, colour_channels=None):
+  """[H, W] or [H, W, C] -> (colour [H, W, 1 or 3], the rest [H, W, C'] or None).
+
+  Args:
+    colour_channels: how many leading channels are colour, where the file says
+      (ImageFile.colour_channels); None: 2 is grey + alpha, 4 RGB + alpha,
+      more RGB + extra samples.
+  """
   if array.ndim == 2:
     array = array[:, :, np.newaxis]
-  if array.ndim != 3 or array.shape[2] not in (1, 2, 3, 4):
+  if array.ndim != 3 or array.shape[2] < 1 or min(array.shape[:2]) < 1:
     raise image_io.ImageDecodeError(f'unsupported image array shape {array.shape}')
-  if array.shape[2] in (2, 4):
-    return array[:, :, :-1], array[:, :, -1:]
-  return array, None
+  if colour_channels is None:
+    colour_channels = 1 if array.shape[2] <= 2 else 3
+  colour_channels = min(colour_channels, array.shape[2])
+  if array.shape[2] == colour_channels:
+    return array, None
+  return array[:, :, :colour_channels], array[:, :, colour_channels:]
 
 
 def to_unit_range(array, white_level=None):
@@ -119,20 +190,34 @@ def output_suffix(family):
   return _SUFFIX[family]
 
 
-def encode_pages(pages, family):
+def encode_pages(pages, family, like=None):
   """Encodes pages in a format family; bytes.
+
+  Args:
+    like: the ImageFile the pages came from: TIFF keeps its colour channels
+      and extra samples, and an ImageJ hyperstack stays one.
 
   Raises:
     ValueError: the format cannot hold these pages (naming why).
   """
   if family == 'tiff':
     buffer = io.BytesIO()
+    if like is not None and like.imagej_axes:
+      tifffile.imwrite(buffer, np.stack(pages).reshape(like.imagej_shape), imagej=True,
+                       metadata={'axes': like.imagej_axes})
+      return buffer.getvalue()
+    colour = like.colour_channels if like is not None and like.colour_channels else None
     with tifffile.TiffWriter(buffer) as writer:
-      for page in pages:
+      for index, page in enumerate(pages):
         channels = page.shape[2] if page.ndim == 3 else 1
-        photometric = 'rgb' if channels in (3, 4) else 'minisblack'
-        extras = ['unassalpha'] if channels in (2, 4) else None
-        writer.write(page, photometric=photometric, extrasamples=extras)
+        colour_channels = colour[index] if colour else (3 if channels >= 3 else 1)
+        photometric = 'rgb' if colour_channels == 3 and channels >= 3 else 'minisblack'
+        extra_count = channels - (3 if photometric == 'rgb' else 1)
+        # The first extra sample as alpha, any further ones of unspecified meaning.
+        extras = (['unassalpha'] + ['unspecified'] * (extra_count - 1)) if extra_count > 0 \
+            else None
+        writer.write(page, photometric=photometric, extrasamples=extras,
+                     planarconfig='contig' if page.ndim == 3 else None)
     return buffer.getvalue()
   if len(pages) != 1:
     raise ValueError(f'{family} holds one page, not {len(pages)}; use --format=tiff')

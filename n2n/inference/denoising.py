@@ -17,7 +17,6 @@ import tensorflow as tf
 from n2n import errors
 from n2n.data import files as files_lib
 from n2n.data import image_files
-from n2n.data import image_io
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,14 +53,15 @@ def find_inputs(spec):
 
 
 def plan_jobs(inputs, output_dir, output_format, overwrite):
-  """Jobs for every input; refuses to write into an input folder or over an input.
+  """Jobs for every input, every destination decided before any work.
 
   Raises:
-    ValueError: unless overwrite, when an output would replace an input file or
-      the output folder lies inside a folder given as input.
+    ValueError: two inputs would be written to one output (naming both), or,
+      unless overwrite, the output folder lies inside a folder given as input.
   """
   output_dir = os.path.abspath(os.path.expanduser(output_dir))
   jobs = []
+  sources_by_destination = {}
   for path, relative in inputs:
     source = os.path.abspath(path)
     # The folder the input was found in: outputs there would be read as inputs next time.
@@ -70,22 +70,32 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
       raise ValueError(f'--output_dir={output_dir!r} is inside the input folder {root!r}; '
                        'choose another folder or pass --overwrite')
     family = image_files.output_family(path, output_format)
-    jobs.append(Job(path, os.path.join(output_dir, os.path.splitext(relative)[0] +
-                                       image_files.output_suffix(family)), family))
+    destination = os.path.join(output_dir, os.path.splitext(relative)[0] +
+                               image_files.output_suffix(family))
+    # a.jpg and a.png both become a.png: one would silently replace the other.
+    earlier = sources_by_destination.setdefault(destination, path)
+    if earlier != path:
+      raise ValueError(f'--input: {earlier} and {path} would both be written to {destination}; '
+                       'move or rename one of them (nothing was written)')
+    jobs.append(Job(path, destination, family))
   return jobs
 
 
-def data_white_level(run_config, dtype):
+def data_white_level(run_config, dtype, override=0.0):
   """The value that was 1.0 in training for pixels of dtype: the run's white
   level when dtype is the training data's own (e.g. 4095 for 12-bit data in
-  16-bit files), else None (the dtype's full range)."""
+  16-bit files), else None (the dtype's full range). override (--white_level),
+  when not 0, replaces it for every file."""
+  if override:
+    return override
   if run_config is None or dtype.name != run_config.get('data_dtype', 'uint8'):
     return None
   return run_config.get('white_level') or None
 
 
-def denoise_page(page, denoise, model_channels, run_config=None):
-  """Denoises one page, keeping its dtype, shape and alpha.
+def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
+                 white_level_override=0.0):
+  """Denoises one page, keeping its dtype, shape, alpha and extra samples.
 
   Args:
     page: [H, W] or [H, W, C] array of any image dtype.
@@ -93,12 +103,16 @@ def denoise_page(page, denoise, model_channels, run_config=None):
     model_channels: 1 or 3.
     run_config: the run's config.json dict, or None: pixels of the training
       data's dtype are scaled by its white level (data_white_level).
+    colour_channels: leading colour channels, where the file says
+      (image_files.split_alpha); the rest pass through untouched.
+    white_level_override: --white_level (0: the run's).
 
   Returns:
     Array of page's shape and dtype.
   """
-  colour, alpha = image_files.split_alpha(page)
-  white_level = data_white_level(run_config, colour.dtype)
+  colour, alpha = image_files.split_alpha(page, colour_channels)
+  colour, non_finite = _fill_non_finite(colour)
+  white_level = data_white_level(run_config, colour.dtype, white_level_override)
   values = image_files.to_unit_range(colour, white_level)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
@@ -111,9 +125,17 @@ def denoise_page(page, denoise, model_channels, run_config=None):
   del values
   result = image_files.like_input(denoised, colour, white_level)
   del denoised
+  if non_finite is not None:
+    result[non_finite.mask] = non_finite.values
   if alpha is not None:
     result = np.concatenate([result, alpha], axis=2)
   return result.reshape(page.shape)
+
+
+# denoise.py's exit statuses: a script can tell a finished batch from a partial one.
+EXIT_DONE = 0          # every file denoised now or already done by an earlier run
+EXIT_NOTHING = 2       # no file could be denoised
+EXIT_SOME_SKIPPED = 3  # some files were skipped (listed), the rest written
 
 
 @dataclasses.dataclass
@@ -121,38 +143,116 @@ class Summary:
   """What a denoise run did."""
   written: list
   skipped: list  # (path, reason)
+  already_done: list  # destinations that existed and were kept
   megapixels: float
   seconds: float
 
+  @property
+  def exit_status(self):
+    if not self.skipped:
+      return EXIT_DONE
+    return EXIT_SOME_SKIPPED if self.written or self.already_done else EXIT_NOTHING
 
-def denoise_files(jobs, denoise, model_channels, run_config=None):
-  """Denoises every job's file; unreadable ones are skipped with one warning each.
+
+@dataclasses.dataclass(frozen=True)
+class NonFinite:
+  """Where a float page held NaN or infinity, and those values."""
+  mask: np.ndarray
+  values: np.ndarray
+
+
+def _fill_non_finite(colour):
+  """(colour with NaN and inf replaced by the median of the finite values,
+  NonFinite or None). Astronomy and microscopy files mark missing pixels with
+  NaN; they are put back unchanged in the output, and the rest is denoised.
+
+  Raises:
+    ValueError: the page holds no finite value at all.
+  """
+  if colour.dtype.kind != 'f':
+    return colour, None
+  finite = np.isfinite(colour)
+  if finite.all():
+    return colour, None
+  if not finite.any():
+    raise ValueError('holds no finite value (every pixel is NaN or infinite)')
+  mask = ~finite
+  filled = np.where(finite, colour, np.median(colour[finite])).astype(colour.dtype)
+  return filled, NonFinite(mask, colour[mask])
+
+
+def values_above_white(pages, run_config, white_level_override=0.0):
+  """The largest value above the white level the model was trained with, or None."""
+  above = None
+  for page in pages:
+    white_level = data_white_level(run_config, page.dtype, white_level_override)
+    if white_level and page.size:
+      top = float(np.nanmax(page)) if page.dtype.kind == 'f' else float(page.max())
+      if top > white_level and (above is None or top > above[0]):
+        above = (top, white_level)
+  return above
+
+
+def denoise_file(job, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """Reads, denoises and writes one file; returns its megapixels.
+
+  Raises:
+    Exception: of any kind, when the file cannot be read, denoised or encoded.
+  """
+  image = image_files.read_image(job.source)
+  above = values_above_white(image.pages, run_config, white_level_override)
+  if above:
+    # Values above the white level come back clipped to it: say so, once per file.
+    logging.warning('%s holds values up to %g, above the white level %g the model was trained '
+                    'with; they are clipped to it. Pass --white_level to scale this file\'s '
+                    'data differently.', job.source, above[0], above[1])
+  colour_channels = image.colour_channels or (None,) * len(image.pages)
+  denoised = [denoise_page(page, denoise, model_channels, run_config, colour,
+                           white_level_override)
+              for page, colour in zip(image.pages, colour_channels)]
+  data = image_files.encode_pages(denoised, job.family, like=image)
+  tf.io.gfile.makedirs(os.path.dirname(job.destination))
+  # Written beside and renamed: an interrupted run never leaves a truncated
+  # file under the final name, and the name appears only when complete.
+  partial = job.destination + '.partial'
+  try:
+    with tf.io.gfile.GFile(partial, 'wb') as output:
+      output.write(data)
+    tf.io.gfile.rename(partial, job.destination, overwrite=True)
+  finally:
+    if tf.io.gfile.exists(partial):
+      tf.io.gfile.remove(partial)
+  return sum(page.shape[0] * page.shape[1] for page in image.pages) / 1e6
+
+
+def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
+                  white_level_override=0.0):
+  """Denoises every job's file, each on its own: a file that fails is skipped
+  with one plain line and the batch goes on.
+
+  Args:
+    overwrite: replace existing outputs; else a job whose output exists is
+      already done (a rerun of an interrupted batch resumes it).
+    white_level_override: --white_level (0: the run's).
 
   Returns:
     Summary.
   """
-  summary = Summary([], [], 0.0, 0.0)
+  summary = Summary([], [], [], 0.0, 0.0)
   started = time.perf_counter()
   for index, job in enumerate(jobs):
+    if not overwrite and tf.io.gfile.exists(job.destination):
+      summary.already_done.append(job.destination)
+      continue
+    file_started = time.perf_counter()
     try:
-      pages = image_files.read_pages(job.source)
-    except (image_io.ImageDecodeError, tf.errors.OpError, OSError) as error:
+      megapixels = denoise_file(job, denoise, model_channels, run_config, white_level_override)
+    except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
       reason = errors.first_line(error)
       logging.warning('Skipping %s: %s', job.source, reason)
       summary.skipped.append((job.source, reason))
       continue
-    page_started = time.perf_counter()
-    denoised = [denoise_page(page, denoise, model_channels, run_config) for page in pages]
-    data = image_files.encode_pages(denoised, job.family)
-    tf.io.gfile.makedirs(os.path.dirname(job.destination))
-    # Written beside and renamed: an interrupted run never leaves a truncated
-    # file under the final name, and the name appears only when complete.
-    partial = job.destination + '.partial'
-    with tf.io.gfile.GFile(partial, 'wb') as output:
-      output.write(data)
-    tf.io.gfile.rename(partial, job.destination, overwrite=True)
-    seconds = time.perf_counter() - page_started
-    megapixels = sum(page.shape[0] * page.shape[1] for page in pages) / 1e6
+    seconds = time.perf_counter() - file_started
     summary.written.append(job.destination)
     summary.megapixels += megapixels
     elapsed = time.perf_counter() - started
@@ -162,3 +262,14 @@ def denoise_files(jobs, denoise, model_channels, run_config=None):
                  time.strftime('%H:%M:%S', time.gmtime(eta)))
   summary.seconds = time.perf_counter() - started
   return summary
+
+
+def format_summary(summary, total, source):
+  """The closing lines of denoise.py: counts, then each skipped file and why."""
+  done = (f', {len(summary.already_done)} already done (kept; --overwrite replaces them)'
+          if summary.already_done else '')
+  skipped = f', {len(summary.skipped)} skipped' if summary.skipped else ''
+  lines = [f'denoised {len(summary.written)} of {total} files{done}{skipped} '
+           f'({summary.megapixels:.1f} MP) in {summary.seconds:.1f} s with {source}']
+  lines += [f'  skipped {path}: {reason}' for path, reason in summary.skipped]
+  return '\n'.join(lines)

@@ -160,6 +160,34 @@ def write_tflite(export_dir):
   return path
 
 
+def write_replacing(output_dir, write):
+  """Runs write(folder) into a temporary folder beside output_dir, then puts it
+  in output_dir's place: an export is never a mix of an old and a new one (a
+  model.tflite left from an earlier --tflite beside a new SavedModel), and a
+  failed export leaves the old one as it was.
+
+  Args:
+    output_dir: the export's folder; replaced whole if it exists.
+    write: fn(folder) writing the complete export into folder.
+  """
+  base = output_dir.rstrip('/')
+  temporary, previous = f'{base}.partial-{os.getpid()}', f'{base}.previous-{os.getpid()}'
+  for leftover in (temporary, previous):
+    if tf.io.gfile.exists(leftover):
+      tf.io.gfile.rmtree(leftover)
+  try:
+    write(temporary)
+  except BaseException:
+    if tf.io.gfile.exists(temporary):
+      tf.io.gfile.rmtree(temporary)
+    raise
+  if tf.io.gfile.exists(base):
+    tf.io.gfile.rename(base, previous)
+  tf.io.gfile.rename(temporary, base)
+  if tf.io.gfile.exists(previous):
+    tf.io.gfile.rmtree(previous)
+
+
 def is_export(path):
   """True when path is a folder written by export_model."""
   return tf.io.gfile.exists(os.path.join(path, 'saved_model.pb'))

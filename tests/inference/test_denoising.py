@@ -106,3 +106,24 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
   assert denoising.data_white_level({'data_dtype': 'uint8', 'white_level': 255.0},
                                     np.dtype('uint16')) is None
   assert denoising.data_white_level({}, np.dtype('uint8')) is None
+
+
+def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
+                                                                                  caplog):
+  run_config = {'data_dtype': 'uint16', 'white_level': 4095.0}
+  bright = np.array([[0, 1000, 4095, 9000]], np.uint16)
+  _write(tmp_path / 'in' / 'bright.png', bright)
+  job = denoising.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
+  with caplog.at_level('WARNING'):
+    denoising.denoise_file(job, lambda values: values, 1, run_config)
+  assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
+          'trained with; they are clipped to it. Pass --white_level') in caplog.text
+  (page,) = image_files.read_pages(job.destination)
+  assert page.tolist() == [[0, 1000, 4095, 4095]]
+  caplog.clear()
+  again = denoising.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
+  with caplog.at_level('WARNING'):
+    denoising.denoise_file(again, lambda values: values, 1, run_config, white_level_override=9000)
+  assert 'above the white level' not in caplog.text
+  (page,) = image_files.read_pages(again.destination)
+  assert page.tolist() == bright.tolist()
