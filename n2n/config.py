@@ -184,6 +184,11 @@ class TrainConfig:
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
       raise ValueError(f'--profile_steps={format_value(self.profile_steps)} must be START,END '
                        'with 0 <= START < END')
+    if 0 < self.gradient_clip_multiple <= 1:
+      # Below 1 the running average of clipped norms shrinks every step and
+      # training stalls, "clipped" on every line.
+      raise ValueError(f'--gradient_clip_multiple={self.gradient_clip_multiple:g} must be 0 (no '
+                       'clipping) or above 1')
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 

@@ -108,3 +108,14 @@ def test_name_lists_agree_with_the_code_that_implements_them():
 def test_bad_validate_values_name_the_flag(overrides, message):
   with pytest.raises(ValueError, match=message):
     config_lib.ValidateConfig(checkpoint='m', **overrides)
+
+
+@pytest.mark.parametrize('multiple', [0.5, 1.0])
+def test_a_clip_multiple_of_one_or_less_is_refused(multiple):
+  # Below 1 the running average shrinks every step and training stalls.
+  with pytest.raises(ValueError, match=rf'--gradient_clip_multiple={multiple:g} must be 0 '
+                     r'\(no clipping\) or above 1'):
+    config_lib.TrainConfig(train_data='x', model_dir='y', gradient_clip_multiple=multiple)
+  for allowed in (0.0, 1.5):
+    assert config_lib.TrainConfig(train_data='x', model_dir='y',
+                                  gradient_clip_multiple=allowed).gradient_clip_multiple == allowed

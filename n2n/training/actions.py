@@ -86,9 +86,9 @@ class LogProgress(Periodic):
     self._reset()
 
   def _reset(self):
-    self._loss_sum = self._norm_sum = self._steps = self._seconds = 0.0
+    self._loss_sum = self._norm_sum = self._steps = self._norm_steps = self._seconds = 0.0
     self._max_norm_ratio = float('nan')
-    self._clipped_steps = 0
+    self._clipped_steps = self._skipped_steps = 0
 
   def is_due(self, step, final):
     # Every result is accumulated; the line is written only at the period.
@@ -97,27 +97,35 @@ class LogProgress(Periodic):
   def run(self, result):
     stats = result.stats
     self._loss_sum += stats.loss * result.num_steps
-    self._norm_sum += stats.mean_gradient_norm * result.num_steps
+    norm_steps = result.num_steps - stats.skipped_steps
+    if norm_steps:
+      self._norm_sum += stats.mean_gradient_norm * norm_steps
+      self._norm_steps += norm_steps
     self._steps += result.num_steps
     self._seconds += result.seconds
     self._clipped_steps += stats.clipped_steps
+    self._skipped_steps += stats.skipped_steps
     self._max_norm_ratio = np.fmax(self._max_norm_ratio, stats.max_norm_ratio)
     if not super().is_due(result.step, result.final):
       return
     images_per_second = self._steps * self._batch_size / self._seconds
     mean_loss = self._loss_sum / self._steps
-    mean_norm = self._norm_sum / self._steps
+    mean_norm = self._norm_sum / self._norm_steps if self._norm_steps else float('nan')
     learning_rate = float(self._learning_rate_fn())
     eta_seconds = (self.train_steps - result.step) * self._seconds / self._steps
     clipped = (f'  clipped {self._clipped_steps} step(s), largest gradient '
                f'{self._max_norm_ratio:.3g}x the running average' if self._clipped_steps else '')
-    logging.info('step %d/%d  loss %.6f  gradient norm %.3g  lr %.2e  %.1f images/s  ETA %s%s',
+    skipped = (f'  skipped {self._skipped_steps} step(s) with non-finite gradients'
+               if self._skipped_steps else '')
+    logging.info('step %d/%d  loss %.6f  gradient norm %.3g  lr %.2e  %.1f images/s  ETA %s%s%s',
                  result.step, self.train_steps, mean_loss, mean_norm, learning_rate,
-                 images_per_second, time.strftime('%H:%M:%S', time.gmtime(eta_seconds)), clipped)
+                 images_per_second, time.strftime('%H:%M:%S', time.gmtime(eta_seconds)), clipped,
+                 skipped)
     with self._writer.as_default(step=result.step):
       tf.summary.scalar('loss', mean_loss)
       tf.summary.scalar('gradient_norm', mean_norm)
       tf.summary.scalar('clipped_steps', self._clipped_steps)
+      tf.summary.scalar('skipped_steps', self._skipped_steps)
       tf.summary.scalar('learning_rate', learning_rate)
       tf.summary.scalar('images_per_second', images_per_second)
       for name, value in self._extra_scalars_fn(result.step).items():

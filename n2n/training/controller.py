@@ -22,17 +22,21 @@ class TrainStats:
 
   Attributes:
     loss: their mean loss (may be NaN or inf).
-    mean_gradient_norm: mean gradient norm before clipping (NaN: not measured).
+    mean_gradient_norm: mean gradient norm before clipping over the steps
+      whose norm was finite (NaN: not measured, or none was).
     max_gradient_norm: the largest one.
     max_norm_ratio: the largest norm over the running average it was clipped
       against (NaN: not measured or no average yet).
     clipped_steps: how many steps had their gradient scaled down.
+    skipped_steps: how many steps had a non-finite gradient norm (under
+      mixed_float16: steps the loss-scale optimizer skipped).
   """
   loss: float
   mean_gradient_norm: float = math.nan
   max_gradient_norm: float = math.nan
   max_norm_ratio: float = math.nan
   clipped_steps: int = 0
+  skipped_steps: int = 0
 
 
 @dataclasses.dataclass(frozen=True)

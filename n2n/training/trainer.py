@@ -179,7 +179,9 @@ class Trainer:
     loss_fn = losses.get_loss(config.loss)
     agree_on_overflow = (self.precision == 'mixed_float16'
                          and strategy.num_replicas_in_sync > 1)
-    loss_scale = getattr(optimizer, 'dynamic_scale', None)
+    # Under mixed_float16 the gradients come scaled by the loss scale.
+    loss_scale = (optimizer.dynamic_scale
+                  if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) else None)
     clip_multiple = float(config.gradient_clip_multiple)
     norm_average = self.gradient_norm_average
 
@@ -209,7 +211,7 @@ class Trainer:
 
     @tf.function
     def train_loop(iterator, num_steps):
-      loss_sum = norm_sum = clipped = tf.constant(0.0)
+      loss_sum = norm_sum = clipped = skipped = tf.constant(0.0)
       max_norm = max_ratio = tf.constant(float('nan'))
       for _ in tf.range(num_steps):
         per_replica_loss, per_replica_norm, per_replica_factor = strategy.run(
@@ -220,15 +222,24 @@ class Trainer:
         factor = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_factor, axis=None)
         average = norm_average.read_value()
         clipped += tf.cast(factor < 1.0, tf.float32)
+        # A non-finite norm is a step the loss-scale optimizer skips (or a
+        # diverged loss, which the finite-loss check stops): counted, and kept
+        # out of the mean, which would otherwise read inf for the whole window.
+        finite = tf.math.is_finite(norm)
+        skipped += tf.cast(tf.logical_not(finite), tf.float32)
         ratio = tf.where(average > 0.0, norm / average, float('nan'))
-        norm_sum += norm
+        norm_sum += tf.where(finite, norm, 0.0)
         max_norm = _max_ignoring_nan(max_norm, norm)
         max_ratio = _max_ignoring_nan(max_ratio, ratio)
         norm_average.assign(gradient_clipping.updated_average(average, norm, clip_multiple))
       self.step.assign_add(tf.cast(num_steps, tf.int64))
       steps = tf.cast(num_steps, tf.float32)
-      return {'loss': loss_sum / steps, 'mean_gradient_norm': norm_sum / steps,
+      finite_steps = steps - skipped
+      return {'loss': loss_sum / steps,
+              'mean_gradient_norm': tf.where(finite_steps > 0, norm_sum / finite_steps,
+                                             float('nan')),
               'max_gradient_norm': max_norm, 'max_norm_ratio': max_ratio,
-              'clipped_steps': tf.cast(clipped, tf.int32)}
+              'clipped_steps': tf.cast(clipped, tf.int32),
+              'skipped_steps': tf.cast(skipped, tf.int32)}
 
     return train_loop

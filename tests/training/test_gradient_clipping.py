@@ -115,3 +115,20 @@ def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outl
   assert clipped == 0
   assert max(psnrs[:6]) - psnrs[6] > 5.0, psnrs  # the step after the outlier
   assert max(psnrs) - psnrs[-1] > 2.0, psnrs
+
+
+def test_a_step_the_loss_scale_optimizer_skips_is_counted_and_left_out_of_the_mean_norm():
+  # mixed_float16 starts with a loss scale of 2^15: a batch of values ~1e3
+  # overflows float16 in the scaled gradients, which the optimizer skips.
+  config = config_lib.TrainConfig(train_data='unused', model_dir='', crop_size=32,
+                                  batch_size=2, train_steps=10, seed=2)
+  trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'mixed_float16')
+  rng = np.random.default_rng(0)
+  ordinary = rng.uniform(0, 1, (2, 32, 32, 3)).astype(np.float32)
+  batches = np.stack([ordinary * 1000.0, ordinary, ordinary, ordinary])
+  trainer.attach_dataset(tf.data.Dataset.from_tensor_slices(
+      {'input': batches, 'target': batches}))
+  stats = trainer.train(4)
+  assert stats.skipped_steps >= 1
+  assert np.isfinite(stats.mean_gradient_norm) and stats.mean_gradient_norm > 0
+  assert np.isfinite(float(trainer.gradient_norm_average.numpy()))
