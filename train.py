@@ -33,9 +33,10 @@ def main(argv):
     config = n2n_flags.config_from_flags(config_lib.TrainConfig)
     if config.deterministic:
       tf.config.experimental.enable_op_determinism()
-    dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
-                                    min_size=config.crop_size, seed=config.seed)
     strategy = distribute.create_strategy(config.strategy, config.tpu)
+    dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
+                                    min_size=config.crop_size, seed=config.seed,
+                                    is_chief=distribute.is_chief(strategy))
     try:
       train_lib.train_and_evaluate(config, strategy)
     except preemption.TrainingInterrupted as interrupted:

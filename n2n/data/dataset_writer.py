@@ -192,19 +192,38 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   return manifest
 
 
-def build_if_missing(train_data, images_dir, min_size, seed=0):
+def build_if_missing(train_data, images_dir, min_size, seed=0, is_chief=True,
+                     wait_seconds=3600.0, poll_seconds=2.0):
   """Builds TFRecords for a --train_data glob from an image folder on first use.
 
   Used by the demo: when train_data matches no file and images_dir is given,
   the shards are written into the directory of the (single) train_data glob.
   Does nothing when the glob already matches files. min_size should be the
   run's crop size: smaller images cannot give a crop, larger ones all can.
+
+  On a cluster only the chief builds: every worker writing the same
+  temporary shards would corrupt them. The others wait for the chief's
+  manifest (written after the shards are complete).
+
+  Raises:
+    ValueError: a list of globs, or (not the chief) no dataset after wait_seconds.
   """
   if not images_dir or tf.io.gfile.glob(train_data):
     return
   if ',' in train_data:
     raise ValueError('--train_images_dir needs a single --train_data glob, not a list')
   output_dir = os.path.dirname(train_data) or '.'
+  if not is_chief:
+    manifest = os.path.join(output_dir, tfrecord.MANIFEST_NAME)
+    logging.info('Waiting for the chief to build TFRecords from %s into %s.', images_dir,
+                 output_dir)
+    deadline = time.monotonic() + wait_seconds
+    while not (tf.io.gfile.exists(manifest) and tf.io.gfile.glob(train_data)):
+      if time.monotonic() > deadline:
+        raise ValueError(f'--train_data={train_data!r}: the chief built no dataset from '
+                         f'--train_images_dir={images_dir!r} within {wait_seconds:g} s')
+      time.sleep(poll_seconds)
+    return
   logging.info('No file matches --train_data=%s; building TFRecords from %s into %s.',
                train_data, images_dir, output_dir)
   write_dataset(images_dir, output_dir, min_size=min_size, seed=seed)

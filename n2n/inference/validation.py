@@ -8,6 +8,7 @@ for the same checkpoint.
 import dataclasses
 import os
 
+from absl import logging
 import tensorflow as tf
 
 from n2n import config as config_lib
@@ -120,10 +121,19 @@ def follow(config, poll_seconds=2.0):
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
                                           run_config.eval_image_summaries, writer,
                                           run_config.colour_shift_warning)
-    step = restore.checkpoint_step(prefix)
-    if scored and step <= scored[-1]:
+    try:
+      step = restore.checkpoint_step(prefix)
+      if scored and step <= scored[-1]:
+        continue
+      restore.load_weights(model, prefix)
+    except (tf.errors.NotFoundError, ValueError):
+      # With --keep_checkpoints, training may delete the checkpoint between
+      # its appearing and its loading (the first look also loads the data).
+      if tf.io.gfile.exists(prefix + '.index'):
+        raise
+      logging.warning('%s was deleted before it could be scored; going on with the next '
+                      'checkpoint.', prefix)
       continue
-    restore.load_weights(model, prefix)
     evaluator(step)
     scored.append(step)
     if step >= run_config.train_steps:

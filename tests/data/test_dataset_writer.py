@@ -2,6 +2,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 
 import numpy as np
 import pytest
@@ -76,3 +77,29 @@ def test_folder_of_non_images_is_refused(tmp_path):
   with pytest.raises(ValueError, match=r'has no usable image \(2 files: 1 empty file, 1 not a '
                                        'readable image\\)'):
     dataset_writer.write_dataset(str(tmp_path), str(tmp_path / 'out'))
+
+
+def test_on_a_cluster_only_the_chief_builds_and_the_others_wait_for_its_manifest(
+    image_folder, tmp_path, monkeypatch):
+  import threading  # pylint: disable=g-import-not-at-top
+  train_data = str(tmp_path / 'records' / 'train-*.tfrecord')
+  real_write = dataset_writer.write_dataset
+  writers = []
+
+  def recording_write(*args, **kwargs):
+    writers.append(threading.current_thread().name)
+    return real_write(*args, **kwargs)
+
+  monkeypatch.setattr(dataset_writer, 'write_dataset', recording_write)
+  worker = threading.Thread(name='worker-1', target=dataset_writer.build_if_missing, args=(
+      train_data, str(image_folder), 32), kwargs=dict(is_chief=False, poll_seconds=0.05))
+  worker.start()
+  time.sleep(0.3)
+  assert worker.is_alive() and not writers  # waiting, writing nothing
+  dataset_writer.build_if_missing(train_data, str(image_folder), 32, is_chief=True)
+  worker.join(timeout=30)
+  assert not worker.is_alive() and writers == ['MainThread']
+  # Without a chief's dataset a worker gives up with one line, after its wait.
+  with pytest.raises(ValueError, match=r'the chief built no dataset from --train_images_dir='):
+    dataset_writer.build_if_missing(str(tmp_path / 'other' / '*.tfrecord'), str(image_folder),
+                                    32, is_chief=False, wait_seconds=0.2, poll_seconds=0.05)

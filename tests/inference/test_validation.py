@@ -8,9 +8,11 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n import run_dir
 from n2n.inference import validation
 from n2n.training import distribute
 from n2n.training import train_lib
+from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
 
 RUN = config_lib.TrainConfig(train_data='x', model_dir='m', val_data='val', noise='poisson',
@@ -83,3 +85,24 @@ def test_follow_gives_up_after_its_timeout(tmp_path):
                                        r'steps: none\)'):
     validation.follow(config_lib.ValidateConfig(checkpoint=str(tmp_path), follow=True,
                                                 follow_timeout=1), poll_seconds=0.2)
+
+
+def test_follow_goes_on_when_a_checkpoint_is_deleted_before_it_is_loaded(image_folder, tmp_path,
+                                                                        monkeypatch):
+  model_dir = tmp_path / 'run'
+  config = config_lib.TrainConfig(train_data='unused', val_data=str(image_folder),
+                                  model_dir=str(model_dir), train_steps=2, precision='float32',
+                                  max_eval_images=1, seed=4)
+  trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
+                                checkpoint_dir=str(model_dir))
+  run_dir.write_config(str(model_dir), config)
+  trainer.step.assign(1)
+  deleted = trainer.save(1)
+  trainer.step.assign(2)
+  last = trainer.save(2)
+  for path in tf.io.gfile.glob(deleted + '.*'):
+    tf.io.gfile.remove(path)  # as --keep_checkpoints does while the sidecar loads its data
+  monkeypatch.setattr(validation.tf.train, 'checkpoints_iterator',
+                      lambda *args, **kwargs: iter([deleted, last]))
+  scored = validation.follow(config_lib.ValidateConfig(checkpoint=str(model_dir), follow=True))
+  assert scored == [2]  # the deleted one passed over, no NotFound
