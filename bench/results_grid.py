@@ -13,7 +13,9 @@ event files (the evaluation during training on datasets/demo/val at the
 paper's levels) or measured here (wall time); rows not run by this invocation
 keep their numbers from docs/results/results.json. The pictures show one crop
 of the first validation image with the evaluation's own noise: noisy | N2N |
-N2C | clean. Curves are drawn as SVG by bench/svg_plot.py.
+N2C | clean. Curves are drawn as SVG by bench/svg_plot.py. The Gaussian and
+the real-capture rows are also scored on the colour check
+(bench/colour_check.py): saturated colours the training photographs lack.
 """
 
 import dataclasses
@@ -44,27 +46,50 @@ from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import summaries  # pylint: disable=g-import-not-at-top
+import colour_check  # pylint: disable=g-import-not-at-top
 import svg_plot  # pylint: disable=g-import-not-at-top
 
 
 @dataclasses.dataclass(frozen=True)
 class Row:
-  """One corruption: its N2N and N2C runs, and ablations beside them."""
+  """One corruption: its N2N and N2C runs, and ablations beside them.
+
+  Attributes:
+    pictured: the variants shown side by side in the row's picture.
+    colour_checked: whether every run of the row is also scored on the colour
+      check (datasets/colour_check/, bench/colour_check.py).
+  """
   name: str
   title: str
   ablations: tuple = ()
+  pictured: tuple = ('n2n', 'n2c')
+  colour_checked: bool = False
 
 
 ROWS = (
-    Row('gaussian', 'Gaussian', ('n2n_noclip',)),
+    Row('gaussian', 'Gaussian', ('n2n_noclip',), colour_checked=True),
     Row('poisson', 'Poisson'),
     Row('text', 'Text', ('n2n_l2',)),
     Row('impulse', 'Random-valued impulse', ('n2n_l2',)),
     Row('bernoulli', 'Bernoulli (pixels dropped)'),
+    Row('scenes', 'Real captures', ('n2n_noperm',), ('n2n', 'n2n_noperm', 'n2c'),
+        colour_checked=True),
 )
 ROW_NAMES = tuple(row.name for row in ROWS)
 VARIANT_TITLES = {'n2n': 'N2N', 'n2c': 'N2C', 'n2n_noclip': 'N2N, no clipping',
-                  'n2n_l2': 'N2N, L2 loss'}
+                  'n2n_l2': 'N2N, L2 loss', 'n2n_noperm': 'N2N, no channel permutations'}
+# The colour-check photograph pictured: a held-out photograph turned green.
+COLOUR_PICTURE = 'cat_green'
+# The scene data of configs/cpu/scenes_*.cfg, made as configs/demo_scenes.cfg says.
+SCENE_DATA = os.path.join(REPO_ROOT, 'data', 'demo_scenes')
+SCENE_DATA_COMMANDS = (
+    ['datasets/make_noisy_scenes.py', '--clean_dir=datasets/demo/train',
+     '--output_dir=data/demo_scenes/train_raw', '--captures=4'],
+    ['datasets/make_noisy_scenes.py', '--clean_dir=datasets/demo/val',
+     '--output_dir=data/demo_scenes/val', '--seed=1'],
+    ['datasets/make_tfrecords.py', '--scenes', '--input_dir=data/demo_scenes/train_raw',
+     '--output_dir=data/demo_scenes/train'],
+)
 DOCS = os.path.join(REPO_ROOT, 'docs')
 RESULTS_DIR = os.path.join(DOCS, 'results')
 RESULTS_JSON = os.path.join(RESULTS_DIR, 'results.json')
@@ -167,28 +192,76 @@ def machine():
   return f'{model}, {os.cpu_count()} cores, {bf16}, TensorFlow {tf.__version__}'
 
 
-def picture(row, model_dirs, output_path):
-  """noisy | N2N | N2C | clean on one crop of the first validation image at the
-  first evaluation level, with the evaluation's fixed noise; written as PNG."""
-  restored = {variant: restore.restore_model(model_dirs[variant]) for variant in ('n2n', 'n2c')}
-  config = restored['n2n'].run_config
-  name, image = input_pipeline.load_eval_images(config.val_data, max_images=1)[0]
-  level = config.eval_noise_levels[0]
-  clean = tf.constant(image, tf.float32) / 255.0
-  noisy = scoring.make_corruption(row.name)(clean, tf.constant(level, tf.float32),
-                                            noise_lib.evaluation_seed(config.seed, 0, level))
-  noisy = noisy.numpy()
-  panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
-                      for variant in ('n2n', 'n2c')] + [clean.numpy()]
-  top = (image.shape[0] - PICTURE_CROP) // 2
-  left = (image.shape[1] - PICTURE_CROP) // 2
+def prepare_scene_data():
+  """Makes the scene data of configs/cpu/scenes_*.cfg unless it is there."""
+  if os.path.exists(os.path.join(SCENE_DATA, 'train', 'manifest.json')):
+    return
+  for command in SCENE_DATA_COMMANDS:
+    print(' '.join(command), flush=True)
+    subprocess.run([sys.executable] + command, cwd=REPO_ROOT, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+def write_strip(panels, output_path):
+  """The centre PICTURE_CROP square of each [H, W, 3] panel, side by side, as PNG.
+
+  Returns:
+    [top, left, size] of the crop.
+  """
+  height, width = panels[0].shape[:2]
+  top, left = (height - PICTURE_CROP) // 2, (width - PICTURE_CROP) // 2
   gap = np.ones([PICTURE_CROP, 4, 3], np.float32)
   strip = []
   for panel in panels:
     strip += [np.clip(panel[top:top + PICTURE_CROP, left:left + PICTURE_CROP], 0, 1), gap]
   pixels = np.round(np.concatenate(strip[:-1], axis=1) * 255).astype(np.uint8)
   tf.io.write_file(output_path, tf.io.encode_png(pixels))
-  return {'image': name, 'level': level, 'crop': [top, left, PICTURE_CROP]}
+  return [top, left, PICTURE_CROP]
+
+
+def picture(row, model_dirs, output_path):
+  """noisy | the pictured variants | clean on one crop of the first validation
+  image at the first evaluation level, with the evaluation's fixed noise (for
+  scenes: the first capture of the first validation scene and its reference);
+  written as PNG."""
+  restored = {variant: restore.restore_model(model_dirs[variant]) for variant in row.pictured}
+  config = restored['n2n'].run_config
+  if config.noise == 'none':
+    scene = scoring.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
+    name, level, noisy, clean = scene.name, None, scene.first, scene.reference
+  else:
+    name, image = input_pipeline.load_eval_images(config.val_data, max_images=1)[0]
+    level = config.eval_noise_levels[0]
+    clean = tf.constant(image, tf.float32) / 255.0
+    noisy = scoring.make_corruption(row.name)(clean, tf.constant(level, tf.float32),
+                                              noise_lib.evaluation_seed(config.seed, 0, level))
+    noisy, clean = noisy.numpy(), clean.numpy()
+  panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
+                      for variant in row.pictured] + [clean]
+  return {'image': name, 'level': level, 'variants': list(row.pictured),
+          'crop': write_strip(panels, output_path)}
+
+
+def colour_check_results(row, model_dirs, output_path):
+  """Scores every run of the row on the colour check; pictures COLOUR_PICTURE.
+
+  Returns:
+    ({run name: [per-image dicts]}, picture dict).
+  """
+  checked, panels = {}, {}
+  for variant, model_dir in model_dirs.items():
+    scores = colour_check.score_model(restore.restore_model(model_dir), keep_images=True)
+    checked[f'{row.name}_{variant}'] = [
+        {'name': os.path.splitext(score.name)[0], 'input_psnr': score.input_psnr,
+         'psnr': score.psnr, 'colour_error': list(score.colour_error)} for score in scores]
+    pictured = next(score for score in scores
+                    if os.path.splitext(score.name)[0] == COLOUR_PICTURE)
+    panels[variant] = pictured
+  first = panels[row.pictured[0]]
+  strip = ([first.noisy] + [panels[variant].denoised for variant in row.pictured]
+           + [first.clean])
+  return checked, {'image': COLOUR_PICTURE, 'variants': list(row.pictured),
+                   'crop': write_strip(strip, output_path)}
 
 
 def curves_svg(row, results, output_path):
@@ -198,9 +271,9 @@ def curves_svg(row, results, output_path):
   tag = next(iter(runs[0]['levels']))
   series = [(VARIANT_TITLES[run['run'][len(row.name) + 1:]], run['levels'][tag]['curve'])
             for run in runs]
-  level = tag.split('_', 1)[1]
+  where = f'level {tag.split("_", 1)[1]}' if '_' in tag else tag  # 'captures': no level
   with open(output_path, 'w') as svg:
-    svg.write(svg_plot.line_chart(series, f'{row.title}, level {level}: validation PSNR',
+    svg.write(svg_plot.line_chart(series, f'{row.title}, {where}: validation PSNR',
                                   'training step', 'PSNR (dB)',
                                   ('noisy input', runs[0]['levels'][tag]['input'])))
 
@@ -219,6 +292,8 @@ def main(argv):
   rows = [] if FLAGS.render_only else [row for row in ROWS if row.name in FLAGS.rows]
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   for row in rows:
+    if row.name == 'scenes':
+      prepare_scene_data()
     variants = ('n2n', 'n2c') + (row.ablations if FLAGS.ablations else ())
     model_dirs = {}
     for variant in variants:
@@ -235,6 +310,12 @@ def main(argv):
       print(f'{run_name}: {format_run(results[run_name])}', flush=True)
     results[row.name] = {'picture': picture(row, model_dirs,
                                             os.path.join(RESULTS_DIR, f'{row.name}.png'))}
+    if row.colour_checked:
+      checked, colour_picture = colour_check_results(
+          row, model_dirs, os.path.join(RESULTS_DIR, f'{row.name}_colour.png'))
+      for run_name, images in checked.items():
+        results[run_name]['colour_check'] = images
+      results[row.name]['colour_picture'] = colour_picture
     curves_svg(row, results, os.path.join(RESULTS_DIR, f'{row.name}_psnr.svg'))
     with open(RESULTS_JSON, 'w') as results_file:
       json.dump(results, results_file, indent=1)
