@@ -6,6 +6,7 @@ reader in n2n goes through decode_image so they are all treated alike.
 
 import imageio.v3 as iio
 import numpy as np
+import tensorflow as tf
 
 from n2n import errors
 
@@ -83,14 +84,33 @@ def decode_image(data):
 LUMA_WEIGHTS = (0.299, 0.587, 0.114)
 
 
-def to_channels(image, channels):
-  """Converts [H, W, 3] uint8 RGB to the model's channel count (3, or 1 = luma)."""
-  if channels == 3:
-    return image
+def convert_channels(values, channels):
+  """[..., C] -> [..., channels], C and channels 1 or 3: the numpy conversion.
+
+  RGB to one channel is luma (LUMA_WEIGHTS), one channel to RGB repeats it.
+  Integer pixels stay integers (luma rounded); anything else becomes float32.
+  """
+  values = np.asarray(values)
+  if values.shape[-1] == channels:
+    return values if values.dtype.kind in 'iu' else values.astype(np.float32, copy=False)
+  if channels == 1 and values.shape[-1] == 3:
+    luma = values.astype(np.float32) @ np.array(LUMA_WEIGHTS, np.float32)[:, np.newaxis]
+    return np.round(luma).astype(values.dtype) if values.dtype.kind in 'iu' else luma
+  if channels == 3 and values.shape[-1] == 1:
+    return np.repeat(values if values.dtype.kind in 'iu' else values.astype(np.float32),
+                     3, axis=-1)
+  raise ValueError(f'cannot convert {values.shape[-1]} channel(s) to {channels}')
+
+
+def convert_channels_tf(values, channels):
+  """convert_channels for tensors (tf.data pipelines): the same rule, in TensorFlow."""
+  have = values.shape[-1]
+  if have == channels:
+    return values
   if channels == 1:
-    luma = image.astype(np.float32) @ np.array(LUMA_WEIGHTS, np.float32)
-    return np.round(luma)[:, :, np.newaxis].astype(np.uint8)
-  raise ValueError(f'channels must be 1 or 3, got {channels}')
+    luma = tf.cast(values, tf.float32) @ tf.constant(LUMA_WEIGHTS)[:, tf.newaxis]
+    return tf.cast(tf.round(luma), values.dtype) if values.dtype.is_integer else luma
+  return tf.repeat(values, channels, axis=-1)
 
 
 def encode_png(image):

@@ -102,13 +102,6 @@ def make_training_pairs(clean, noise, noise_range, target, seed):
   return pairs
 
 
-def _to_channels(image, channels):
-  if channels == 1:
-    luma = tf.cast(image, tf.float32) @ tf.constant(image_io.LUMA_WEIGHTS)[:, tf.newaxis]
-    return tf.cast(tf.round(luma), tf.uint8)
-  return image
-
-
 def shuffle_seeds(seed, pipeline_id, start_step):
   """Seeds of the image-order and crop-order shuffles, as two python ints.
 
@@ -162,7 +155,7 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   records, pipeline_id = read_records(config.train_data, input_context)
   crop_size = config.crop_size
   channels = config_lib.model_channels(config)
-  images = records.map(lambda record: _to_channels(tfrecord.parse_image(record)['image'], channels),
+  images = records.map(lambda record: image_io.convert_channels_tf(tfrecord.parse_image(record)['image'], channels),
                        num_parallel_calls=tf.data.AUTOTUNE)
   # Images smaller than the crop cannot give a crop; train.py checks the manifest
   # up front so this cannot silently drop everything.
@@ -228,14 +221,14 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
       except image_io.ImageDecodeError as error:
         logging.warning('Skipping %s: %s', file_path, error)
         continue
-      images.append((os.path.relpath(file_path, path), image_io.to_channels(image, channels)))
+      images.append((os.path.relpath(file_path, path), image_io.convert_channels(image, channels)))
       if max_images and len(images) >= max_images:
         break
   else:
     for record in tf.data.TFRecordDataset(files_lib.record_files(path, flag_name)):
       parsed = tfrecord.parse_image(record)
       images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
-                     image_io.to_channels(parsed['image'].numpy(), channels)))
+                     image_io.convert_channels(parsed['image'].numpy(), channels)))
       if max_images and len(images) >= max_images:
         break
   if not images:

@@ -16,16 +16,6 @@ from n2n.data import input_pipeline
 from n2n.data import tfrecord
 
 
-def _convert_channels(pixels, channels):
-  """[..., C] float32 -> [..., channels]: luma for RGB -> 1, repeat for 1 -> 3."""
-  have = pixels.shape[-1]
-  if have == channels:
-    return pixels
-  if channels == 1:
-    return pixels @ tf.constant(image_io.LUMA_WEIGHTS)[:, tf.newaxis]
-  return tf.repeat(pixels, channels, axis=-1)
-
-
 def scene_pair(scene, target, dtype, data_channels, seed):
   """Two different captures of one scene (or a capture and its reference), native pixels.
 
@@ -106,8 +96,8 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     both = augmentation.augment_crops(crops, config.augment, seed, divisor=config.white_level,
                                       channel_groups=2)
     data_channels = config.data_channels
-    return {'input': _convert_channels(both[..., :data_channels], channels),
-            'target': _convert_channels(both[..., data_channels:], channels)}
+    return {'input': image_io.convert_channels_tf(both[..., :data_channels], channels),
+            'target': image_io.convert_channels_tf(both[..., data_channels:], channels)}
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
   return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

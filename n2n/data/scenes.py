@@ -173,21 +173,6 @@ def _describe(array):
   return f'{array.shape[1]}x{array.shape[0]} with {array.shape[2]} channel(s)'
 
 
-def convert_channels(values, channels):
-  """[..., C] float -> [..., channels] float32: luma for 3 -> 1, repeated for 1 -> 3."""
-  values = np.asarray(values, np.float32)
-  if values.shape[-1] == channels:
-    return values
-  if channels == 1:
-    return values @ np.array(image_io.LUMA_WEIGHTS, np.float32)[:, np.newaxis]
-  return np.repeat(values, channels, axis=-1)
-
-
-def to_unit_range(array, white_level):
-  """Native pixels -> float32 values / white_level (1.0 is the white level)."""
-  return np.asarray(array, np.float32) / np.float32(white_level)
-
-
 def quantization_step(dtype, white_level):
   """The [0, 1]-scale step between representable values of the data: 1/white_level
   for integer data, 0 (none) for float data."""

@@ -15,7 +15,6 @@ import numpy as np
 from n2n.data import files as files_lib
 from n2n.data import image_files
 from n2n.data import image_io
-from n2n.data import scenes
 
 
 def sensor_noise(clean, gain, read_variance, rng):
@@ -69,7 +68,7 @@ def write_scenes(clean_dir, output_dir, captures=2, gain=0.01, read_variance=0.0
     if clean.shape[2] == 1 and not grayscale:
       clean = np.repeat(clean, 3, axis=2)
     if grayscale and clean.shape[2] == 3:
-      clean = scenes.convert_channels(clean, 1)
+      clean = image_io.convert_channels(clean, 1)
     if crop:
       clean = clean[:crop, :crop]
     folder = os.path.join(output_dir, os.path.splitext(os.path.basename(path))[0])

@@ -11,6 +11,8 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.corruptions import noise as noise_lib
+from n2n.data import image_files
+from n2n.data import image_io
 from n2n.data import input_pipeline
 from n2n.data import scenes as scenes_lib
 from n2n.inference import metrics
@@ -144,8 +146,8 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
     if arrays.dtype != run_config.data_dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
                        f'trained on {run_config.data_dtype} data')
-    convert = lambda array: scenes_lib.convert_channels(
-        scenes_lib.to_unit_range(array, run_config.white_level), run_config.model.channels)
+    convert = lambda array: image_io.convert_channels(
+        image_files.to_unit_range(array, run_config.white_level), run_config.model.channels)
     loaded.append(EvalScene(
         scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
         convert(arrays.reference) if arrays.reference is not None else None,

@@ -52,6 +52,16 @@ def test_unreadable_bytes_raise_a_one_line_error(data, message):
   assert '\n' not in str(error.value)
 
 
-def test_to_channels_luma():
-  gray = image_io.to_channels(np.full((2, 2, 3), [255, 0, 0], np.uint8), 1)
-  assert gray.shape == (2, 2, 1) and gray[0, 0, 0] == 76
+def test_one_channel_conversion_per_backend_luma_and_repeat():
+  gray = image_io.convert_channels(np.full((2, 2, 3), [255, 0, 0], np.uint8), 1)
+  assert gray.shape == (2, 2, 1) and gray.dtype == np.uint8 and gray[0, 0, 0] == 76
+  floats = np.full((2, 2, 3), [1.0, 0.5, 0.0], np.float32)
+  luma = image_io.convert_channels(floats, 1)
+  assert luma.dtype == np.float32 and luma[0, 0, 0] == pytest.approx(0.299 + 0.5 * 0.587)
+  assert image_io.convert_channels(luma, 3).shape == (2, 2, 3)
+  # The TensorFlow one gives the same values for both dtypes.
+  for values in (np.full((2, 2, 3), [255, 0, 0], np.uint8), floats):
+    np.testing.assert_array_equal(image_io.convert_channels_tf(tf.constant(values), 1).numpy(),
+                                  image_io.convert_channels(values, 1))
+  with pytest.raises(ValueError, match='cannot convert 4 channel'):
+    image_io.convert_channels(np.zeros((1, 1, 4)), 1)
