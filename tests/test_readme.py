@@ -1,0 +1,39 @@
+"""The README's flag table says what n2n/config.py declares."""
+
+import os
+import re
+
+from n2n import config as config_lib
+from n2n import settings as settings_lib
+from tests.conftest import REPO_ROOT
+
+
+def _training_flag_rows():
+  with open(os.path.join(REPO_ROOT, 'README.md')) as readme:
+    text = readme.read()
+  table = text.split('## Training flags', 1)[1].split('\n\n', 2)[1]
+  rows = {}
+  for line in table.splitlines()[2:]:
+    names, meaning = line.strip('|').split('|', 1)
+    rows[tuple(re.findall(r'--(\w+)', names))] = meaning
+  return rows
+
+
+def test_the_training_flag_table_lists_every_setting_and_nothing_else():
+  listed = {name for names in _training_flag_rows() for name in names}
+  declared = {spec.flag for spec in settings_lib.settings_of(config_lib.TrainConfig)}
+  assert listed == declared, (sorted(declared - listed), sorted(listed - declared))
+
+
+def test_defaults_the_table_states_are_the_declared_ones():
+  declared = {spec.flag: spec.default for spec in settings_lib.settings_of(config_lib.TrainConfig)}
+  stated = 0
+  for names, meaning in _training_flag_rows().items():
+    for default in re.findall(r'default (-?[\d.]+)', meaning):
+      assert len(names) == 1, names  # a number stated for one flag only
+      assert float(default) == float(declared[names[0]]), (names, default)
+      stated += 1
+    if '0 (default)' in meaning:
+      assert declared[names[0]] == 0, names
+      stated += 1
+  assert stated >= 3
