@@ -125,6 +125,7 @@ def test_scene_tool_refuses_bad_scenes_in_one_line_with_nothing_written(tmp_path
   assert not output.exists() or not list(output.iterdir())
 
 
+@pytest.mark.slow
 def test_truncated_shard_is_named_or_skipped(tfrecord_dir, tmp_path):
   records = tmp_path / 'records'
   shutil.copytree(tfrecord_dir, records)

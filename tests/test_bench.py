@@ -1,3 +1,4 @@
+import pytest
 """bench/throughput.py runs end to end in its tiny configuration and writes
 well-formed JSON (the benchmark's numbers themselves are not tested)."""
 
@@ -9,6 +10,7 @@ import sys
 from tests.conftest import REPO_ROOT
 
 
+@pytest.mark.slow
 def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(

@@ -90,6 +90,7 @@ def test_refusals_are_one_line_and_nothing_readable_fails(model_dir, tmp_path):
       f"denoise.py: error: --model: no checkpoint in '{tmp_path}'")
 
 
+@pytest.mark.slow
 def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_path):
   rng = np.random.default_rng(2)
   _write(tmp_path / 'noisy' / 'a.png', [smooth_image(rng, 40, 52)])

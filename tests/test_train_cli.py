@@ -23,6 +23,7 @@ def _train(*flags, timeout=300):
                         capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
 
 
+@pytest.mark.slow
 def test_demo_config_builds_records_on_first_use_and_trains(tmp_path):
   result = _train('--flagfile=configs/demo.cfg', f'--train_data={tmp_path}/records/train-*.tfrecord',
                   f'--model_dir={tmp_path}/run', '--train_steps=4', '--steps_per_loop=2',
@@ -66,6 +67,7 @@ def test_batch_not_divisible_by_replicas_is_refused(tfrecord_dir, tmp_path):
     train_lib.train_and_evaluate(config, distribute.create_strategy('mirrored'))
 
 
+@pytest.mark.slow
 def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
   config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
                                   model_dir=str(tmp_path), crop_size=32, batch_size=2,
@@ -80,6 +82,7 @@ def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
   assert all(moved)
 
 
+@pytest.mark.slow
 def test_demo_build_keeps_images_as_small_as_the_crop(image_folder, tmp_path):
   # The demo's first-use build once kept its own 256-pixel minimum: with
   # 64-104 pixel images and 32-pixel crops it found "no usable image".

@@ -49,6 +49,7 @@ def _scalars(directory):
   return found
 
 
+@pytest.mark.slow
 def test_follow_scores_new_checkpoints_as_they_appear_and_stops_at_the_last(
     tfrecord_dir, image_folder, tmp_path):
   model_dir = tmp_path / 'run'

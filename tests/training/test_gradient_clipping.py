@@ -102,6 +102,7 @@ def poisson_run_with_one_outlier_batch():
   return train
 
 
+@pytest.mark.slow
 def test_one_outlier_batch_no_longer_wrecks_the_run(poisson_run_with_one_outlier_batch):
   psnrs, clipped = poisson_run_with_one_outlier_batch(4.0)
   assert max(psnrs) - psnrs[-1] < 0.5, psnrs
@@ -109,6 +110,7 @@ def test_one_outlier_batch_no_longer_wrecks_the_run(poisson_run_with_one_outlier
   assert 1 <= clipped <= 6
 
 
+@pytest.mark.slow
 def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outlier_batch):
   # The behaviour before the fix: this is what makes the test above able to fail.
   psnrs, clipped = poisson_run_with_one_outlier_batch(0.0)
@@ -117,6 +119,7 @@ def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outl
   assert max(psnrs) - psnrs[-1] > 2.0, psnrs
 
 
+@pytest.mark.slow
 def test_a_step_the_loss_scale_optimizer_skips_is_counted_and_left_out_of_the_mean_norm():
   # mixed_float16 starts with a loss scale of 2^15: a batch of values ~1e3
   # overflows float16 in the scaled gradients, which the optimizer skips.

@@ -9,6 +9,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from tests.conftest import REPO_ROOT
@@ -45,6 +46,7 @@ def _checkpoint_steps(model_dir):
   return sorted(int(path.rsplit('-', 1)[1]) for path in state.all_model_checkpoint_paths)
 
 
+@pytest.mark.slow
 def test_two_workers_train_identical_weights_and_one_checkpoint_series(tfrecord_dir, tmp_path):
   started = time.time()
   processes = _start_workers(tfrecord_dir, tmp_path / 'run', 6, tmp_path)
@@ -61,6 +63,7 @@ def test_two_workers_train_identical_weights_and_one_checkpoint_series(tfrecord_
   assert 'replicas in sync: 2' in outputs[0] and 'reached step 6' in outputs[1]
 
 
+@pytest.mark.slow
 def test_a_killed_worker_run_restarts_from_the_checkpoint(tfrecord_dir, tmp_path):
   processes = _start_workers(tfrecord_dir, tmp_path / 'run', 100000, tmp_path)
   # Wait until the chief has saved at least one checkpoint, then kill worker 1.
@@ -83,6 +86,7 @@ def test_a_killed_worker_run_restarts_from_the_checkpoint(tfrecord_dir, tmp_path
   assert _checkpoint_steps(tmp_path / 'run')[-1] == saved + 4
 
 
+@pytest.mark.slow
 def test_sigterm_to_one_worker_saves_on_all_and_stops(tfrecord_dir, tmp_path):
   processes = _start_workers(tfrecord_dir, tmp_path / 'run', 100000, tmp_path)
   deadline = time.time() + 240

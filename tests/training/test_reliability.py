@@ -44,6 +44,7 @@ def _wait_for(process, pattern, timeout=120):
   raise AssertionError(f'{pattern!r} not seen')
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('signal_number', [signal.SIGTERM, signal.SIGINT])
 def test_signal_saves_a_checkpoint_and_exits_cleanly(tfrecord_dir, tmp_path, signal_number):
   process = subprocess.Popen(_flags(tfrecord_dir, tmp_path, '--train_steps=100000',
@@ -60,6 +61,7 @@ def test_signal_saves_a_checkpoint_and_exits_cleanly(tfrecord_dir, tmp_path, sig
   assert 'Traceback' not in stderr
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_loses_at_most_one_interval(tfrecord_dir, tmp_path):
   interval = 3
   flags = _flags(tfrecord_dir, tmp_path, '--train_steps=100000',
@@ -94,6 +96,7 @@ def test_sigkill_at_random_moments_loses_at_most_one_interval(tfrecord_dir, tmp_
              for name in weights.get_variable_to_shape_map() if 'model' in name)
 
 
+@pytest.mark.slow
 def test_non_finite_loss_stops_without_saving(tfrecord_dir, tmp_path):
   result = subprocess.run(
       _flags(tfrecord_dir, tmp_path, '--train_steps=50', '--checkpoint_every=2',
@@ -111,6 +114,7 @@ def test_non_finite_loss_stops_without_saving(tfrecord_dir, tmp_path):
                for name in weights.get_variable_to_shape_map() if 'model' in name)
 
 
+@pytest.mark.slow
 def test_deterministic_runs_repeat_losses_and_weights(tfrecord_dir, tmp_path):
   runs = []
   for name in ('a', 'b'):

@@ -150,6 +150,7 @@ def test_validate_refuses_a_missing_checkpoint(tmp_path):
       f"validate.py: error: --checkpoint: no checkpoint in '{tmp_path}'")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize('noise,loss,levels', [('text', 'l1', (0.25,)),
                                                ('impulse', 'annealed_l0', (0.5, 0.7)),
                                                ('bernoulli', 'masked_l2', (0.5,))])
@@ -166,6 +167,7 @@ def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, 
   assert ('annealed_l0_gamma' in train_tags) == (loss == 'annealed_l0')
 
 
+@pytest.mark.slow
 def test_model_dir_on_an_in_memory_filesystem(tfrecord_dir, image_folder):
   # ram:// proves no code path assumes local disk (as gs:// needs).
   model_dir = 'ram://n2n_test/run'
@@ -182,6 +184,7 @@ def test_model_dir_on_an_in_memory_filesystem(tfrecord_dir, image_folder):
   assert run.step == 6 and tf.train.latest_checkpoint(model_dir).endswith('ckpt-6')
 
 
+@pytest.mark.slow
 def test_profile_steps_write_a_trace_and_jit_compile_trains(tfrecord_dir, image_folder, tmp_path):
   config = _config(tfrecord_dir, image_folder, tmp_path, val_data='', train_steps=4,
                    profile_steps=(1, 3), jit_compile=True)

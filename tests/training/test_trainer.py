@@ -3,6 +3,7 @@
 import os
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
@@ -25,6 +26,7 @@ def _batches(per_replica_inputs):
       {'input': inputs, 'target': np.clip(inputs, 0, 1)}).batch(1).repeat()
 
 
+@pytest.mark.slow
 def test_mixed_float16_overflow_on_one_replica_skips_the_step_on_every_replica():
   # Reductions through one device, not collectives: collective instance keys
   # restart with every strategy, and this process has made other strategies
