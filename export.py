@@ -17,6 +17,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
+from n2n.evaluation import summaries
 from n2n.inference import export
 from n2n.inference import restore
 
@@ -31,7 +32,7 @@ def main(argv):
       raise ValueError(f'--output={config.output!r} is not empty; pass --overwrite to replace it')
     restored = restore.restore_model(config.model, 'float32', flag_name='model',
                                      upsampling='resize')
-    psnr = export.logged_psnr(restored.model_dir, restored.step)
+    psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
     def write(folder):
       export.export_model(restored.model, restored.run_config, folder, restored.step, psnr)

@@ -15,7 +15,7 @@ from absl import flags
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
-from n2n.inference import validation
+from n2n.evaluation import validation
 
 
 def main(argv):

@@ -27,11 +27,11 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.data import simulated_scenes  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
 
 PHOTOS = os.path.join(REPO_ROOT, 'datasets', 'colour_check', 'photos')
 # The bar of issue 20: no channel's mean moves by this much or more (0-1 scale).
@@ -68,13 +68,13 @@ def score_model(restored, photos=PHOTOS, keep_images=False):
   denoise = denoiser.make_denoiser(restored.model)
   keep = -1 if keep_images else 0
   if config.noise != config_lib.NO_NOISE:
-    images = input_pipeline.load_eval_images(photos, config.model.channels, flag_name='photos')
+    images = eval_data.load_eval_images(photos, config.model.channels, flag_name='photos')
     return list(scoring.evaluate(denoise, images, config.noise, config.eval_noise_levels[:1],
                                  config.seed, keep_images=keep)[0].images)
   with tempfile.TemporaryDirectory() as scenes_dir:
     simulated_scenes.write_scenes(photos, scenes_dir, captures=2,
                                   grayscale=config.data_channels == 1, seed=SCENE_SEED)
-    scenes = scoring.load_eval_scenes(scenes_dir, config, flag_name='photos')
+    scenes = eval_data.load_eval_scenes(scenes_dir, config, flag_name='photos')
     return list(scoring.evaluate_scenes(denoise, scenes, keep_images=keep)[0].images)
 
 

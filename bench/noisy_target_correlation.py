@@ -22,8 +22,8 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
-from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import summaries  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('model_dir', None, 'A run trained with --noise=none and --val_data scenes '
                     'that have references.')

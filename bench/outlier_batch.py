@@ -27,10 +27,10 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
-from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
@@ -90,8 +90,8 @@ def main(argv):
     return loss, norm
 
   rng = np.random.default_rng(0)
-  train_images = input_pipeline.load_eval_images(os.path.join(DEMO, 'train'))
-  val_images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
+  train_images = eval_data.load_eval_images(os.path.join(DEMO, 'train'))
+  val_images = eval_data.load_eval_images(os.path.join(DEMO, 'val'))
   low, high = (float(value) for value in FLAGS.normal_range.split(','))
   batches = make_batches(train_images, FLAGS.warmup_steps + FLAGS.branch_steps, rng)
   normal_levels = [rng.uniform(low, high, FLAGS.batch_size).astype(np.float32) for _ in batches]

@@ -41,11 +41,11 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
-from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import summaries  # pylint: disable=g-import-not-at-top
 import colour_check  # pylint: disable=g-import-not-at-top
 import svg_plot  # pylint: disable=g-import-not-at-top
 
@@ -227,10 +227,10 @@ def picture(row, model_dirs, output_path):
   restored = {variant: restore.restore_model(model_dirs[variant]) for variant in row.pictured}
   config = restored['n2n'].run_config
   if config.noise == 'none':
-    scene = scoring.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
+    scene = eval_data.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
     name, level, noisy, clean = scene.name, None, scene.first, scene.reference
   else:
-    name, image = input_pipeline.load_eval_images(config.val_data, max_images=1)[0]
+    name, image = eval_data.load_eval_images(config.val_data, max_images=1)[0]
     level = config.eval_noise_levels[0]
     clean = tf.constant(image, tf.float32) / 255.0
     noisy = scoring.make_corruption(row.name)(clean, tf.constant(level, tf.float32),

@@ -37,13 +37,14 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bench import floor  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
-from n2n.inference import scoring  # pylint: disable=g-import-not-at-top
-from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
-from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
 from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
+from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
+from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
+from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -199,7 +200,7 @@ def time_validation(checkpoint):
                      result['seconds_per_image_float32']['median'] / floor_seconds})
   if checkpoint:
     from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-    images = input_pipeline.load_eval_images(os.path.join(DEMO, 'val'))
+    images = eval_data.load_eval_images(os.path.join(DEMO, 'val'))
     psnr = {}
     for precision in ('float32', 'mixed_bfloat16'):
       restored = restore.restore_model(checkpoint, precision)

@@ -12,15 +12,14 @@ not replay the crops and noise of its first steps.
 import json
 import os
 
-from absl import logging
 import numpy as np
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.corruptions import noise as noise_lib
 from n2n.data import augmentation
 from n2n.data import files as files_lib
 from n2n.data import image_io
-from n2n.corruptions import noise as noise_lib
 from n2n.data import tfrecord
 
 # Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
@@ -192,45 +191,3 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
   pairs = batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE)
   return pairs.prefetch(tf.data.AUTOTUNE)
-
-
-def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
-  """Loads evaluation images from a folder (recursive) or a TFRecord glob.
-
-  Files that are not readable images are skipped with a warning.
-
-  Args:
-    path: folder of images, or TFRecord glob(s).
-    channels: 3 for RGB, 1 for grayscale (luma).
-    max_images: keep at most this many (0: all).
-    flag_name: named in error messages.
-
-  Returns:
-    list of (name, [H, W, channels] uint8) in a fixed (sorted) order.
-
-  Raises:
-    ValueError: no usable image found.
-  """
-  images = []
-  if tf.io.gfile.isdir(path):
-    for file_path in files_lib.files_below(path):
-      with tf.io.gfile.GFile(file_path, 'rb') as image_file:
-        data = image_file.read()
-      try:
-        image = image_io.decode_image(data)
-      except image_io.ImageDecodeError as error:
-        logging.warning('Skipping %s: %s', file_path, error)
-        continue
-      images.append((os.path.relpath(file_path, path), image_io.convert_channels(image, channels)))
-      if max_images and len(images) >= max_images:
-        break
-  else:
-    for record in tf.data.TFRecordDataset(files_lib.record_files(path, flag_name)):
-      parsed = tfrecord.parse_image(record)
-      images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
-                     image_io.convert_channels(parsed['image'].numpy(), channels)))
-      if max_images and len(images) >= max_images:
-        break
-  if not images:
-    raise ValueError(f'--{flag_name}: no readable image in {path!r}')
-  return images

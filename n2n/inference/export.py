@@ -15,8 +15,6 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
-from n2n.inference import scoring
-from n2n.inference import summaries
 from n2n.model import unet
 
 SIGNATURE = 'serving_default'
@@ -62,7 +60,8 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
     run_config: config.TrainConfig of the run.
     output_dir: folder to write (created).
     step: training step of the weights.
-    validation_psnr: list of scoring.LevelScores, or None when unknown.
+    validation_psnr: list of evaluation.scoring.LevelScores (the run's logged
+      scores, evaluation.summaries.logged_psnr), or None when unknown.
   """
   channels = model.input_shape[-1]
 
@@ -103,9 +102,7 @@ def describe(run_config, step, validation_psnr=None):
   for scores in validation_psnr or []:
     if scores.mean_psnr is None:
       continue
-    where = (scoring.CAPTURES_TAG if scores.noise == config_lib.NO_NOISE
-             else f'{scores.noise} {scoring.format_level(scores.level)}')
-    lines.append(f'- validation PSNR at {where}: '
+    lines.append(f'- validation PSNR at {scores.title}: '
                  f'{scores.mean_psnr:.2f} dB (noisy input {scores.mean_input_psnr:.2f} dB)')
   if not validation_psnr:
     lines.append('- validation PSNR: not known (the run had no validation data)')
@@ -114,35 +111,6 @@ def describe(run_config, step, validation_psnr=None):
             "denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 in [0, 1]",
             '```', '']
   return '\n'.join(lines)
-
-
-def logged_psnr(model_dir, step):
-  """The eval PSNRs the run logged for `step`, as LevelScores without images; [] if none.
-
-  model_dir may be a run's best/ folder: its run's logs are one level up.
-  """
-  found = {}
-  event_files = tf.io.gfile.glob(os.path.join(model_dir, summaries.EVAL_SUBDIR,
-                                              'events.out.tfevents.*'))
-  folder = os.path.normpath(model_dir)
-  if not event_files and os.path.basename(folder) == run_dir.BEST_SUBDIR:
-    return logged_psnr(os.path.dirname(folder), step)
-  for path in event_files:
-    for event in summaries.read_events(path):
-      if event.step != step:
-        continue
-      for value in event.summary.value:
-        kind, _, tag = value.tag.partition('/')
-        if kind in ('psnr', 'input_psnr') and ('_' in tag or tag == scoring.CAPTURES_TAG):
-          found.setdefault(tag, {})[kind] = float(tf.make_ndarray(value.tensor))
-  results = []
-  for tag, values in sorted(found.items()):
-    if {'psnr', 'input_psnr'} <= set(values):
-      noise, level = ((config_lib.NO_NOISE, 0.0) if tag == scoring.CAPTURES_TAG
-                      else tag.rsplit('_', 1))
-      image = scoring.ImageScore('mean', values['psnr'], values['input_psnr'])
-      results.append(scoring.LevelScores(noise, float(level), (image,)))
-  return results
 
 
 def write_tflite(export_dir):

@@ -14,7 +14,7 @@ from n2n import run_dir
 from n2n.data import files as files_lib
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
-from n2n.inference import scoring
+from n2n.evaluation import eval_data
 from n2n.training import distribute
 
 
@@ -26,7 +26,7 @@ class CheckedInputs:
     config: the run's config with the data's channels, pixel type and white
       level resolved (what config.json records).
     eval_images: list of (name, [H, W, C] uint8) clean images for synthetic
-      noise; list of scoring.EvalScene for --noise=none.
+      noise; list of eval_data.EvalScene for --noise=none.
   """
   config: object
   precision: str
@@ -139,9 +139,9 @@ def check_training_inputs(config, strategy):
   eval_images = []
   if config.val_data and config.eval_every:
     if scenes:
-      eval_images = scoring.load_eval_scenes(config.val_data, config, config.max_eval_images)
+      eval_images = eval_data.load_eval_scenes(config.val_data, config, config.max_eval_images)
     else:
-      eval_images = input_pipeline.load_eval_images(config.val_data, config.model.channels,
-                                                    config.max_eval_images)
+      eval_images = eval_data.load_eval_images(config.val_data, config.model.channels,
+                                               config.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
                        _decide_cache(config, manifests), eval_images)

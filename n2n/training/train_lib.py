@@ -12,8 +12,8 @@ from n2n import hardware
 from n2n import run_dir
 from n2n.data import input_pipeline
 from n2n.data import scene_pipeline
-from n2n.inference import evaluator
-from n2n.inference import summaries
+from n2n.evaluation import evaluator
+from n2n.evaluation import summaries
 from n2n.training import actions
 from n2n.training import best
 from n2n.training import controller

@@ -1,8 +1,8 @@
 import numpy as np
 import tensorflow as tf
 
-from n2n.data import augmentation
 from n2n import config as config_lib
+from n2n.data import augmentation
 
 
 def _as_uint8(floats):

@@ -88,26 +88,6 @@ def test_random_crops_shape():
   assert input_pipeline.random_crops(image, 32, 3, tf.constant([1, 2])).shape == (3, 32, 32, 3)
 
 
-def test_eval_images_from_folder_skip_non_images(image_folder):
-  images = input_pipeline.load_eval_images(str(image_folder))
-  names = [name for name, _ in images]
-  assert 'broken.png' not in names and len(names) == 6
-  assert all(image.shape[-1] == 3 and image.dtype == np.uint8 for _, image in images)
-  gray = input_pipeline.load_eval_images(str(image_folder), channels=1, max_images=2)
-  assert len(gray) == 2 and gray[0][1].shape[-1] == 1
-
-
-def test_eval_images_from_tfrecords(tfrecord_dir):
-  images = input_pipeline.load_eval_images(str(tfrecord_dir / '*.tfrecord'))
-  assert len(images) == 6
-
-
-def test_eval_folder_without_images_is_an_error(tmp_path):
-  (tmp_path / 'readme.txt').write_text('no images here')
-  with pytest.raises(ValueError, match='--val_data: no readable image in'):
-    input_pipeline.load_eval_images(str(tmp_path))
-
-
 def test_bernoulli_pairs_carry_the_target_mask(tfrecord_dir):
   batch = next(iter(input_pipeline.build_train_dataset(
       _config(tfrecord_dir, noise='bernoulli', noise_range=(0.5, 0.5)), 4, cache=True)))

@@ -8,9 +8,9 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.data import scene_writer
 from n2n.data import image_files
 from n2n.data import scene_pipeline
+from n2n.data import scene_writer
 from n2n.data import tfrecord
 from tests.conftest import smooth_image
 

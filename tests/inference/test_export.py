@@ -10,10 +10,10 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.evaluation import scoring
 from n2n.inference import denoiser
-from n2n.inference import tiling
 from n2n.inference import export
-from n2n.inference import scoring
+from n2n.inference import tiling
 from n2n.model import unet
 
 

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n.model import conv
 from n2n import hardware
+from n2n.model import conv
 
 
 def _reference_gradients(inputs, kernel, bias, output_gradient):

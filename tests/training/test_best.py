@@ -9,9 +9,9 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
+from n2n.evaluation import scoring
+from n2n.evaluation import summaries
 from n2n.inference import restore
-from n2n.inference import scoring
-from n2n.inference import summaries
 from n2n.training import best
 from n2n.training import trainer as trainer_lib
 

@@ -11,7 +11,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.corruptions import noise as noise_lib
-from n2n.inference import metrics
+from n2n.evaluation import metrics
 from n2n.training import gradient_clipping
 from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT

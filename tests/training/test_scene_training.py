@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.data import scene_writer
 from n2n.data import image_files
+from n2n.data import scene_writer
 from n2n.data import simulated_scenes
-from n2n.inference import validation
+from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import preflight
 from n2n.training import train_lib

@@ -11,7 +11,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.inference import validation
+from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import preflight
 from n2n.training import train_lib

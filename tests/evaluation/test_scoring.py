@@ -1,7 +1,7 @@
 import numpy as np
 import tensorflow as tf
 
-from n2n.inference import scoring
+from n2n.evaluation import scoring
 
 
 def test_evaluate_is_deterministic_and_scores_identity_as_input():

@@ -15,12 +15,13 @@ from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
 from n2n.corruptions import catalog
+from n2n.evaluation import eval_data
+from n2n.evaluation import evaluator as evaluator_lib
+from n2n.evaluation import report
+from n2n.evaluation import scoring
+from n2n.evaluation import summaries
 from n2n.inference import denoiser
-from n2n.inference import evaluator as evaluator_lib
-from n2n.inference import report
 from n2n.inference import restore
-from n2n.inference import scoring
-from n2n.inference import summaries
 from n2n.model import unet
 
 
@@ -74,7 +75,7 @@ def validate_once(config):
   prefix, model_dir = run_dir.resolve_checkpoint(config.checkpoint)
   plan = resolve_plan(config, restore.read_run_config(model_dir))
   restored = restore.restore_model(prefix, plan.precision)
-  images = scoring.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
+  images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
   results = scoring.score(denoiser.make_denoiser(restored.model), images, plan.noise, plan.levels,
                           plan.seed, keep_images=-1 if config.output_dir else 0)
@@ -115,7 +116,7 @@ def follow(config, poll_seconds=2.0):
       run_config = restore.read_run_config(model_dir)
       plan = resolve_plan(config, run_config)
       model = unet.build_unet(run_config.model.channels, plan.precision)
-      images = scoring.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
+      images = eval_data.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,

@@ -3,8 +3,8 @@ import json
 import imageio.v3 as iio
 import numpy as np
 
-from n2n.inference import report
-from n2n.inference import scoring
+from n2n.evaluation import report
+from n2n.evaluation import scoring
 
 
 def _results():

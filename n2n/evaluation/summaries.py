@@ -1,8 +1,14 @@
 """TensorBoard summaries of an evaluation: the same tags whoever evaluates
 (training itself or validate.py --follow), so their curves are one."""
 
+import os
+
 import numpy as np
 import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n import run_dir
+from n2n.evaluation import scoring
 
 EVAL_SUBDIR = 'eval'
 
@@ -68,3 +74,32 @@ def write_evaluation(writer, step, results):
         strip = comparison_strip(image.noisy, image.denoised, image.clean)
         tf.summary.image(f'{scores.tag}/{image.name}', strip[np.newaxis], max_outputs=1)
   writer.flush()
+
+
+def logged_psnr(model_dir, step):
+  """The eval PSNRs the run logged for `step`, as LevelScores without images; [] if none.
+
+  model_dir may be a run's best/ folder: its run's logs are one level up.
+  """
+  found = {}
+  event_files = tf.io.gfile.glob(os.path.join(model_dir, EVAL_SUBDIR,
+                                              'events.out.tfevents.*'))
+  folder = os.path.normpath(model_dir)
+  if not event_files and os.path.basename(folder) == run_dir.BEST_SUBDIR:
+    return logged_psnr(os.path.dirname(folder), step)
+  for path in event_files:
+    for event in read_events(path):
+      if event.step != step:
+        continue
+      for value in event.summary.value:
+        kind, _, tag = value.tag.partition('/')
+        if kind in ('psnr', 'input_psnr') and ('_' in tag or tag == scoring.CAPTURES_TAG):
+          found.setdefault(tag, {})[kind] = float(tf.make_ndarray(value.tensor))
+  results = []
+  for tag, values in sorted(found.items()):
+    if {'psnr', 'input_psnr'} <= set(values):
+      noise, level = ((config_lib.NO_NOISE, 0.0) if tag == scoring.CAPTURES_TAG
+                      else tag.rsplit('_', 1))
+      image = scoring.ImageScore('mean', values['psnr'], values['input_psnr'])
+      results.append(scoring.LevelScores(noise, float(level), (image,)))
+  return results

@@ -7,7 +7,7 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import image_io
-from n2n.inference import scoring
+from n2n.evaluation import scoring
 
 
 def _cell(value, width, digits=2):
@@ -27,8 +27,7 @@ def format_table(results):
   for scores in results:
     scenes = scores.mean_noisy_target_mse is not None
     width = max(12, max(len(image.name) for image in scores.images))
-    lines.append(scoring.CAPTURES_TAG if scenes
-                 else f'{scores.noise} {scoring.format_level(scores.level)}')
+    lines.append(scores.title)
     lines.append(f'  {"scene" if scenes else "image":<{width}}  {"input PSNR":>10}  '
                  f'{"output PSNR":>11}' + ('  noisy-target MSE' if scenes else '')
                  + '  mean error per channel')

@@ -9,7 +9,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
-from n2n.inference import validation
+from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import train_lib
 from n2n.training import trainer as trainer_lib

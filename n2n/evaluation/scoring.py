@@ -11,11 +11,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.corruptions import noise as noise_lib
-from n2n.data import image_files
-from n2n.data import image_io
-from n2n.data import input_pipeline
-from n2n.data import scenes as scenes_lib
-from n2n.inference import metrics
+from n2n.evaluation import metrics
 
 # The tag of scene evaluations (--noise=none): real captures have no level.
 CAPTURES_TAG = 'captures'
@@ -68,6 +64,13 @@ class LevelScores:
   images: tuple
 
   @property
+  def title(self):
+    """'gaussian 25', or 'captures' for scenes: the level as people read it."""
+    if self.noise == config_lib.NO_NOISE:
+      return CAPTURES_TAG
+    return f'{self.noise} {format_level(self.level)}'
+
+  @property
   def tag(self):
     """'gaussian_25': the level's name in TensorBoard tags and folder names."""
     if self.noise == config_lib.NO_NOISE:
@@ -99,67 +102,6 @@ class LevelScores:
 def _mean(values):
   known = [value for value in values if value is not None]
   return float(np.mean(known)) if known else None
-
-
-@dataclasses.dataclass(frozen=True)
-class EvalScene:
-  """A validation scene, on the [0, 1] scale of the training data.
-
-  Attributes:
-    name: the scene folder below the validation folder.
-    first: [H, W, C] float32, the first capture (what is denoised).
-    second: [H, W, C] float32, the second capture (the noisy target).
-    reference: [H, W, C] float32 or None.
-    step: quantisation step of the data (1/white_level; 0 for float data).
-  """
-  name: str
-  first: np.ndarray
-  second: np.ndarray
-  reference: np.ndarray
-  step: float
-
-
-def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
-  """Loads a folder of validation scenes in the training data's units.
-
-  Args:
-    path: folder of scenes (n2n/data/scenes.py).
-    run_config: the run's TrainConfig (data_dtype, white_level, channels resolved).
-    max_scenes: keep at most this many (0: all).
-
-  Returns:
-    list of EvalScene.
-
-  Raises:
-    ValueError: naming the flag, scene or file at fault.
-  """
-  try:
-    found = scenes_lib.find_scenes(path)
-  except scenes_lib.SceneError as error:
-    raise ValueError(f'--{flag_name}: {error}') from None
-  loaded = []
-  for scene in found[:max_scenes or None]:
-    try:
-      arrays = scenes_lib.read_scene(scene, run_config.white_level)
-    except scenes_lib.SceneError as error:
-      raise ValueError(f'--{flag_name}: {error}') from None
-    if arrays.dtype != run_config.data_dtype:
-      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
-                       f'trained on {run_config.data_dtype} data')
-    convert = lambda array: image_io.convert_channels(
-        image_files.to_unit_range(array, run_config.white_level), run_config.model.channels)
-    loaded.append(EvalScene(
-        scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
-        convert(arrays.reference) if arrays.reference is not None else None,
-        scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
-  return loaded
-
-
-def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
-  """Evaluation data for noise: scenes for 'none', clean images otherwise."""
-  if noise == config_lib.NO_NOISE:
-    return load_eval_scenes(path, run_config, max_images, flag_name)
-  return input_pipeline.load_eval_images(path, run_config.model.channels, max_images, flag_name)
 
 
 def evaluate_scenes(denoise, scenes, keep_images=0):
@@ -300,9 +242,7 @@ def format_scores(scores):
     parts.append(f'{scores.mean_psnr:.2f} dB (input {scores.mean_input_psnr:.2f} dB)')
   if scores.mean_noisy_target_mse is not None:
     parts.append(f'noisy-target MSE {scores.mean_noisy_target_mse:.6f}')
-  name = (CAPTURES_TAG if scores.noise == config_lib.NO_NOISE
-          else f'{scores.noise} {format_level(scores.level)}')
-  return f'{name}: {", ".join(parts)}'
+  return f'{scores.title}: {", ".join(parts)}'
 
 
 def format_results(results):

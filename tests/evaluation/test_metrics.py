@@ -3,7 +3,7 @@ import math
 import numpy as np
 import tensorflow as tf
 
-from n2n.inference import metrics
+from n2n.evaluation import metrics
 
 
 def test_psnr_matches_hand_computed_value():

@@ -3,8 +3,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from n2n.inference import scoring
-from n2n.inference import summaries
+from n2n.evaluation import scoring
+from n2n.evaluation import summaries
 
 
 def test_strip_is_noisy_denoised_clean_clipped_then_the_colour_error():

@@ -9,9 +9,9 @@ from absl import logging
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.evaluation import scoring
+from n2n.evaluation import summaries
 from n2n.inference import denoiser
-from n2n.inference import scoring
-from n2n.inference import summaries
 
 
 class Evaluator:
@@ -23,7 +23,7 @@ class Evaluator:
     Args:
       model: keras.Model whose current weights are scored at each call.
       images: list of (name, [H, W, C] uint8) clean evaluation images, or
-        of scoring.EvalScene for noise 'none' (scoring.load_eval_data).
+        of eval_data.EvalScene for noise 'none' (eval_data.load_eval_data).
       noise, levels, seed: the fixed evaluation corruption (scoring.score).
       image_summaries: comparison strips written for the first this many images.
       writer: tf.summary writer of the run's eval folder.

@@ -1,0 +1,122 @@
+"""The data an evaluation scores on, in the run's units: clean images for
+synthetic noise, scenes of noisy captures (with or without references) for
+--noise=none. Training's periodic evaluation, validate.py and the benchmarks
+load it here, so all score the same pixels.
+"""
+
+import dataclasses
+import os
+
+from absl import logging
+import numpy as np
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.data import files as files_lib
+from n2n.data import image_files
+from n2n.data import image_io
+from n2n.data import scenes as scenes_lib
+from n2n.data import tfrecord
+
+
+def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
+  """Loads evaluation images from a folder (recursive) or a TFRecord glob.
+
+  Files that are not readable images are skipped with a warning.
+
+  Args:
+    path: folder of images, or TFRecord glob(s).
+    channels: 3 for RGB, 1 for grayscale (luma).
+    max_images: keep at most this many (0: all).
+    flag_name: named in error messages.
+
+  Returns:
+    list of (name, [H, W, channels] uint8) in a fixed (sorted) order.
+
+  Raises:
+    ValueError: no usable image found.
+  """
+  images = []
+  if tf.io.gfile.isdir(path):
+    for file_path in files_lib.files_below(path):
+      with tf.io.gfile.GFile(file_path, 'rb') as image_file:
+        data = image_file.read()
+      try:
+        image = image_io.decode_image(data)
+      except image_io.ImageDecodeError as error:
+        logging.warning('Skipping %s: %s', file_path, error)
+        continue
+      images.append((os.path.relpath(file_path, path), image_io.convert_channels(image, channels)))
+      if max_images and len(images) >= max_images:
+        break
+  else:
+    for record in tf.data.TFRecordDataset(files_lib.record_files(path, flag_name)):
+      parsed = tfrecord.parse_image(record)
+      images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
+                     image_io.convert_channels(parsed['image'].numpy(), channels)))
+      if max_images and len(images) >= max_images:
+        break
+  if not images:
+    raise ValueError(f'--{flag_name}: no readable image in {path!r}')
+  return images
+
+
+@dataclasses.dataclass(frozen=True)
+class EvalScene:
+  """A validation scene, on the [0, 1] scale of the training data.
+
+  Attributes:
+    name: the scene folder below the validation folder.
+    first: [H, W, C] float32, the first capture (what is denoised).
+    second: [H, W, C] float32, the second capture (the noisy target).
+    reference: [H, W, C] float32 or None.
+    step: quantisation step of the data (1/white_level; 0 for float data).
+  """
+  name: str
+  first: np.ndarray
+  second: np.ndarray
+  reference: np.ndarray
+  step: float
+
+
+def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
+  """Loads a folder of validation scenes in the training data's units.
+
+  Args:
+    path: folder of scenes (n2n/data/scenes.py).
+    run_config: the run's TrainConfig (data_dtype, white_level, channels resolved).
+    max_scenes: keep at most this many (0: all).
+
+  Returns:
+    list of EvalScene.
+
+  Raises:
+    ValueError: naming the flag, scene or file at fault.
+  """
+  try:
+    found = scenes_lib.find_scenes(path)
+  except scenes_lib.SceneError as error:
+    raise ValueError(f'--{flag_name}: {error}') from None
+  loaded = []
+  for scene in found[:max_scenes or None]:
+    try:
+      arrays = scenes_lib.read_scene(scene, run_config.white_level)
+    except scenes_lib.SceneError as error:
+      raise ValueError(f'--{flag_name}: {error}') from None
+    if arrays.dtype != run_config.data_dtype:
+      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
+                       f'trained on {run_config.data_dtype} data')
+    convert = lambda array: image_io.convert_channels(
+        image_files.to_unit_range(array, run_config.white_level), run_config.model.channels)
+    loaded.append(EvalScene(
+        scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
+        convert(arrays.reference) if arrays.reference is not None else None,
+        scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
+  return loaded
+
+
+def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
+  """Evaluation data for noise: scenes for 'none', clean images otherwise."""
+  if noise == config_lib.NO_NOISE:
+    return load_eval_scenes(path, run_config, max_images, flag_name)
+  return load_eval_images(path, run_config.model.channels, max_images, flag_name)
