@@ -1,4 +1,4 @@
-"""bench/results_grid.py's page and curves, from made-up results: every number
+"""tools/results_grid.py's page and curves, from made-up results: every number
 shown is the one given, and the SVG is well formed."""
 
 import os
@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ElementTree
 
 from tests.conftest import REPO_ROOT
 
-sys.path.insert(0, os.path.join(REPO_ROOT, 'bench'))
+sys.path.insert(0, os.path.join(REPO_ROOT, 'tools'))
 import results_page  # pylint: disable=g-import-not-at-top,wrong-import-position
 import svg_plot  # pylint: disable=g-import-not-at-top,wrong-import-position
 

@@ -1,4 +1,4 @@
-"""docs/results.md from the grid's results.json (bench/results_grid.py writes both).
+"""docs/results.md from the grid's results.json (tools/results_grid.py writes both).
 
 Every number on the page comes from results.json; the prose says why each row
 looks as it does, in terms that hold whatever the numbers of a rerun.
@@ -213,7 +213,7 @@ def render(rows, titles, results, colour_bar=0.03):
   """The page's markdown text."""
   runs = [run for key, run in results.items() if 'run' in run]
   if not runs:
-    return '# Results\n\nNo run yet: `python bench/results_grid.py`.\n'
+    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
   total_seconds = sum(run['wall_seconds'] for run in runs)
   dates = sorted({run['date'] for run in runs})
   commits = sorted({run['commit'] for run in runs})
@@ -222,7 +222,7 @@ def render(rows, titles, results, colour_bar=0.03):
   out = [
       '# Results: Noise2Noise against clean targets, every corruption, on 2 CPU cores',
       '',
-      '*Written by `bench/results_grid.py` from the runs\' own evaluation logs; do not edit by '
+      '*Written by `tools/results_grid.py` from the runs\' own evaluation logs; do not edit by '
       'hand.*',
       '',
       f'**{headline(rows, results)}**',
@@ -256,8 +256,8 @@ def render(rows, titles, results, colour_bar=0.03):
       'Remake it:',
       '',
       '```bash',
-      'python bench/results_grid.py                   # every row (runs/cpu/, then this page)',
-      'python bench/results_grid.py --rows=poisson    # one row: its N2N, N2C and ablations',
+      'python tools/results_grid.py                   # every row (runs/cpu/, then this page)',
+      'python tools/results_grid.py --rows=poisson    # one row: its N2N, N2C and ablations',
       'python train.py --flagfile=configs/cpu/poisson_n2n.cfg   # one run on its own',
       '```',
       '',
@@ -301,7 +301,7 @@ def render(rows, titles, results, colour_bar=0.03):
       _best_table(rows, titles, results),
       '',
       'The curves are the runs\' evaluation summaries (`MODEL_DIR/eval`, tag `psnr/...`), read '
-      'with TensorFlow\'s event reader and drawn as SVG by `bench/svg_plot.py`: no plotting '
+      'with TensorFlow\'s event reader and drawn as SVG by `tools/svg_plot.py`: no plotting '
       'library.',
       '',
   ]

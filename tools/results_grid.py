@@ -1,9 +1,9 @@
 """Noise2Noise against Noise2Clean for every corruption at one CPU budget, and the
 page that shows it: docs/results.md, with pictures and PSNR curves.
 
-  python bench/results_grid.py                    # the whole grid (about an hour on 2 cores)
-  python bench/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
-  python bench/results_grid.py --render_only      # rewrite the page from docs/results/results.json
+  python tools/results_grid.py                    # the whole grid (about an hour on 2 cores)
+  python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
+  python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
 
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
 (the command a user types), into --runs_dir/<row>_<variant>; a run whose last
@@ -13,7 +13,7 @@ event files (the evaluation during training on datasets/demo/val at the
 paper's levels) or measured here (wall time); rows not run by this invocation
 keep their numbers from docs/results/results.json. The pictures show one crop
 of the first validation image with the evaluation's own noise: noisy | N2N |
-N2C | clean. Curves are drawn as SVG by bench/svg_plot.py. The Gaussian and
+N2C | clean. Curves are drawn as SVG by tools/svg_plot.py. The Gaussian and
 the real-capture rows are also scored on the colour check
 (bench/colour_check.py): saturated colours the training photographs lack.
 """
@@ -32,6 +32,7 @@ import time
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(REPO_ROOT, 'bench'))  # colour_check, a measuring tool
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,unused-import
 from absl import app  # pylint: disable=g-import-not-at-top
