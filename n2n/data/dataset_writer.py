@@ -5,6 +5,7 @@ build). All file access goes through tf.io.gfile, so gs:// paths work.
 """
 
 import concurrent.futures
+import dataclasses
 import json
 import math
 import os
@@ -125,53 +126,99 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   paths = files_lib.files_below(input_dir)
   existing = check_output(output_dir, overwrite)
   np.random.default_rng(seed).shuffle(paths)
+  num_shards = _shard_count(paths, num_shards)
+  temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
+  started = time.perf_counter()
+  try:
+    written = _write_shards(paths, input_dir, temporary, min_size, num_workers)
+  except BaseException:
+    _remove_existing(temporary)
+    raise
+  if not written.heights:
+    _remove_existing(temporary)
+    raise _no_usable_image(input_dir, paths, written.skipped)
+  shards = commit_shards(output_dir, temporary, written.counts, existing)
+  manifest = _image_manifest(written, shards, min_size, seed)
+  write_manifest(output_dir, manifest)
+  small = sum(1 for entry in written.skipped if entry['reason'].startswith('smaller'))
+  logging.info('Wrote %d images to %d shard(s) in %s; skipped %d (%d smaller than --min_size=%d) '
+               'in %.1f s.', len(written.heights), len(shards), output_dir, len(written.skipped),
+               small, min_size, time.perf_counter() - started)
+  return manifest
+
+
+def _shard_count(paths, num_shards):
+  """num_shards, or (0) as many as make shards of about TARGET_SHARD_BYTES; at most one a file."""
   if num_shards <= 0:
     total_bytes = sum(_file_size(path) for path in paths)
     num_shards = max(1, math.ceil(total_bytes / TARGET_SHARD_BYTES))
-  num_shards = max(1, min(num_shards, len(paths)))
-  temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
+  return max(1, min(num_shards, len(paths)))
+
+
+@dataclasses.dataclass
+class _Written:
+  """What _write_shards put into the temporary shards."""
+  counts: list
+  heights: list
+  widths: list
+  skipped: list  # {'file', 'reason'}
+
+
+def _write_shards(paths, input_dir, temporary, min_size, num_workers):
+  """Decodes paths on a thread pool and deals the images round-robin into the
+  temporary shards; returns _Written."""
   writers = [tf.io.TFRecordWriter(path) for path in temporary]
-  counts = [0] * num_shards
-  heights, widths, skipped = [], [], []
+  written = _Written([0] * len(temporary), [], [], [])
   started = last_report = time.perf_counter()
   workers = num_workers or os.cpu_count() or 1
-  with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-    for chunk_start in range(0, len(paths), _CHUNK):
-      chunk = paths[chunk_start:chunk_start + _CHUNK]
-      for path, (converted, reason) in zip(
-          chunk, pool.map(lambda path: _read_and_convert(path, min_size), chunk)):
-        name = os.path.relpath(path, input_dir)
-        if converted is None:
-          logging.warning('Skipping %s: %s', path, reason)
-          skipped.append({'file': name, 'reason': reason})
-          continue
-        png, height, width = converted
-        shard = len(heights) % num_shards
-        writers[shard].write(tfrecord.serialize_image(png, height, width, name))
-        counts[shard] += 1
-        heights.append(height)
-        widths.append(width)
-      done = chunk_start + len(chunk)
-      now = time.perf_counter()
-      if now - last_report > 5 or done == len(paths):
-        logging.info('%d/%d files, %.1f images/s', done, len(paths), done / (now - started))
-        last_report = now
-  for writer in writers:
-    writer.close()
+  try:
+    with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+      for chunk_start in range(0, len(paths), _CHUNK):
+        chunk = paths[chunk_start:chunk_start + _CHUNK]
+        for path, (converted, reason) in zip(
+            chunk, pool.map(lambda path: _read_and_convert(path, min_size), chunk)):
+          name = os.path.relpath(path, input_dir)
+          if converted is None:
+            logging.warning('Skipping %s: %s', path, reason)
+            written.skipped.append({'file': name, 'reason': reason})
+            continue
+          png, height, width = converted
+          shard = len(written.heights) % len(temporary)
+          writers[shard].write(tfrecord.serialize_image(png, height, width, name))
+          written.counts[shard] += 1
+          written.heights.append(height)
+          written.widths.append(width)
+        done = chunk_start + len(chunk)
+        now = time.perf_counter()
+        if now - last_report > 5 or done == len(paths):
+          logging.info('%d/%d files, %.1f images/s', done, len(paths), done / (now - started))
+          last_report = now
+  finally:
+    for writer in writers:
+      writer.close()
+  return written
 
-  if not heights:
-    for path in temporary:
+
+def _remove_existing(paths):
+  for path in paths:
+    if tf.io.gfile.exists(path):
       tf.io.gfile.remove(path)
-    reasons = {}
-    for entry in skipped:
-      key = entry['reason'].split(':')[0].split(' (')[0]
-      reasons[key] = reasons.get(key, 0) + 1
-    summary = ', '.join(f'{count} {reason}' for reason, count in sorted(reasons.items()))
-    raise ValueError(f'--input_dir={input_dir!r} has no usable image'
-                     + (f' ({len(paths)} files: {summary})' if paths else ' (it is empty)'))
 
-  shards = commit_shards(output_dir, temporary, counts, existing)
-  manifest = {
+
+def _no_usable_image(input_dir, paths, skipped):
+  """The ValueError for a folder none of whose files gave an image, with the reasons counted."""
+  reasons = {}
+  for entry in skipped:
+    key = entry['reason'].split(':')[0].split(' (')[0]
+    reasons[key] = reasons.get(key, 0) + 1
+  summary = ', '.join(f'{count} {reason}' for reason, count in sorted(reasons.items()))
+  return ValueError(f'--input_dir={input_dir!r} has no usable image'
+                    + (f' ({len(paths)} files: {summary})' if paths else ' (it is empty)'))
+
+
+def _image_manifest(written, shards, min_size, seed):
+  heights, widths = written.heights, written.widths
+  return {
       'kind': 'images',
       'num_images': len(heights),
       'shards': shards,
@@ -179,17 +226,11 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
       'width': summary_stats(widths),
       'shortest_side': summary_stats(np.minimum(heights, widths)),
       'decoded_bytes': int(np.sum(np.array(heights, np.int64) * np.array(widths, np.int64) * 3)),
-      'num_skipped': len(skipped),
-      'skipped': skipped,
+      'num_skipped': len(written.skipped),
+      'skipped': written.skipped,
       'min_size': min_size,
       'seed': seed,
   }
-  write_manifest(output_dir, manifest)
-  small = sum(1 for entry in skipped if entry['reason'].startswith('smaller'))
-  logging.info('Wrote %d images to %d shard(s) in %s; skipped %d (%d smaller than --min_size=%d) '
-               'in %.1f s.', len(heights), len(shards), output_dir, len(skipped), small, min_size,
-               time.perf_counter() - started)
-  return manifest
 
 
 def build_if_missing(train_data, images_dir, min_size, seed=0, is_chief=True,

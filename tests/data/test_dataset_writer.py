@@ -103,3 +103,19 @@ def test_on_a_cluster_only_the_chief_builds_and_the_others_wait_for_its_manifest
   with pytest.raises(ValueError, match=r'the chief built no dataset from --train_images_dir='):
     dataset_writer.build_if_missing(str(tmp_path / 'other' / '*.tfrecord'), str(image_folder),
                                     32, is_chief=False, wait_seconds=0.2, poll_seconds=0.05)
+
+
+def test_a_failure_while_writing_leaves_no_temporary_shard(image_folder, tmp_path, monkeypatch):
+  calls = []
+  serialize = tfrecord.serialize_image
+
+  def failing_serialize(*args):
+    calls.append(args)
+    if len(calls) == 3:  # the third image, after two were written
+      raise OSError('disk full')
+    return serialize(*args)
+
+  monkeypatch.setattr(dataset_writer.tfrecord, 'serialize_image', failing_serialize)
+  with pytest.raises(OSError, match='disk full'):
+    dataset_writer.write_dataset(str(image_folder), str(tmp_path), num_shards=2, min_size=32)
+  assert len(calls) == 3 and not list(tmp_path.iterdir())
