@@ -40,7 +40,7 @@ from bench import floor  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n import run_dir  # pylint: disable=g-import-not-at-top
-from n2n.data import image_files  # pylint: disable=g-import-not-at-top
+from n2n.data import native_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import tiling  # pylint: disable=g-import-not-at-top
@@ -66,7 +66,7 @@ FLAGS = flags.FLAGS
 def write_test_image(path, width, height):
   """Writes the noisy test photograph as an 8-bit RGB PNG; returns it as
   [height, width, 3] float32 in [0, 1] (as denoise.py will read it)."""
-  photograph = image_files.read_pages(PHOTOGRAPH)[0][:, :, :3].astype(np.float32) / 255.0
+  photograph = native_images.read_pages(PHOTOGRAPH)[0][:, :, :3].astype(np.float32) / 255.0
   repeats_h = -(-height // photograph.shape[0])
   repeats_w = -(-width // photograph.shape[1])
   mirrored = np.concatenate([photograph, photograph[::-1]], axis=0)
@@ -75,7 +75,7 @@ def write_test_image(path, width, height):
   noisy = clean + np.random.default_rng(0).normal(0, 25 / 255, clean.shape)
   pixels = np.round(np.clip(noisy, 0, 1) * 255).astype(np.uint8)
   with open(path, 'wb') as output:
-    output.write(image_files.encode_pages([pixels], 'png'))
+    output.write(native_images.encode_pages([pixels], 'png'))
   return pixels.astype(np.float32) / 255.0
 
 

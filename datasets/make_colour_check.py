@@ -24,7 +24,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
-from n2n.data import image_files  # pylint: disable=g-import-not-at-top
+from n2n.data import native_images  # pylint: disable=g-import-not-at-top
 
 DEMO = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'demo')
 
@@ -77,8 +77,8 @@ def centre_crop(image, side):
 
 def make(source, how):
   """One colour-check image, [H, W, 3] uint8."""
-  colour, _ = image_files.split_alpha(image_files.read_pages(source)[0])
-  values = image_files.to_unit_range(colour).astype(np.float64)
+  colour, _ = native_images.split_alpha(native_images.read_pages(source)[0])
+  values = native_images.to_unit_range(colour).astype(np.float64)
   kind, argument = how.split(' ')
   if kind == 'hue':
     values = turn_hue(np.repeat(values, 3, -1) if values.shape[-1] == 1 else values,
@@ -99,7 +99,7 @@ def main(argv):
     where, file_name = source.split(':')
     path = os.path.join(DEMO if where == 'demo' else FLAGS.skimage_data, file_name)
     with open(os.path.join(FLAGS.output_dir, f'{name}.png'), 'wb') as output:
-      output.write(image_files.encode_pages([make(path, how)], 'png'))
+      output.write(native_images.encode_pages([make(path, how)], 'png'))
     print(f'{name}.png <- {source} ({how})')
 
 

@@ -12,7 +12,7 @@ import pytest
 import tensorflow as tf
 
 from n2n.data import dataset_writer
-from n2n.data import image_io
+from n2n.data import rgb_images
 from tests.conftest import REPO_ROOT
 from tests.conftest import pillow_bytes
 from tests.conftest import smooth_image
@@ -42,7 +42,7 @@ def test_dataset_tool_handles_every_odd_file_a_real_folder_holds(tmp_path):
   (folder / 'palette.png').write_bytes(pillow_bytes(rgb, 'P', 'PNG'))
   (folder / 'cmyk.jpg').write_bytes(pillow_bytes(rgb, 'CMYK', 'JPEG'))
   (folder / 'zero.png').write_bytes(b'')
-  (folder / 'truncated.png').write_bytes(image_io.encode_png(rgb)[:2000])
+  (folder / 'truncated.png').write_bytes(rgb_images.encode_png(rgb)[:2000])
   (folder / 'text.jpg').write_text('not an image')
   (folder / 'notes.txt').write_text('hello')
   iio.imwrite(folder / 'small.png', rgb[:100, :100])

@@ -10,7 +10,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
-from n2n.data import image_files
+from n2n.data import native_images
 from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
 from tests.conftest import smooth_image
@@ -36,7 +36,7 @@ def _denoise(*flags):
 
 def _write(path, pages):
   path.parent.mkdir(parents=True, exist_ok=True)
-  path.write_bytes(image_files.encode_pages(pages, image_files.family_of(str(path))))
+  path.write_bytes(native_images.encode_pages(pages, native_images.family_of(str(path))))
 
 
 def test_every_layout_comes_back_as_it_went_in(model_dir, tmp_path):
@@ -63,13 +63,13 @@ def test_every_layout_comes_back_as_it_went_in(model_dir, tmp_path):
               'float.tif': ((33, 31), np.float32), 'rgba.png': ((40, 40, 4), np.uint8),
               'photo.png': ((45, 70, 3), np.uint8)}
   for name, (shape, dtype) in expected.items():
-    (page,) = image_files.read_pages(str(output / name))
+    (page,) = native_images.read_pages(str(output / name))
     assert page.shape == shape and page.dtype == dtype, name
-  (float_page,) = image_files.read_pages(str(output / 'float.tif'))
+  (float_page,) = native_images.read_pages(str(output / 'float.tif'))
   assert float_tiff.min() <= float_page.min() and float_page.max() <= float_tiff.max()
-  (rgba_page,) = image_files.read_pages(str(output / 'rgba.png'))
+  (rgba_page,) = native_images.read_pages(str(output / 'rgba.png'))
   assert (rgba_page[..., 3] == 9).all()
-  pages = image_files.read_pages(str(output / 'pages.tif'))
+  pages = native_images.read_pages(str(output / 'pages.tif'))
   assert [page.shape for page in pages] == [(45, 70, 3), (45, 70)]
 
 
@@ -118,8 +118,8 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
     result = _denoise(f'--model={source}', f'--input={tmp_path / "noisy"}',
                       f'--output_dir={tmp_path / name}')
     assert result.returncode == 0, result.stderr[-3000:]
-  (from_run,) = image_files.read_pages(str(tmp_path / 'from_run' / 'a.png'))
-  (from_export,) = image_files.read_pages(str(tmp_path / 'from_export' / 'a.png'))
+  (from_run,) = native_images.read_pages(str(tmp_path / 'from_run' / 'a.png'))
+  (from_export,) = native_images.read_pages(str(tmp_path / 'from_export' / 'a.png'))
   assert np.abs(from_run.astype(int) - from_export.astype(int)).max() <= 1
 
 
@@ -142,22 +142,22 @@ def _odd_corpus(folder, rng):
     (folder / name).write_bytes(data)
     expected[name] = denoised
 
-  png = image_files.encode_pages([rgb], 'png')
-  jpeg = image_files.encode_pages([rgb], 'jpeg')
-  tiff = image_files.encode_pages([rgb], 'tiff')
+  png = native_images.encode_pages([rgb], 'png')
+  jpeg = native_images.encode_pages([rgb], 'jpeg')
+  tiff = native_images.encode_pages([rgb], 'tiff')
   add('truncated.png', png[:len(png) // 2], False)
   add('cut_short.jpg', jpeg[:len(jpeg) // 3], None)  # libjpeg may fill in a grey tail
   add('cut_short.tif', tiff[:len(tiff) // 2], False)
   add('zero_bytes.png', b'', False)  # 'empty file (0 bytes)'
-  add('one_pixel.png', image_files.encode_pages([rgb[:1, :1]], 'png'), True)
+  add('one_pixel.png', native_images.encode_pages([rgb[:1, :1]], 'png'), True)
   add('cmyk.jpg', pillow_bytes(rgb, 'CMYK', 'JPEG'), True)
   rgba16 = np.concatenate([rgb.astype(np.uint16) * 257, np.full((48, 64, 1), 60000, np.uint16)],
                           -1)
-  add('rgba16.png', image_files.encode_pages([rgba16], 'png'), True)
+  add('rgba16.png', native_images.encode_pages([rgba16], 'png'), True)
   non_finite = rng.uniform(0, 1, (40, 40)).astype(np.float32)
   non_finite[3, 4], non_finite[5, 6], non_finite[7, 8] = np.nan, np.inf, -np.inf
-  add('nan_inf.tif', image_files.encode_pages([non_finite], 'tiff'), True)
-  add('pages_of_two_sizes.tif', image_files.encode_pages([rgb, rgb[:20, :30, 0]], 'tiff'), True)
+  add('nan_inf.tif', native_images.encode_pages([non_finite], 'tiff'), True)
+  add('pages_of_two_sizes.tif', native_images.encode_pages([rgb, rgb[:20, :30, 0]], 'tiff'), True)
   add('palette.png', pillow_bytes(rgb, 'P', 'PNG'), True)
   # A valid PNG signature and header claiming 100000 x 100000 pixels, then nothing.
   header = bytearray(png[:33])
@@ -221,22 +221,22 @@ def test_a_messy_folder_is_denoised_or_skipped_file_by_file_and_never_overwritte
   assert len(written) + len(skipped) == len(expected)
   assert not [name for name in written if 'partial' in name]
   # Layouts come back as they went in.
-  (phone,) = image_files.read_pages(str(output / 'phone.png'))
+  (phone,) = native_images.read_pages(str(output / 'phone.png'))
   assert phone.shape == (64, 48, 3)  # upright: EXIF orientation applied
-  (planar,) = image_files.read_pages(str(output / 'planar.tif'))
-  (extra,) = image_files.read_pages(str(output / 'extra_samples.tif'))
+  (planar,) = native_images.read_pages(str(output / 'planar.tif'))
+  (extra,) = native_images.read_pages(str(output / 'extra_samples.tif'))
   assert planar.shape == (48, 64, 3) and extra.shape == (48, 64, 5)
   np.testing.assert_array_equal(extra[:, :, :3], planar)  # same pixels, same denoising
   np.testing.assert_array_equal(extra[:, :, 3:], smooth_image(np.random.default_rng(5), 48,
                                                               64)[:, :, :2])
-  (nan_inf,) = image_files.read_pages(str(output / 'nan_inf.tif'))
+  (nan_inf,) = native_images.read_pages(str(output / 'nan_inf.tif'))
   assert np.isnan(nan_inf[3, 4]) and nan_inf[5, 6] == np.inf and nan_inf[7, 8] == -np.inf
   assert np.isfinite(nan_inf).sum() == 40 * 40 - 3
   import tifffile  # pylint: disable=g-import-not-at-top
   with tifffile.TiffFile(output / 'hyperstack.tif') as stack:
     assert stack.is_imagej and stack.series[0].axes == 'TZCYX'
     assert stack.series[0].shape == (2, 3, 2, 24, 32)
-  assert [page.shape for page in image_files.read_pages(
+  assert [page.shape for page in native_images.read_pages(
       str(output / 'pages_of_two_sizes.tif'))] == [(48, 64, 3), (20, 30)]
   # A rerun finds every output done: nothing is written again, the failures are listed again.
   times = {path: path.stat().st_mtime_ns for path in output.rglob('*') if path.is_file()}

@@ -15,8 +15,8 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from n2n.data import files as files_lib
-from n2n.data import image_io
+from n2n.data import file_lists
+from n2n.data import rgb_images
 from n2n.data import tfrecord
 
 TARGET_SHARD_BYTES = 150 * 2**20
@@ -40,13 +40,13 @@ def _read_and_convert(path, min_size):
   if not data:
     return None, 'empty file'
   try:
-    image = image_io.decode_image(data)
-  except image_io.ImageDecodeError as error:
+    image = rgb_images.decode_image(data)
+  except rgb_images.ImageDecodeError as error:
     return None, f'not a readable image: {error}'
   height, width = image.shape[:2]
   if min(height, width) < min_size:
     return None, f'smaller than --min_size={min_size} ({width}x{height})'
-  return (image_io.encode_png(image), height, width), None
+  return (rgb_images.encode_png(image), height, width), None
 
 
 def _file_size(path):
@@ -101,7 +101,7 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
                   num_workers=0):
   """Converts every readable image below input_dir into TFRecord shards.
 
-  Images are converted to 8-bit RGB (see image_io.decode_image), shuffled with
+  Images are converted to 8-bit RGB (see rgb_images.decode_image), shuffled with
   seed, and dealt round-robin into shards. Shards are written under temporary
   names and renamed when complete, so a crash never leaves a shard that looks
   finished.
@@ -123,7 +123,7 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   """
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
-  paths = files_lib.files_below(input_dir)
+  paths = file_lists.files_below(input_dir)
   existing = check_output(output_dir, overwrite)
   np.random.default_rng(seed).shuffle(paths)
   num_shards = _shard_count(paths, num_shards)

@@ -18,8 +18,8 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.corruptions import noise as noise_lib
 from n2n.data import augmentation
-from n2n.data import files as files_lib
-from n2n.data import image_io
+from n2n.data import file_lists
+from n2n.data import rgb_images
 from n2n.data import tfrecord
 
 # Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
@@ -117,7 +117,7 @@ def read_records(train_data, input_context=None):
   Returns:
     (tf.data.Dataset of serialized records, the pipeline's index).
   """
-  files = files_lib.record_files(train_data)
+  files = file_lists.record_files(train_data)
   pipelines = input_context.num_input_pipelines if input_context else 1
   pipeline_id = input_context.input_pipeline_id if input_context else 0
   files_ds = tf.data.Dataset.from_tensor_slices(files)
@@ -154,7 +154,7 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   records, pipeline_id = read_records(config.train_data, input_context)
   crop_size = config.crop_size
   channels = config_lib.model_channels(config)
-  images = records.map(lambda record: image_io.convert_channels_tf(tfrecord.parse_image(record)['image'], channels),
+  images = records.map(lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'], channels),
                        num_parallel_calls=tf.data.AUTOTUNE)
   # Images smaller than the crop cannot give a crop; train.py checks the manifest
   # up front so this cannot silently drop everything.

@@ -11,8 +11,8 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.data import augmentation
-from n2n.data import image_io
 from n2n.data import input_pipeline
+from n2n.data import rgb_images
 from n2n.data import tfrecord
 
 
@@ -96,8 +96,8 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     both = augmentation.augment_crops(crops, config.augment, seed, divisor=config.white_level,
                                       channel_groups=2)
     data_channels = config.data_channels
-    return {'input': image_io.convert_channels_tf(both[..., :data_channels], channels),
-            'target': image_io.convert_channels_tf(both[..., data_channels:], channels)}
+    return {'input': rgb_images.convert_channels_tf(both[..., :data_channels], channels),
+            'target': rgb_images.convert_channels_tf(both[..., data_channels:], channels)}
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
   return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

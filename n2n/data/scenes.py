@@ -17,8 +17,8 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from n2n.data import image_files
-from n2n.data import image_io
+from n2n.data import native_images
+from n2n.data import rgb_images
 
 IMAGE_SUFFIXES = ('.png', '.tif', '.tiff', '.jpg', '.jpeg', '.bmp', '.webp', '.gif')
 REFERENCE_STEM = 'reference'
@@ -115,12 +115,12 @@ def default_white_level(dtype):
 def _read_capture(path):
   """[H, W, C] native dtype (alpha dropped); SceneError naming the file otherwise."""
   try:
-    pages = image_files.read_pages(path)
-  except image_io.ImageDecodeError as error:
+    pages = native_images.read_pages(path)
+  except rgb_images.ImageDecodeError as error:
     raise SceneError(f'{path}: not a readable image ({error})') from None
   if len(pages) != 1:
     raise SceneError(f'{path} has {len(pages)} pages; store each capture as its own file')
-  colour, _ = image_files.split_alpha(pages[0])
+  colour, _ = native_images.split_alpha(pages[0])
   if colour.dtype.name not in DTYPES:
     if colour.dtype == np.float64:
       colour = colour.astype(np.float32)

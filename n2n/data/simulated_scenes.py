@@ -12,9 +12,9 @@ import os
 
 import numpy as np
 
-from n2n.data import files as files_lib
-from n2n.data import image_files
-from n2n.data import image_io
+from n2n.data import file_lists
+from n2n.data import native_images
+from n2n.data import rgb_images
 
 
 def sensor_noise(clean, gain, read_variance, rng):
@@ -58,17 +58,17 @@ def write_scenes(clean_dir, output_dir, captures=2, gain=0.01, read_variance=0.0
   """
   written = []
   rng = np.random.default_rng(seed)
-  for path in files_lib.files_below(clean_dir):
+  for path in file_lists.files_below(clean_dir):
     try:
-      image = image_files.read_pages(path)[0]
-    except image_io.ImageDecodeError:
+      image = native_images.read_pages(path)[0]
+    except rgb_images.ImageDecodeError:
       continue
-    colour, _ = image_files.split_alpha(image)
-    clean = image_files.to_unit_range(colour)
+    colour, _ = native_images.split_alpha(image)
+    clean = native_images.to_unit_range(colour)
     if clean.shape[2] == 1 and not grayscale:
       clean = np.repeat(clean, 3, axis=2)
     if grayscale and clean.shape[2] == 3:
-      clean = image_io.convert_channels(clean, 1)
+      clean = rgb_images.convert_channels(clean, 1)
     if crop:
       clean = clean[:crop, :crop]
     folder = os.path.join(output_dir, os.path.splitext(os.path.basename(path))[0])
@@ -79,6 +79,6 @@ def write_scenes(clean_dir, output_dir, captures=2, gain=0.01, read_variance=0.0
     names = [f'capture_{index:02d}.png' for index in range(captures)] + ['reference.png'][:reference]
     for name, page in zip(names, pages):
       with open(os.path.join(folder, name), 'wb') as output:
-        output.write(image_files.encode_pages([page[:, :, 0] if grayscale else page], 'png'))
+        output.write(native_images.encode_pages([page[:, :, 0] if grayscale else page], 'png'))
     written.append(folder)
   return written

@@ -12,9 +12,9 @@ import numpy as np
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.data import files as files_lib
-from n2n.data import image_files
-from n2n.data import image_io
+from n2n.data import file_lists
+from n2n.data import native_images
+from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
 
@@ -38,22 +38,22 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
   """
   images = []
   if tf.io.gfile.isdir(path):
-    for file_path in files_lib.files_below(path):
+    for file_path in file_lists.files_below(path):
       with tf.io.gfile.GFile(file_path, 'rb') as image_file:
         data = image_file.read()
       try:
-        image = image_io.decode_image(data)
-      except image_io.ImageDecodeError as error:
+        image = rgb_images.decode_image(data)
+      except rgb_images.ImageDecodeError as error:
         logging.warning('Skipping %s: %s', file_path, error)
         continue
-      images.append((os.path.relpath(file_path, path), image_io.convert_channels(image, channels)))
+      images.append((os.path.relpath(file_path, path), rgb_images.convert_channels(image, channels)))
       if max_images and len(images) >= max_images:
         break
   else:
-    for record in tf.data.TFRecordDataset(files_lib.record_files(path, flag_name)):
+    for record in tf.data.TFRecordDataset(file_lists.record_files(path, flag_name)):
       parsed = tfrecord.parse_image(record)
       images.append((parsed['name'].numpy().decode('utf-8') or f'record{len(images):05d}',
-                     image_io.convert_channels(parsed['image'].numpy(), channels)))
+                     rgb_images.convert_channels(parsed['image'].numpy(), channels)))
       if max_images and len(images) >= max_images:
         break
   if not images:
@@ -106,8 +106,8 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
     if arrays.dtype != run_config.data_dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
                        f'trained on {run_config.data_dtype} data')
-    convert = lambda array: image_io.convert_channels(
-        image_files.to_unit_range(array, run_config.white_level), run_config.model.channels)
+    convert = lambda array: rgb_images.convert_channels(
+        native_images.to_unit_range(array, run_config.white_level), run_config.model.channels)
     loaded.append(EvalScene(
         scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
         convert(arrays.reference) if arrays.reference is not None else None,

@@ -6,7 +6,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
-from n2n.data import image_io
+from n2n.data import rgb_images
 from n2n.evaluation import scoring
 
 
@@ -75,6 +75,6 @@ def write_outputs(output_dir, checkpoint, step, results):
       if denoised.shape[-1] == 1:
         denoised = denoised[:, :, 0]
       with tf.io.gfile.GFile(path, 'wb') as png_file:
-        png_file.write(image_io.encode_png(denoised))
+        png_file.write(rgb_images.encode_png(denoised))
   with tf.io.gfile.GFile(os.path.join(output_dir, 'metrics.json'), 'w') as metrics_file:
     json.dump(metrics_dict(checkpoint, step, results), metrics_file, indent=2)

@@ -15,8 +15,8 @@ import numpy as np
 import tensorflow as tf
 
 from n2n import errors
-from n2n.data import files as files_lib
-from n2n.data import image_files
+from n2n.data import file_lists
+from n2n.data import native_images
 
 
 @dataclasses.dataclass(frozen=True)
@@ -39,7 +39,7 @@ def find_inputs(spec):
       continue
     part = os.path.expanduser(part)
     if tf.io.gfile.isdir(part):
-      found += [(path, os.path.relpath(path, part)) for path in files_lib.files_below(part)]
+      found += [(path, os.path.relpath(path, part)) for path in file_lists.files_below(part)]
     elif tf.io.gfile.exists(part):
       found.append((part, os.path.basename(part)))
     else:
@@ -69,9 +69,9 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
     if not overwrite and os.path.commonpath([output_dir, root]) == root:
       raise ValueError(f'--output_dir={output_dir!r} is inside the input folder {root!r}; '
                        'choose another folder or pass --overwrite')
-    family = image_files.output_family(path, output_format)
+    family = native_images.output_family(path, output_format)
     destination = os.path.join(output_dir, os.path.splitext(relative)[0] +
-                               image_files.output_suffix(family))
+                               native_images.output_suffix(family))
     # a.jpg and a.png both become a.png: one would silently replace the other.
     earlier = sources_by_destination.setdefault(destination, path)
     if earlier != path:
@@ -104,16 +104,16 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
     run_config: the run's config.json dict, or None: pixels of the training
       data's dtype are scaled by its white level (data_white_level).
     colour_channels: leading colour channels, where the file says
-      (image_files.split_alpha); the rest pass through untouched.
+      (native_images.split_alpha); the rest pass through untouched.
     white_level_override: --white_level (0: the run's).
 
   Returns:
     Array of page's shape and dtype.
   """
-  colour, alpha = image_files.split_alpha(page, colour_channels)
+  colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
   white_level = data_white_level(run_config, colour.dtype, white_level_override)
-  values = image_files.to_unit_range(colour, white_level)
+  values = native_images.to_unit_range(colour, white_level)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:
@@ -123,7 +123,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
                                for channel in range(values.shape[2])], axis=2)
   # Dropped before converting back: on a 24-MP image each float copy is 288 MB.
   del values
-  result = image_files.like_input(denoised, colour, white_level)
+  result = native_images.like_input(denoised, colour, white_level)
   del denoised
   if non_finite is not None:
     result[non_finite.mask] = non_finite.values
@@ -199,7 +199,7 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
   Raises:
     Exception: of any kind, when the file cannot be read, denoised or encoded.
   """
-  image = image_files.read_image(job.source)
+  image = native_images.read_image(job.source)
   above = values_above_white(image.pages, run_config, white_level_override)
   if above:
     # Values above the white level come back clipped to it: say so, once per file.
@@ -210,7 +210,7 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
   denoised = [denoise_page(page, denoise, model_channels, run_config, colour,
                            white_level_override)
               for page, colour in zip(image.pages, colour_channels)]
-  data = image_files.encode_pages(denoised, job.family, like=image)
+  data = native_images.encode_pages(denoised, job.family, like=image)
   tf.io.gfile.makedirs(os.path.dirname(job.destination))
   # Written beside and renamed: an interrupted run never leaves a truncated
   # file under the final name, and the name appears only when complete.

@@ -11,7 +11,7 @@ from n2n import config as config_lib
 from n2n import errors
 from n2n import hardware
 from n2n import run_dir
-from n2n.data import files as files_lib
+from n2n.data import file_lists
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
 from n2n.evaluation import eval_data
@@ -126,7 +126,7 @@ def check_training_inputs(config, strategy):
   """
   precision = hardware.resolve_precision(config.precision, strategy)
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
-  files = files_lib.record_files(config.train_data)
+  files = file_lists.record_files(config.train_data)
   manifests = input_pipeline.read_manifests(files)
   scenes = config.noise == config_lib.NO_NOISE
   if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):

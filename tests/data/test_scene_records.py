@@ -8,7 +8,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.data import image_files
+from n2n.data import native_images
 from n2n.data import scene_pipeline
 from n2n.data import scene_writer
 from n2n.data import tfrecord
@@ -17,7 +17,7 @@ from tests.conftest import smooth_image
 
 def _write(path, array):
   path.parent.mkdir(parents=True, exist_ok=True)
-  path.write_bytes(image_files.encode_pages([array], image_files.family_of(str(path))))
+  path.write_bytes(native_images.encode_pages([array], native_images.family_of(str(path))))
 
 
 @pytest.fixture(scope='module')

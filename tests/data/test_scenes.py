@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from n2n.data import image_files
+from n2n.data import native_images
 from n2n.data import scenes
 from n2n.data import simulated_scenes
 from tests.conftest import smooth_image
@@ -11,7 +11,7 @@ from tests.conftest import smooth_image
 
 def _write(path, array):
   path.parent.mkdir(parents=True, exist_ok=True)
-  path.write_bytes(image_files.encode_pages([array], image_files.family_of(str(path))))
+  path.write_bytes(native_images.encode_pages([array], native_images.family_of(str(path))))
 
 
 def _scene(folder, count=2, dtype=np.uint16, shape=(40, 48), reference=True, seed=0):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from n2n.data import image_files
+from n2n.data import native_images
 from n2n.inference import denoising
 
 RNG = np.random.default_rng(0)
@@ -49,7 +49,7 @@ def test_rgb_model_on_grayscale_returns_the_mean_of_its_channels():
 
 def _write(path, array):
   path.parent.mkdir(parents=True, exist_ok=True)
-  path.write_bytes(image_files.encode_pages([array], image_files.output_family(str(path))))
+  path.write_bytes(native_images.encode_pages([array], native_images.output_family(str(path))))
 
 
 def test_inputs_from_folders_globs_files_and_lists(tmp_path):
@@ -81,7 +81,7 @@ def test_unreadable_files_are_skipped_and_listed(tmp_path):
   summary = denoising.denoise_files(jobs, _identity, 3)
   assert summary.written == [str(tmp_path / 'out' / 'a.png')]
   assert [path for path, _ in summary.skipped] == [str(tmp_path / 'in' / 'broken.png')]
-  (page,) = image_files.read_pages(summary.written[0])
+  (page,) = native_images.read_pages(summary.written[0])
   assert (page == 7).all()
 
 
@@ -118,12 +118,12 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
     denoising.denoise_file(job, lambda values: values, 1, run_config)
   assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
           'trained with; they are clipped to it. Pass --white_level') in caplog.text
-  (page,) = image_files.read_pages(job.destination)
+  (page,) = native_images.read_pages(job.destination)
   assert page.tolist() == [[0, 1000, 4095, 4095]]
   caplog.clear()
   again = denoising.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
   with caplog.at_level('WARNING'):
     denoising.denoise_file(again, lambda values: values, 1, run_config, white_level_override=9000)
   assert 'above the white level' not in caplog.text
-  (page,) = image_files.read_pages(again.destination)
+  (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.data import image_files
+from n2n.data import native_images
 from n2n.data import scene_writer
 from n2n.data import simulated_scenes
 from n2n.evaluation import validation
@@ -28,7 +28,7 @@ def scene_data(tmp_path_factory):
     (root / split).mkdir()
     for index in range(count):
       (root / split / f'photo{index}.png').write_bytes(
-          image_files.encode_pages([smooth_image(rng, 64, 80)], 'png'))
+          native_images.encode_pages([smooth_image(rng, 64, 80)], 'png'))
   simulated_scenes.write_scenes(str(root / 'clean_train'), str(root / 'train'), captures=3,
                                 grayscale=True, seed=1)
   simulated_scenes.write_scenes(str(root / 'clean_val'), str(root / 'val'), captures=2,

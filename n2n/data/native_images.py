@@ -1,6 +1,6 @@
 """Users' image files as they are: bit depth, channels and pages kept.
 
-The training data path converts everything to 8-bit RGB (image_io); denoising
+The training data path converts everything to 8-bit RGB (rgb_images); denoising
 must hand back what it was given, so this module reads and writes arrays in
 their own dtype: 8- and 16-bit PNG (through TensorFlow's codec: Pillow cannot
 write 16-bit RGB), TIFF of any dtype and any number of pages (tifffile), and
@@ -17,7 +17,7 @@ import tensorflow as tf
 import tifffile
 
 from n2n import errors
-from n2n.data import image_io
+from n2n.data import rgb_images
 
 TIFF_SUFFIXES = ('.tif', '.tiff')
 # Formats written back as they came; lossy ones become PNG unless asked.
@@ -60,7 +60,7 @@ class ImageFile:
 
 def _check_size(height, width, path_hint=''):
   if height * width > MAX_MEGAPIXELS * 1e6:
-    raise image_io.ImageDecodeError(
+    raise rgb_images.ImageDecodeError(
         f'{path_hint}{width}x{height} pixels ({height * width / 1e6:.0f} MP) is more than the '
         f'{MAX_MEGAPIXELS} MP this tool decodes')
 
@@ -91,12 +91,12 @@ def read_image(path):
     ImageFile.
 
   Raises:
-    image_io.ImageDecodeError: not a readable image (one line, names the cause).
+    rgb_images.ImageDecodeError: not a readable image (one line, names the cause).
   """
   with tf.io.gfile.GFile(path, 'rb') as image_file:
     data = image_file.read()
   if not data:
-    raise image_io.ImageDecodeError('empty file (0 bytes)')
+    raise rgb_images.ImageDecodeError('empty file (0 bytes)')
   try:
     if family_of(path) == 'tiff':
       return _read_tiff(data)
@@ -109,16 +109,16 @@ def read_image(path):
       # Grayscale as [H, W], as every other reader returns it.
       return ImageFile([page[:, :, 0] if page.shape[2] == 1 else page])
     meta = iio.immeta(data, index=0)
-    mode = 'RGB' if meta.get('mode') in image_io.CONVERT_TO_RGB_MODES else None
+    mode = 'RGB' if meta.get('mode') in rgb_images.CONVERT_TO_RGB_MODES else None
     # rotate: apply EXIF orientation, so a phone photograph comes out upright.
     return ImageFile([np.asarray(iio.imread(data, index=0, mode=mode, rotate=True))])
-  except image_io.ImageDecodeError:
+  except rgb_images.ImageDecodeError:
     raise
   except Exception as error:  # every reader raises its own types; all mean "not readable"
     message = errors.first_line(error)
     if 'Could not find a backend' in message:
       message = 'not an image format this tool can read'
-    raise image_io.ImageDecodeError(message) from None
+    raise rgb_images.ImageDecodeError(message) from None
 
 
 def read_pages(path):
@@ -137,7 +137,7 @@ def split_alpha(array, colour_channels=None):
   if array.ndim == 2:
     array = array[:, :, np.newaxis]
   if array.ndim != 3 or array.shape[2] < 1 or min(array.shape[:2]) < 1:
-    raise image_io.ImageDecodeError(f'unsupported image array shape {array.shape}')
+    raise rgb_images.ImageDecodeError(f'unsupported image array shape {array.shape}')
   if colour_channels is None:
     colour_channels = 1 if array.shape[2] <= 2 else 3
   colour_channels = min(colour_channels, array.shape[2])

@@ -4,16 +4,16 @@ import imageio.v3 as iio
 import numpy as np
 import pytest
 
-from n2n.data import image_files
-from n2n.data import image_io
+from n2n.data import native_images
+from n2n.data import rgb_images
 
 RNG = np.random.default_rng(0)
 
 
 def _round_trip(tmp_path, name, pages, family):
   path = tmp_path / name
-  path.write_bytes(image_files.encode_pages(pages, family))
-  return image_files.read_pages(str(path))
+  path.write_bytes(native_images.encode_pages(pages, family))
+  return native_images.read_pages(str(path))
 
 
 @pytest.mark.parametrize('array', [
@@ -47,38 +47,38 @@ def test_jpeg_and_bmp_are_8_bit(tmp_path):
   (jpeg,) = _round_trip(tmp_path, 'x.jpg', [image], 'jpeg')
   assert jpeg.shape == image.shape and jpeg.dtype == np.uint8
   with pytest.raises(ValueError, match='jpeg holds 8-bit images, not uint16'):
-    image_files.encode_pages([image.astype(np.uint16)], 'jpeg')
+    native_images.encode_pages([image.astype(np.uint16)], 'jpeg')
   with pytest.raises(ValueError, match='png holds one page, not 2; use --format=tiff'):
-    image_files.encode_pages([image, image], 'png')
+    native_images.encode_pages([image, image], 'png')
 
 
 def test_values_return_to_the_inputs_dtype_and_range():
-  assert image_files.like_input(np.array([-0.1, 0.5, 1.2]), np.zeros(3, np.uint8)).tolist() == [
+  assert native_images.like_input(np.array([-0.1, 0.5, 1.2]), np.zeros(3, np.uint8)).tolist() == [
       0, 128, 255]
-  assert image_files.like_input(np.array([0.5]), np.zeros(1, np.uint16)).tolist() == [32768]
+  assert native_images.like_input(np.array([0.5]), np.zeros(1, np.uint16)).tolist() == [32768]
   floats = np.array([0.2, 0.9], np.float32)
-  np.testing.assert_allclose(image_files.like_input(np.array([0.0, 1.0]), floats), [0.2, 0.9])
-  np.testing.assert_allclose(image_files.to_unit_range(np.array([65535], np.uint16)), [1.0])
+  np.testing.assert_allclose(native_images.like_input(np.array([0.0, 1.0]), floats), [0.2, 0.9])
+  np.testing.assert_allclose(native_images.to_unit_range(np.array([65535], np.uint16)), [1.0])
 
 
 def test_output_family_keeps_lossless_formats_and_turns_lossy_into_png():
-  assert image_files.output_family('a/b.TIF') == 'tiff'
-  assert image_files.output_family('b.png') == 'png' and image_files.output_family('b.bmp') == 'bmp'
-  assert image_files.output_family('b.jpeg') == 'png' and image_files.output_family('b.webp') == 'png'
-  assert image_files.output_family('b.jpeg', 'jpeg') == 'jpeg'
+  assert native_images.output_family('a/b.TIF') == 'tiff'
+  assert native_images.output_family('b.png') == 'png' and native_images.output_family('b.bmp') == 'bmp'
+  assert native_images.output_family('b.jpeg') == 'png' and native_images.output_family('b.webp') == 'png'
+  assert native_images.output_family('b.jpeg', 'jpeg') == 'jpeg'
 
 
 def test_unreadable_bytes_are_one_line(tmp_path):
   (tmp_path / 'bad.png').write_bytes(b'\x89PNG\r\n\x1a\n broken')
   (tmp_path / 'notes.txt').write_text('hello')
   for name in ('bad.png', 'notes.txt'):
-    with pytest.raises(image_io.ImageDecodeError) as raised:
-      image_files.read_pages(str(tmp_path / name))
+    with pytest.raises(rgb_images.ImageDecodeError) as raised:
+      native_images.read_pages(str(tmp_path / name))
     assert '\n' not in str(raised.value)
 
 
 def test_webp_reads_through_imageio(tmp_path):
   image = RNG.integers(0, 256, (16, 16, 3), dtype=np.uint8)
   iio.imwrite(tmp_path / 'x.webp', image, lossless=True)
-  (back,) = image_files.read_pages(str(tmp_path / 'x.webp'))
+  (back,) = native_images.read_pages(str(tmp_path / 'x.webp'))
   np.testing.assert_array_equal(back, image)

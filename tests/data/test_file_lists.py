@@ -1,6 +1,6 @@
 import pytest
 
-from n2n.data import files
+from n2n.data import file_lists
 
 
 def test_files_below_skips_hidden_files_and_folders(tmp_path):
@@ -10,20 +10,20 @@ def test_files_below_skips_hidden_files_and_folders(tmp_path):
   (tmp_path / '.DS_Store').write_bytes(b'x')
   (tmp_path / '.ipynb_checkpoints').mkdir()
   (tmp_path / '.ipynb_checkpoints' / 'c.png').write_bytes(b'x')
-  assert files.files_below(str(tmp_path)) == [str(tmp_path / 'a.png'),
+  assert file_lists.files_below(str(tmp_path)) == [str(tmp_path / 'a.png'),
                                                str(tmp_path / 'sub' / 'b.png')]
 
 
 def test_a_dataset_folder_or_its_star_glob_names_its_shards_not_the_manifest(tfrecord_dir):
   shards = sorted(str(path) for path in tfrecord_dir.glob('*.tfrecord'))
   assert len(shards) == 2 and (tfrecord_dir / 'manifest.json').exists()
-  assert files.record_files(str(tfrecord_dir)) == shards
-  assert files.record_files(f'{tfrecord_dir}/*') == shards
-  assert files.record_files(f'{shards[0]}, {shards[1]}') == shards
+  assert file_lists.record_files(str(tfrecord_dir)) == shards
+  assert file_lists.record_files(f'{tfrecord_dir}/*') == shards
+  assert file_lists.record_files(f'{shards[0]}, {shards[1]}') == shards
 
 
 def test_glob_matching_nothing_names_the_flag_and_glob(tmp_path):
   with pytest.raises(ValueError, match=r"--train_data: no file matches '.*nothing-\*'"):
-    files.record_files(str(tmp_path / 'nothing-*'))
+    file_lists.record_files(str(tmp_path / 'nothing-*'))
   with pytest.raises(ValueError, match=r'--val_data is empty'):
-    files.record_files(' , ', flag_name='val_data')
+    file_lists.record_files(' , ', flag_name='val_data')

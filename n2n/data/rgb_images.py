@@ -1,7 +1,10 @@
-"""Reading image files of any common kind into 8-bit RGB arrays (NumPy only).
+"""Images as 8-bit RGB arrays, what training datasets and the evaluation hold:
+any common image file decoded to [H, W, 3] uint8, RGB <-> luma conversion
+(numpy, and TensorFlow for tf.data), PNG encoding for the shards.
 
 Real folders mix grayscale, RGBA, palette, CMYK and 16-bit files; every
-reader in n2n goes through decode_image so they are all treated alike.
+reader of training or evaluation images goes through decode_image so they are
+all treated alike. Users' files at their own bit depth: native_images.
 """
 
 import imageio.v3 as iio
