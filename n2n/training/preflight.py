@@ -84,9 +84,13 @@ def find_corrupt_shard(files):
   return None
 
 
-def resolve_data_kind(config, manifests):
-  """Checks that --noise fits the data and resolves the data's channels, pixel
-  type and white level into config. Returns the resolved config."""
+def check_data_kind(config, manifests):
+  """Checks that --noise and --target fit the kind of training data (clean
+  images or scenes) and that the datasets agree on it; resolves nothing.
+
+  Raises:
+    ValueError: naming the flag and the data at fault.
+  """
   kinds = {manifest.get('kind', 'images') for manifest in manifests} or {'images'}
   if len(kinds) > 1:
     raise ValueError('--train_data mixes clean-image and scene datasets; train on one kind')
@@ -96,12 +100,11 @@ def resolve_data_kind(config, manifests):
                      'make_tfrecords.py --scenes), but --train_data holds clean images: with no '
                      'noise there is nothing to learn')
   if not scenes:
-    return config_lib.resolve_data(config, config_lib.CLEAN_IMAGE_CHANNELS, 'uint8', 255.0)
+    return
   if config.noise != config_lib.NO_NOISE:
     raise ValueError(f'--noise={config.noise}: --train_data holds scenes of real noisy '
                      'captures; train them with --noise=none')
-  formats = {(manifest['dtype'], manifest['channels'], manifest['white_level'])
-             for manifest in manifests}
+  formats = {_scene_format(manifest) for manifest in manifests}
   if len(formats) > 1:
     raise ValueError('--train_data mixes scene datasets of different pixel types, channels or '
                      f'white levels: {sorted(formats)}')
@@ -111,8 +114,20 @@ def resolve_data_kind(config, manifests):
     if missing:
       raise ValueError(f'--target=clean needs a reference.* in every scene; {len(missing)} have '
                        f'none: {", ".join(missing[:5])}' + (' ...' if len(missing) > 5 else ''))
-  dtype, channels, white_level = formats.pop()
-  return config_lib.resolve_data(config, channels, dtype, white_level)
+
+
+def _scene_format(manifest):
+  return manifest['dtype'], manifest['channels'], manifest['white_level']
+
+
+def data_format(manifests):
+  """(channels, dtype name, white level) of checked training data: a scene
+  dataset's from its manifest, 8-bit RGB for clean images."""
+  scenes = [manifest for manifest in manifests if manifest.get('kind') == 'scenes']
+  if scenes:
+    dtype, channels, white_level = _scene_format(scenes[0])
+    return channels, dtype, white_level
+  return config_lib.CLEAN_IMAGE_CHANNELS, 'uint8', 255.0
 
 
 def check_training_inputs(config, strategy):
@@ -124,7 +139,8 @@ def check_training_inputs(config, strategy):
   Raises:
     ValueError: with a one-line message naming the flag, file or value.
   """
-  precision = hardware.resolve_precision(config.precision, strategy)
+  # Checks first: nothing below changes config or reads more than a manifest
+  # and one record.
   per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
   files = file_lists.record_files(config.train_data)
   manifests = input_pipeline.read_manifests(files)
@@ -132,9 +148,12 @@ def check_training_inputs(config, strategy):
   if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):
     raise ValueError('--noise=none: every --train_data folder needs the manifest.json '
                      'datasets/make_tfrecords.py --scenes writes (it records the pixel type)')
-  config = resolve_data_kind(config, manifests)
+  check_data_kind(config, manifests)
   _check_crop_fits(config, manifests)
   check_record_schema(files[0], scenes)
+  # Then what the run resolves from the hardware and the data.
+  precision = hardware.resolve_precision(config.precision, strategy)
+  config = config_lib.resolve_data(config, *data_format(manifests))
   run_dir.check_compatible(config.model_dir, config)
   eval_images = []
   if config.val_data and config.eval_every:
