@@ -1,8 +1,13 @@
-"""Folders of scenes -> sharded TFRecords (one record per scene) plus a manifest.
+"""Folders of scenes -> sharded TFRecords plus a manifest.
 
 The library behind datasets/make_tfrecords.py --scenes. Every scene is read
 and checked before the first record is written, so bad input stops the tool
-with nothing written.
+with nothing written. A record holds a scene's captures (and its reference)
+up to MAX_RECORD_BYTES: a protobuf message cannot pass 2 GiB, and a burst of
+fifteen 24-MP 16-bit RGB captures would. Larger scenes are written as several
+records of two or more captures each; any two captures of one scene make a
+Noise2Noise pair, so training draws its pairs within a record and the format
+(and every reader of it) stays as it was.
 """
 
 import dataclasses
@@ -17,6 +22,10 @@ from n2n.data import dataset_writer
 from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
 
+# The most a scene record may hold. Protobuf refuses messages of 2 GiB; half of
+# that leaves room for the encoding and keeps one record's parse cheap.
+MAX_RECORD_BYTES = 1 << 30
+
 
 @dataclasses.dataclass(frozen=True)
 class CheckedScene:
@@ -28,14 +37,15 @@ class CheckedScene:
   nbytes: int
 
 
-def check_scenes(found, white_level, skip_bad_scenes):
-  """Reads and checks every scene, one at a time.
+def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES):
+  """Reads and checks every scene, one at a time, sizes included.
 
   Returns:
     (list of CheckedScene, list of {'scene', 'reason'} skipped).
 
   Raises:
-    scenes.SceneError: a scene breaks the rules and skip_bad_scenes is False.
+    scenes.SceneError: a scene breaks the rules (or two of its captures and its
+      reference would not fit in one record) and skip_bad_scenes is False.
     ValueError: no usable scene, or scenes of different dtypes or channels.
   """
   checked, skipped = [], []
@@ -49,6 +59,17 @@ def check_scenes(found, white_level, skip_bad_scenes):
       skipped.append({'scene': scene.name, 'reason': str(error)})
       continue
     reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
+    capture_bytes = arrays.captures[0].nbytes
+    if 2 * capture_bytes + reference_bytes > max_record_bytes:
+      error = scenes_lib.SceneError(
+          f'{scene.captures[0]} is {capture_bytes / 2**20:.0f} MiB: two captures and the '
+          f'reference ({(2 * capture_bytes + reference_bytes) / 2**20:.0f} MiB) pass the '
+          f'{max_record_bytes / 2**20:.0f} MiB a record may hold; crop the captures into tiles')
+      if not skip_bad_scenes:
+        raise error
+      logging.warning('Skipping scene %s: %s', scene.name, error)
+      skipped.append({'scene': scene.name, 'reason': str(error)})
+      continue
     checked.append(CheckedScene(scene, arrays.dtype, arrays.captures.shape,
                                 arrays.reference is not None,
                                 arrays.captures.nbytes + reference_bytes))
@@ -63,8 +84,31 @@ def check_scenes(found, white_level, skip_bad_scenes):
   return checked, skipped
 
 
+def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_RECORD_BYTES):
+  """How a scene's captures are split into records.
+
+  Args:
+    count: the scene's captures (two or more).
+    capture_bytes, reference_bytes: one capture's size, the reference's (0: none).
+    max_record_bytes: the most a record may hold; two captures and the
+      reference must fit (check_scenes makes sure).
+
+  Returns:
+    list of lists of capture indices: every capture in at least one group,
+    every group of two or more, as even as the budget allows.
+  """
+  per_record = max(2, (max_record_bytes - reference_bytes) // max(capture_bytes, 1))
+  records = math.ceil(count / per_record)
+  groups = [list(part) for part in np.array_split(np.arange(count), records)]
+  for index, group in enumerate(groups):
+    if len(group) < 2:  # only when count is odd and per_record is 2: borrow a neighbour
+      group.insert(0, groups[index - 1][-1])
+  return [[int(capture) for capture in group] for group in groups]
+
+
 def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
-                        overwrite=False, skip_bad_scenes=False):
+                        overwrite=False, skip_bad_scenes=False,
+                        max_record_bytes=MAX_RECORD_BYTES):
   """Converts every scene below input_dir into TFRecord shards.
 
   Args:
@@ -77,6 +121,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     overwrite: replace existing shards in output_dir.
     skip_bad_scenes: skip scenes that break the rules with one warning each
       instead of stopping.
+    max_record_bytes: the most one record holds (larger scenes are split).
 
   Returns:
     The manifest dict (also written to output_dir/manifest.json).
@@ -89,7 +134,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   found = scenes_lib.find_scenes(input_dir)
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
-    checked, skipped = check_scenes(found, white_level, skip_bad_scenes)
+    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes)
   except ValueError as error:
     if isinstance(error, scenes_lib.SceneError):
       raise
@@ -101,24 +146,47 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
   num_shards = max(1, min(num_shards, len(checked)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
-  counts = [0] * num_shards
-  writers = [tf.io.TFRecordWriter(path) for path in temporary]
-  # Second pass: read each scene again and write it, one in memory at a time.
-  for position, index in enumerate(np.random.default_rng(seed).permutation(len(checked))):
-    arrays = scenes_lib.read_scene(checked[index].scene, white_level)
-    writers[position % num_shards].write(
-        tfrecord.serialize_scene(arrays.captures, arrays.reference, arrays.name))
-    counts[position % num_shards] += 1
-  for writer in writers:
-    writer.close()
+  try:
+    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes)
+  except BaseException:
+    # A scene that changed since the first pass, a full disk, Ctrl-C: no
+    # .incomplete shard stays behind.
+    for path in temporary:
+      if tf.io.gfile.exists(path):
+        tf.io.gfile.remove(path)
+    raise
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
   manifest = _manifest(checked, skipped, shards, level, seed)
+  manifest['num_records'] = sum(counts)
   dataset_writer.write_manifest(output_dir, manifest)
   logging.info('Wrote %d scenes (%d captures, %d references; %s, %d channel(s), white level '
                '%g) to %d shard(s) in %s; skipped %d.', len(checked), manifest['num_captures'],
                manifest['num_references'], first.dtype, first.shape[-1], level, len(shards),
                output_dir, len(skipped))
   return manifest
+
+
+def _write_records(checked, white_level, temporary, seed, max_record_bytes):
+  """Second pass: reads each scene again (one in memory at a time) and deals its
+  records round-robin into the temporary shards; returns the records per shard."""
+  counts = [0] * len(temporary)
+  writers = [tf.io.TFRecordWriter(path) for path in temporary]
+  written = 0
+  try:
+    for index in np.random.default_rng(seed).permutation(len(checked)):
+      arrays = scenes_lib.read_scene(checked[index].scene, white_level)
+      reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
+      for group in capture_groups(len(arrays.captures), arrays.captures[0].nbytes,
+                                  reference_bytes, max_record_bytes):
+        shard = written % len(temporary)
+        writers[shard].write(
+            tfrecord.serialize_scene(arrays.captures[group], arrays.reference, arrays.name))
+        counts[shard] += 1
+        written += 1
+  finally:
+    for writer in writers:
+      writer.close()
+  return counts
 
 
 def _manifest(checked, skipped, shards, white_level, seed):

@@ -147,3 +147,59 @@ def test_channel_permutations_move_input_and_target_together(colour_scenes):
       orders.add(input_order)
   # 48 crops draw all six orders.
   assert len(orders) == 6
+
+
+def test_a_scene_too_large_for_one_record_is_split_into_records_of_two_or_more(offset_scenes,
+                                                                              tmp_path):
+  # Each capture and the reference are 72 x 80 uint16: 11,520 bytes. A budget of
+  # three of them holds two captures and the reference: 3 captures -> 2 records.
+  budget = 3 * 72 * 80 * 2
+  manifest = scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path),
+                                              max_record_bytes=budget)
+  assert manifest['num_scenes'] == 2 and manifest['num_records'] == 4
+  assert manifest['num_captures'] == 6  # captures of the scenes, not of the records
+  sizes, groups = [], {}
+  for record in tf.data.TFRecordDataset(sorted(str(path) for path in tmp_path.glob('*.tfrecord'))):
+    sizes.append(len(record.numpy()))
+    scene = tfrecord.parse_scene(record)
+    decode = lambda data: tfrecord.decode_pixels(data, tf.uint16, 1).numpy()[0, 0, 0].astype(int)
+    reference, = [decode(data) for data in scene['reference']]
+    # capture_i is the reference - 1000 + 100 i.
+    indices = [(decode(data) - reference + 1000) // 100 for data in scene['captures']]
+    assert len(indices) == 2
+    groups.setdefault(scene['name'].numpy().decode(), set()).update(indices)
+  assert max(sizes) < budget + 1024  # the pixels plus a few hundred bytes of framing
+  # Records of two captures each; together they hold all three of each scene.
+  assert groups == {'one': {0, 1, 2}, 'two': {0, 1, 2}}
+  # Pairs are drawn within a record: still two different captures of one scene.
+  differences = set()
+  for batch in _pairs(tmp_path, 'noisy'):
+    difference = np.round((batch['target'] - batch['input']).numpy() * 65535).reshape(4, -1)
+    differences.update(difference[:, 0].tolist())
+  assert differences <= {-100, 100} and differences
+
+
+def test_a_capture_too_large_for_any_record_is_refused_before_anything_is_written(
+    offset_scenes, tmp_path):
+  with pytest.raises(ValueError, match=r'capture_0.png is 0 MiB: two captures and the reference '
+                     r'\(0 MiB\) pass the 0 MiB a record may hold; crop the captures into tiles'):
+    scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path / 'out'),
+                                     max_record_bytes=20000)
+  assert not list((tmp_path / 'out').iterdir())
+
+
+def test_a_failure_while_writing_records_leaves_no_temporary_shard(offset_scenes, tmp_path,
+                                                                  monkeypatch):
+  reads = []
+  read_scene = scene_writer.scenes_lib.read_scene
+
+  def failing_read(*args):
+    reads.append(args)
+    if len(reads) == 3:  # the second pass's first scene: the file changed, the disk failed
+      raise OSError('read error')
+    return read_scene(*args)
+
+  monkeypatch.setattr(scene_writer.scenes_lib, 'read_scene', failing_read)
+  with pytest.raises(OSError, match='read error'):
+    scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path / 'out'))
+  assert not list((tmp_path / 'out').iterdir())
