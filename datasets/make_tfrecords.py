@@ -12,6 +12,11 @@ reference.* (its clean or many-frame average image). Pixels keep their bit
 depth (8/16-bit integer, float32) and channels (1 or 3); train with
 --noise=none.
 
+--noisy_images: every image file below --input_dir is one noisy capture of a
+scene of its own (no second capture, no reference), kept at its bit depth and
+channels like --scenes; train with --noise=none and a single-image method
+(--method=neighbor2neighbor or blind_spot).
+
 Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (counts, sizes,
 pixel type and white level for scenes, skipped files with reasons).
 """
@@ -33,7 +38,10 @@ flags.DEFINE_string('input_dir', None, 'Folder of images (or of scene folders), 
 flags.DEFINE_string('output_dir', None, 'Folder for the shards and manifest.json.')
 flags.DEFINE_boolean('scenes', False, 'Folders of real noisy captures of one view each, kept at '
                      'their bit depth and channels (see above).')
-flags.DEFINE_float('white_level', 0.0, 'With --scenes: the pixel value that maps to 1.0 (e.g. '
+flags.DEFINE_boolean('noisy_images', False, 'Every image file is one noisy capture of its own '
+                     'scene, kept at its bit depth and channels (see above).')
+flags.DEFINE_float('white_level', 0.0, 'With --scenes or --noisy_images: the pixel value that '
+                   'maps to 1.0 (e.g. '
                    '4095 for 12-bit data stored in 16-bit files); larger values are an error. '
                    '0: the dtype maximum (1.0 for float data).', lower_bound=0.0)
 flags.DEFINE_boolean('skip_bad_scenes', False, 'With --scenes: skip scenes that break the rules '
@@ -52,13 +60,16 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('make_tfrecords.py'):
-    if FLAGS.scenes:
+    if FLAGS.scenes and FLAGS.noisy_images:
+      raise ValueError('--scenes and --noisy_images describe different folders; pass one')
+    if FLAGS.scenes or FLAGS.noisy_images:
       scene_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
-                                         FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
-                                         FLAGS.skip_bad_scenes)
+                                       FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
+                                       FLAGS.skip_bad_scenes, noisy_images=FLAGS.noisy_images)
     else:
       if FLAGS.white_level:
-        raise ValueError('--white_level applies to --scenes only (clean images are 8-bit)')
+        raise ValueError('--white_level applies to --scenes and --noisy_images only (clean '
+                         'images are 8-bit)')
       dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
                                    FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
 

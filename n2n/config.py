@@ -22,6 +22,10 @@ PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
 LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
+# pairs: Noise2Noise from two noisy copies (or a clean target); the others
+# train from single noisy images (n2n/training/single_image.py).
+METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
+SINGLE_IMAGE_METHODS = METHODS[1:]
 CACHE_MODES = ('auto', 'true', 'false')
 # --noise=none: real noisy captures (scene datasets), no synthetic corruption.
 NO_NOISE = 'none'
@@ -85,6 +89,16 @@ class TrainConfig:
       'lambda 30, text 0.25, impulse 0.5,0.7, bernoulli 0.5).')
   target: str = setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
                         'Noise2Clean baseline.', choices=TARGETS)
+  method: str = setting('pairs', 'pairs: input and target are two noisy copies of an image (or '
+                        'the clean one, --target=clean). neighbor2neighbor and blind_spot train '
+                        'from single noisy images: each clean image corrupted once with a fixed '
+                        'per-image seed, or every capture of a scene dataset.', choices=METHODS)
+  neighbor2neighbor_gamma: float = setting(
+      2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
+      '0 (the official schedule reaches 2).', minimum=0.0)
+  blind_spot_fraction: float = setting(
+      0.002, 'Blind-spot: share of pixels masked per crop, 0-0.5 (Noise2Void masks 0.198%).',
+      minimum=1e-6, maximum=0.5)
   loss: str = setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
                       'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for bernoulli).',
                       choices=LOSSES)
@@ -164,6 +178,7 @@ class TrainConfig:
     for name, value in resolved.items():
       object.__setattr__(self, name, value)
     check_settings(self)
+    self._check_method()
     if len(self.noise_range) != 2:
       raise ValueError(f'--noise_range={format_value(self.noise_range)} needs exactly two '
                        'numbers: low,high')
@@ -178,6 +193,26 @@ class TrainConfig:
         raise ValueError(f'--eval_noise_levels value {level:g} is outside {lowest:g}..{highest:g} '
                          f'for --noise={self.noise}')
     self._check_run_settings()
+
+  def _check_method(self):
+    """The single-image methods' refusals; blind-spot's loss resolved."""
+    if self.method == 'pairs':
+      return
+    if self.target == 'clean':
+      raise ValueError(f'--target=clean trains on clean targets; --method={self.method} trains '
+                       'from single noisy images (use --method=pairs for the clean baseline)')
+    if self.noise == 'bernoulli':
+      raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
+                       f'--method={self.method} has no second copy to give')
+    if self.method == 'neighbor2neighbor' and self.crop_size % 64:
+      raise ValueError(f'--crop_size={self.crop_size}: Neighbor2Neighbor trains on half-size '
+                       'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
+                       'of 64')
+    if self.method == 'blind_spot':
+      if self.loss not in ('auto', 'masked_l2') and self.loss != _default_loss(self.noise):
+        raise ValueError(f'--loss={self.loss}: --method=blind_spot takes the loss at the masked '
+                         'pixels only (masked_l2)')
+      object.__setattr__(self, 'loss', 'masked_l2')
 
   def _check_run_settings(self):
     if self.profile_steps and not (len(self.profile_steps) == 2
@@ -199,13 +234,18 @@ class TrainConfig:
     for name in ('noise_range', 'eval_noise_levels'):
       if getattr(self, name):
         raise ValueError(f'--{name} does not apply to --noise=none (real noisy captures)')
-    if self.loss == 'masked_l2':
+    if self.loss == 'masked_l2' and self.method != 'blind_spot':
       raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
+    self._check_method()
     self._check_run_settings()
 
   def to_json(self):
     """The configuration as a JSON string (tuples become lists)."""
     return to_json(self)
+
+
+def _default_loss(noise):
+  return 'l2' if noise == NO_NOISE else catalog.get_spec(noise).default_loss
 
 
 def resolve_data(config, data_channels, data_dtype, white_level):

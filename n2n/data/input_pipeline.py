@@ -154,8 +154,10 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   records, pipeline_id = read_records(config.train_data, input_context)
   crop_size = config.crop_size
   channels = config_lib.model_channels(config)
-  images = records.map(lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'], channels),
-                       num_parallel_calls=tf.data.AUTOTUNE)
+  images = records.map(
+      lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'],
+                                                    channels),
+      num_parallel_calls=tf.data.AUTOTUNE)
   # Images smaller than the crop cannot give a crop; train.py checks the manifest
   # up front so this cannot silently drop everything.
   if config.skip_corrupt_records:

@@ -97,6 +97,8 @@ def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_R
     list of lists of capture indices: every capture in at least one group,
     every group of two or more, as even as the budget allows.
   """
+  if count == 1:
+    return [[0]]  # a noisy-image dataset: one capture, trained on alone
   per_record = max(2, (max_record_bytes - reference_bytes) // max(capture_bytes, 1))
   records = math.ceil(count / per_record)
   groups = [list(part) for part in np.array_split(np.arange(count), records)]
@@ -108,7 +110,7 @@ def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_R
 
 def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
                         overwrite=False, skip_bad_scenes=False,
-                        max_record_bytes=MAX_RECORD_BYTES):
+                        max_record_bytes=MAX_RECORD_BYTES, noisy_images=False):
   """Converts every scene below input_dir into TFRecord shards.
 
   Args:
@@ -122,6 +124,9 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     skip_bad_scenes: skip scenes that break the rules with one warning each
       instead of stopping.
     max_record_bytes: the most one record holds (larger scenes are split).
+    noisy_images: every image file below input_dir is one noisy capture of a
+      scene of its own, without reference (for the single-image methods); the
+      manifest's kind is 'noisy_images'.
 
   Returns:
     The manifest dict (also written to output_dir/manifest.json).
@@ -131,7 +136,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   """
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
-  found = scenes_lib.find_scenes(input_dir)
+  found = (scenes_lib.find_noisy_images(input_dir) if noisy_images
+           else scenes_lib.find_scenes(input_dir))
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
     checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes)
@@ -158,9 +164,13 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
   manifest = _manifest(checked, skipped, shards, level, seed)
   manifest['num_records'] = sum(counts)
+  if noisy_images:
+    manifest['kind'] = 'noisy_images'
+    manifest['num_images'] = manifest['num_scenes']
   dataset_writer.write_manifest(output_dir, manifest)
-  logging.info('Wrote %d scenes (%d captures, %d references; %s, %d channel(s), white level '
-               '%g) to %d shard(s) in %s; skipped %d.', len(checked), manifest['num_captures'],
+  logging.info('Wrote %d %s (%d captures, %d references; %s, %d channel(s), white level '
+               '%g) to %d shard(s) in %s; skipped %d.', len(checked),
+               'noisy images' if noisy_images else 'scenes', manifest['num_captures'],
                manifest['num_references'], first.dtype, first.shape[-1], level, len(shards),
                output_dir, len(skipped))
   return manifest

@@ -17,6 +17,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from n2n.data import file_lists
 from n2n.data import native_images
 from n2n.data import rgb_images
 
@@ -34,8 +35,10 @@ class Scene:
   """One scene's files.
 
   Attributes:
-    name: the folder's path below the dataset root ('.' for the root itself).
-    captures: sorted paths of the noisy captures (two or more).
+    name: the folder's path below the dataset root ('.' for the root itself;
+      for a noisy-image dataset, the file's path).
+    captures: sorted paths of the noisy captures (two or more; one in a
+      noisy-image dataset).
     reference: path of reference.*, or None.
   """
   name: str
@@ -49,7 +52,8 @@ class SceneArrays:
 
   Attributes:
     name: as Scene.name.
-    captures: [N, H, W, C] uint8, uint16 or float32 (C 1 or 3), N >= 2.
+    captures: [N, H, W, C] uint8, uint16 or float32 (C 1 or 3), N >= 2 (1 for
+      a noisy image).
     reference: [H, W, C] of the same dtype, or None.
   """
   name: str
@@ -104,6 +108,23 @@ def find_scenes(root):
   if not scenes:
     raise SceneError(f'{root!r} holds no scene (a folder with two or more captures)')
   return sorted(scenes, key=lambda scene: scene.name)
+
+
+def find_noisy_images(root):
+  """Every image file below root as a scene of its own with one capture and no
+  reference (datasets/make_tfrecords.py --noisy_images), sorted by name.
+
+  Raises:
+    SceneError: root is not a folder or holds no image file.
+  """
+  if not tf.io.gfile.isdir(root):
+    raise SceneError(f'{root!r} is not a folder')
+  found = [Scene(os.path.relpath(path, root), (path,))
+           for path in file_lists.files_below(root)
+           if os.path.splitext(path)[1].lower() in IMAGE_SUFFIXES]
+  if not found:
+    raise SceneError(f'{root!r} holds no image file')
+  return found
 
 
 def default_white_level(dtype):

@@ -46,7 +46,8 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
       except rgb_images.ImageDecodeError as error:
         logging.warning('Skipping %s: %s', file_path, error)
         continue
-      images.append((os.path.relpath(file_path, path), rgb_images.convert_channels(image, channels)))
+      images.append((os.path.relpath(file_path, path),
+                     rgb_images.convert_channels(image, channels)))
       if max_images and len(images) >= max_images:
         break
   else:

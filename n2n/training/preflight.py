@@ -93,8 +93,13 @@ def check_data_kind(config, manifests):
   """
   kinds = {manifest.get('kind', 'images') for manifest in manifests} or {'images'}
   if len(kinds) > 1:
-    raise ValueError('--train_data mixes clean-image and scene datasets; train on one kind')
-  scenes = kinds == {'scenes'}
+    raise ValueError(f'--train_data mixes datasets of kinds {", ".join(sorted(kinds))}; train '
+                     'on one kind')
+  if kinds == {'noisy_images'} and config.method == 'pairs':
+    raise ValueError('--method=pairs needs two captures of each scene, but --train_data holds '
+                     'single noisy images (datasets/make_tfrecords.py --noisy_images); train '
+                     'them with --method=neighbor2neighbor or --method=blind_spot')
+  scenes = kinds <= {'scenes', 'noisy_images'}
   if config.noise == config_lib.NO_NOISE and not scenes:
     raise ValueError('--noise=none needs scenes of real noisy captures (datasets/'
                      'make_tfrecords.py --scenes), but --train_data holds clean images: with no '
@@ -102,8 +107,8 @@ def check_data_kind(config, manifests):
   if not scenes:
     return
   if config.noise != config_lib.NO_NOISE:
-    raise ValueError(f'--noise={config.noise}: --train_data holds scenes of real noisy '
-                     'captures; train them with --noise=none')
+    raise ValueError(f'--noise={config.noise}: --train_data holds real noisy captures; train '
+                     'them with --noise=none')
   formats = {_scene_format(manifest) for manifest in manifests}
   if len(formats) > 1:
     raise ValueError('--train_data mixes scene datasets of different pixel types, channels or '
@@ -123,7 +128,8 @@ def _scene_format(manifest):
 def data_format(manifests):
   """(channels, dtype name, white level) of checked training data: a scene
   dataset's from its manifest, 8-bit RGB for clean images."""
-  scenes = [manifest for manifest in manifests if manifest.get('kind') == 'scenes']
+  scenes = [manifest for manifest in manifests
+            if manifest.get('kind') in ('scenes', 'noisy_images')]
   if scenes:
     dtype, channels, white_level = _scene_format(scenes[0])
     return channels, dtype, white_level

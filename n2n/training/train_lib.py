@@ -11,6 +11,7 @@ from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
 from n2n.data import input_pipeline
+from n2n.data import noisy_crops
 from n2n.data import scene_pipeline
 from n2n.evaluation import evaluator
 from n2n.evaluation import summaries
@@ -22,6 +23,7 @@ from n2n.training import hparams
 from n2n.training import losses
 from n2n.training import preemption
 from n2n.training import preflight
+from n2n.training import single_image
 from n2n.training import trainer as trainer_lib
 
 NonFiniteLossError = actions.NonFiniteLossError
@@ -69,8 +71,6 @@ def train_and_evaluate(config, strategy):
   if chief:
     run_dir.write_config(config.model_dir, config)
     hparams.write_hparams(config.model_dir, config)
-  build_dataset = (scene_pipeline.build_scene_dataset if config.noise == config_lib.NO_NOISE
-                   else input_pipeline.build_train_dataset)
   trainer.attach_dataset(strategy.distribute_datasets_from_function(
       lambda context: build_dataset(config, inputs.per_replica_batch, inputs.cache, start_step,
                                     context)))
@@ -83,6 +83,20 @@ def train_and_evaluate(config, strategy):
         lambda num_steps: _train_naming_corrupt_shards(trainer, num_steps, inputs.train_files),
         start_step, config.train_steps, config.steps_per_loop, run_actions).run()
   return TrainedRun(trainer.model, step, evaluate.results if evaluate else None)
+
+
+def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
+  """The training dataset of one input pipeline, for the data kind and --method."""
+  if config.method in config_lib.SINGLE_IMAGE_METHODS:
+    crops = noisy_crops.build_noisy_crops_dataset(config, per_replica_batch, cache, start_step,
+                                                  input_context)
+    pipeline_id = input_context.input_pipeline_id if input_context else 0
+    seed = tf.random.experimental.stateless_fold_in(
+        tf.constant([config.seed, 0x3E7], tf.int64), pipeline_id * 1_000_003 + start_step)
+    return single_image.method_dataset(crops, config.method, config.blind_spot_fraction, seed)
+  build = (scene_pipeline.build_scene_dataset if config.noise == config_lib.NO_NOISE
+           else input_pipeline.build_train_dataset)
+  return build(config, per_replica_batch, cache, start_step, input_context)
 
 
 def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request):

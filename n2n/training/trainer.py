@@ -16,6 +16,7 @@ from n2n.model import unet
 from n2n.training import controller
 from n2n.training import gradient_clipping
 from n2n.training import losses
+from n2n.training import single_image
 from n2n.training import schedules
 
 # The checkpoint entry of the running gradient-norm average (checkpoints
@@ -185,11 +186,23 @@ class Trainer:
     clip_multiple = float(config.gradient_clip_multiple)
     norm_average = self.gradient_norm_average
 
+    regularised = config.method == 'neighbor2neighbor'
+
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
         prediction = model(batch['input'], training=True)
         per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'),
                               step_fraction)
+        if regularised:
+          # The whole noisy image through the network, outside the tape: the
+          # regulariser's f(y) carries no gradient.
+          with tape.stop_recording():
+            full_prediction = model(batch['full'], training=True)
+          per_example += single_image.regulariser_weight(
+              config.neighbor2neighbor_gamma, step_fraction) * (
+                  single_image.neighbor2neighbor_regulariser(
+                      tf.cast(prediction, tf.float32), batch['target'], full_prediction,
+                      batch['positions']))
         # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
         loss = tf.reduce_sum(per_example) / config.batch_size
         scaled_loss = optimizer.scale_loss(loss)

@@ -63,8 +63,9 @@ def test_values_return_to_the_inputs_dtype_and_range():
 
 def test_output_family_keeps_lossless_formats_and_turns_lossy_into_png():
   assert native_images.output_family('a/b.TIF') == 'tiff'
-  assert native_images.output_family('b.png') == 'png' and native_images.output_family('b.bmp') == 'bmp'
-  assert native_images.output_family('b.jpeg') == 'png' and native_images.output_family('b.webp') == 'png'
+  family = native_images.output_family
+  assert family('b.png') == 'png' and family('b.bmp') == 'bmp'
+  assert family('b.jpeg') == 'png' and family('b.webp') == 'png'
   assert native_images.output_family('b.jpeg', 'jpeg') == 'jpeg'
 
 

@@ -102,8 +102,7 @@ def test_wrong_noise_or_target_for_the_data_is_one_line(scene_data, tfrecord_dir
       (_config(str(tfrecord_dir), str(image_folder), tmp_path / 'a'),
        '--noise=none needs scenes of real noisy captures'),
       (_config(records, val, tmp_path / 'b', noise='gaussian'),
-       '--noise=gaussian: --train_data holds scenes of real noisy captures; train them with '
-       '--noise=none'),
+       '--noise=gaussian: --train_data holds real noisy captures; train them with --noise=none'),
   ]
   for config, message in checks:
     with pytest.raises(ValueError, match=message):

@@ -1,0 +1,252 @@
+"""Training from single noisy images: the neighbour sub-sampler, the regulariser,
+blind-spot masking, and both methods learning in a few dozen steps (issue 22)."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.data import noisy_crops
+from n2n.training import distribute
+from n2n.training import losses
+from n2n.training import single_image
+from n2n.training import train_lib
+
+_DIAGONALS = ({0, 3}, {1, 2})
+
+
+def _numbered(batch, size, channels):
+  """[B, S, S, C] float32 whose value tells image, pixel and channel apart."""
+  pixel = np.arange(size * size, dtype=np.float32).reshape(1, size, size, 1)
+  image = np.arange(batch, dtype=np.float32).reshape(batch, 1, 1, 1) * 1e5
+  channel = np.arange(channels, dtype=np.float32).reshape(1, 1, 1, channels) * 1e4
+  return tf.constant(pixel + image + channel)
+
+
+def test_the_two_sub_images_take_different_neighbouring_pixels_of_every_cell():
+  positions = single_image.neighbour_positions(4, 64, 64, tf.constant([1, 2])).numpy()
+  assert positions.shape == (4, 32, 32, 2)
+  first, second = positions[..., 0], positions[..., 1]
+  assert (first != second).all()
+  assert not any({a, b} in _DIAGONALS for a, b in zip(first.ravel(), second.ravel()))
+  # All eight ordered pairs of neighbours occur.
+  assert len(set(zip(first.ravel(), second.ravel()))) == 8
+
+
+def test_every_channel_takes_the_same_pixel_of_a_cell():
+  images = _numbered(2, 8, 3)
+  pair = single_image.neighbor2neighbor_pair(images, tf.constant([3, 4]))
+  for key in ('input', 'target'):
+    sub = pair[key].numpy()
+    assert sub.shape == (2, 4, 4, 3)
+    np.testing.assert_array_equal(sub[..., 1] - sub[..., 0], 1e4)
+    np.testing.assert_array_equal(sub[..., 2] - sub[..., 0], 2e4)
+  # Each value is the pixel its cell's position names.
+  positions = pair['positions'].numpy()
+  for image in range(2):
+    for row in range(4):
+      for column in range(4):
+        cell = positions[image, row, column, 0]
+        pixel = (2 * row + cell // 2) * 8 + 2 * column + cell % 2
+        assert pair['input'].numpy()[image, row, column, 0] == image * 1e5 + pixel
+
+
+def test_positions_are_random_per_image_and_step_and_repeat_for_a_seed():
+  draw = lambda seed: single_image.neighbour_positions(2, 32, 32, tf.constant(seed)).numpy()
+  np.testing.assert_array_equal(draw([5, 6]), draw([5, 6]))
+  assert (draw([5, 6]) != draw([5, 7])).mean() > 0.5  # another step's seed
+  first, second = draw([5, 6])
+  assert (first != second).mean() > 0.5  # two images of one batch
+  # Through the dataset: every batch folds its index into the run's seed.
+  noisy = tf.data.Dataset.from_tensors(_numbered(2, 64, 1)).repeat(3)
+  run = lambda: [element['positions'].numpy() for element in single_image.method_dataset(
+      noisy, 'neighbor2neighbor', 0.0, tf.constant([1, 2], tf.int64))]
+  again, other = run(), run()
+  for ours, theirs in zip(again, other):
+    np.testing.assert_array_equal(ours, theirs)
+  assert (again[0] != again[1]).mean() > 0.5
+
+
+def test_odd_sizes_are_cropped_to_whole_cells():
+  images = _numbered(1, 9, 1)[:, :, :7]  # 9 x 7
+  even = single_image.even_crop(images)
+  assert even.shape == (1, 8, 6, 1)
+  positions = single_image.neighbour_positions(1, 8, 6, tf.constant([0, 1]))
+  assert single_image.subsample(even, positions[..., 0]).shape == (1, 4, 3, 1)
+
+
+def test_the_regulariser_passes_no_gradient_to_the_full_image_output():
+  rng = np.random.default_rng(0)
+  full = tf.Variable(rng.uniform(size=(2, 8, 8, 3)).astype(np.float32))
+  prediction = tf.Variable(rng.uniform(size=(2, 4, 4, 3)).astype(np.float32))
+  target = tf.constant(rng.uniform(size=(2, 4, 4, 3)).astype(np.float32))
+  positions = single_image.neighbour_positions(2, 8, 8, tf.constant([1, 1]))
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_sum(single_image.neighbor2neighbor_regulariser(prediction, target, full,
+                                                                    positions))
+  to_full, to_prediction = tape.gradient(loss, [full, prediction])
+  assert to_full is None and np.abs(to_prediction.numpy()).sum() > 0
+  # Its value: || f(g1 y) - g2 y - (g1 f(y) - g2 f(y)) ||^2 per example.
+  expected = (prediction - target - (single_image.subsample(full, positions[..., 0])
+                                     - single_image.subsample(full, positions[..., 1])))
+  np.testing.assert_allclose(
+      single_image.neighbor2neighbor_regulariser(prediction, target, full, positions),
+      tf.reduce_mean(tf.square(expected), axis=[1, 2, 3]), rtol=1e-6)
+  assert float(single_image.regulariser_weight(2.0, 0.25)) == 0.5
+
+
+def _median_without_centre(image, row, column):
+  padded = np.pad(image, [(2, 2), (2, 2), (0, 0)], mode='reflect')
+  window = padded[row:row + 5, column:column + 5].reshape(25, -1)
+  return np.median(np.delete(window, 12, axis=0), axis=0)
+
+
+def test_a_masked_pixel_takes_its_neighbourhood_median_never_itself():
+  rng = np.random.default_rng(1)
+  noisy = rng.uniform(size=(2, 16, 16, 3)).astype(np.float32)
+  pair = single_image.blind_spot_pair(tf.constant(noisy), 0.05, tf.constant([7, 8]))
+  mask = pair['target_mask'].numpy()[..., 0].astype(bool)
+  replaced = pair['input'].numpy()
+  np.testing.assert_array_equal(pair['target'].numpy(), noisy)
+  np.testing.assert_array_equal(replaced[~mask], noisy[~mask])
+  for image, row, column in zip(*np.nonzero(mask)):
+    np.testing.assert_allclose(replaced[image, row, column],
+                               _median_without_centre(noisy[image], row, column), rtol=1e-6)
+  # Whatever the masked pixel held, its replacement is the same.
+  image, row, column = [int(value[0]) for value in np.nonzero(mask)]
+  changed = noisy.copy()
+  changed[image, row, column] = 100.0
+  again = single_image.blind_spot_pair(tf.constant(changed), 0.05, tf.constant([7, 8]))
+  np.testing.assert_array_equal(again['input'].numpy()[image, row, column],
+                                replaced[image, row, column])
+
+
+def test_the_mask_fraction_is_the_setting_and_the_loss_sees_masked_pixels_only():
+  noisy = tf.random.stateless_uniform([3, 64, 64, 1], [0, 0])
+  pair = single_image.blind_spot_pair(noisy, 0.01, tf.constant([2, 3]))
+  counts = pair['target_mask'].numpy().sum(axis=(1, 2, 3))
+  np.testing.assert_array_equal(counts, [round(0.01 * 64 * 64)] * 3)
+  prediction = pair['target'].numpy().copy()
+  prediction[pair['target_mask'].numpy()[..., 0] == 0] += 5.0  # wrong only where unmasked
+  loss = losses.masked_l2_loss(tf.constant(prediction), pair['target'], pair['target_mask'])
+  np.testing.assert_allclose(loss, 0.0, atol=1e-12)
+
+
+def test_each_image_is_corrupted_once_with_its_own_fixed_noise():
+  image = tf.fill([16, 16, 3], tf.constant(128, tf.uint8))
+  once = noisy_crops.fixed_noisy_image(tf.constant('a.png'), image, 'gaussian', (25.0, 25.0), 0)
+  again = noisy_crops.fixed_noisy_image(tf.constant('a.png'), image, 'gaussian', (25.0, 25.0), 0)
+  other = noisy_crops.fixed_noisy_image(tf.constant('b.png'), image, 'gaussian', (25.0, 25.0), 0)
+  np.testing.assert_array_equal(once, again)
+  assert np.abs(once - other).mean() > 0.05
+  assert abs(float(tf.math.reduce_std(once)) - 25 / 255) < 0.01
+
+
+@pytest.mark.parametrize('overrides, message', [
+    (dict(method='blind_spot', target='clean'),
+     '--target=clean trains on clean targets; --method=blind_spot trains from single noisy '
+     'images'),
+    (dict(method='neighbor2neighbor', crop_size=96),
+     '--crop_size=96: Neighbor2Neighbor trains on half-size sub-images'),
+    (dict(method='blind_spot', loss='l1'), '--loss=l1: --method=blind_spot takes the loss'),
+    (dict(method='neighbor2neighbor', noise='bernoulli'), '--noise=bernoulli needs the target'),
+])
+def test_settings_that_make_no_sense_together_are_refused_in_one_line(overrides, message):
+  values = dict(train_data='x', model_dir='y', crop_size=64)
+  values.update(overrides)
+  with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
+    config_lib.TrainConfig(**values)
+  assert config_lib.TrainConfig(train_data='x', model_dir='y',
+                                method='blind_spot').loss == 'masked_l2'
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('method, extra', [
+    ('neighbor2neighbor', {}),
+    # The loss sees only the masked pixels: with a larger share than Noise2Void's
+    # 0.2% it still needs more steps than a method whose loss sees every pixel.
+    ('blind_spot', {'blind_spot_fraction': 0.05, 'train_steps': 200})])
+def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
+    method, extra, tfrecord_dir, image_folder, tmp_path):
+  config = config_lib.TrainConfig(
+      train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
+      model_dir=str(tmp_path), method=method, noise='gaussian', noise_range=(25.0, 25.0),
+      eval_noise_levels=(25.0,), crop_size=64,
+      steps_per_loop=10, log_every=10, eval_every=1000, checkpoint_every=1000, learning_rate=1e-3,
+      rampdown_fraction=0.0, precision='float32', seed=1,
+      **{'batch_size': 4, 'train_steps': 60, **extra})
+  run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  scores, = run.results
+  assert scores.mean_psnr - scores.mean_input_psnr > 2.0, scores.mean_psnr
+  train_events = tf.io.gfile.glob(str(tmp_path / 'train' / 'events.out.tfevents.*'))
+  from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
+  loss = [float(tf.make_ndarray(value.tensor)) for path in train_events
+          for event in summaries.read_events(path) for value in event.summary.value
+          if value.tag == 'loss']
+  assert len(loss) == config.train_steps // 10 and loss[-1] < loss[0]
+
+
+def test_every_capture_of_a_scene_dataset_is_a_training_image(tmp_path):
+  from n2n.data import native_images  # pylint: disable=g-import-not-at-top
+  from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
+  from n2n.data import simulated_scenes  # pylint: disable=g-import-not-at-top
+  from tests.conftest import smooth_image  # pylint: disable=g-import-not-at-top
+  (tmp_path / 'clean').mkdir()
+  (tmp_path / 'clean' / 'a.png').write_bytes(native_images.encode_pages(
+      [smooth_image(np.random.default_rng(0), 80, 96)], 'png'))
+  simulated_scenes.write_scenes(str(tmp_path / 'clean'), str(tmp_path / 'raw'), captures=3,
+                                reference=False)
+  scene_writer.write_scene_dataset(str(tmp_path / 'raw'), str(tmp_path / 'records'))
+  config = config_lib.TrainConfig(train_data=str(tmp_path / 'records'), model_dir='unused',
+                                  noise='none', method='neighbor2neighbor', crop_size=64,
+                                  batch_size=2, seed=3)
+  config = config_lib.resolve_data(config, 3, 'uint16', 65535.0)
+  element = next(iter(train_lib.build_dataset(config, 2, cache=False)))
+  assert element['full'].shape == (2, 64, 64, 3) and element['input'].shape == (2, 32, 32, 3)
+  # 16-bit captures on the 0-1 scale, noisy: no two crops alike.
+  full = element['full'].numpy()
+  assert 0.0 <= full.min() and full.max() <= 1.0 and np.abs(full[0] - full[1]).mean() > 0.01
+
+
+def test_a_noisy_image_dataset_trains_only_with_a_single_image_method(tmp_path):
+  import subprocess  # pylint: disable=g-import-not-at-top
+  import sys  # pylint: disable=g-import-not-at-top
+  from n2n.data import native_images  # pylint: disable=g-import-not-at-top
+  from n2n.training import preflight  # pylint: disable=g-import-not-at-top
+  from tests.conftest import REPO_ROOT, smooth_image  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(4)
+  folder = tmp_path / 'noisy'
+  (folder / 'day2').mkdir(parents=True)
+  gray16 = smooth_image(rng, 70, 72, 1)[:, :, 0].astype(np.uint16) * 200
+  for name, page in (('a.png', gray16), ('day2/b.png', gray16 + 7), ('c.tif', gray16 + 9)):
+    (folder / name).write_bytes(native_images.encode_pages([page], native_images.family_of(name)))
+  result = subprocess.run(
+      [sys.executable, 'datasets/make_tfrecords.py', '--noisy_images', f'--input_dir={folder}',
+       f'--output_dir={tmp_path / "records"}'], cwd=REPO_ROOT, capture_output=True, text=True,
+      timeout=120)
+  assert result.returncode == 0, result.stderr[-2000:]
+  import json  # pylint: disable=g-import-not-at-top
+  manifest = json.loads((tmp_path / 'records' / 'manifest.json').read_text())
+  assert manifest['kind'] == 'noisy_images' and manifest['num_images'] == 3
+  assert (manifest['dtype'], manifest['channels']) == ('uint16', 1)
+  strategy = distribute.create_strategy('default')
+  pairs = config_lib.TrainConfig(train_data=str(tmp_path / 'records'),
+                                 model_dir=str(tmp_path / 'r'), noise='none', crop_size=64)
+  with pytest.raises(ValueError, match=r'--method=pairs needs two captures of each scene, but '
+                     r'--train_data holds single noisy images \(datasets/make_tfrecords.py '
+                     r'--noisy_images\); train them with --method=neighbor2neighbor or '
+                     r'--method=blind_spot'):
+    preflight.check_training_inputs(pairs, strategy)
+  single = config_lib.TrainConfig(train_data=str(tmp_path / 'records'),
+                                  model_dir=str(tmp_path / 'r'), noise='none', crop_size=64,
+                                  batch_size=2, method='blind_spot')
+  checked = preflight.check_training_inputs(single, strategy)
+  assert (checked.config.data_dtype, checked.config.model.channels) == ('uint16', 1)
+  element = next(iter(train_lib.build_dataset(checked.config, 2, cache=False)))
+  assert element['input'].shape == (2, 64, 64, 1) and element['target_mask'].shape == (2, 64, 64, 1)
+  both = subprocess.run(
+      [sys.executable, 'datasets/make_tfrecords.py', '--noisy_images', '--scenes',
+       f'--input_dir={folder}', f'--output_dir={tmp_path / "x"}'], cwd=REPO_ROOT,
+      capture_output=True, text=True, timeout=120)
+  assert both.returncode == 1 and both.stderr.strip().splitlines()[-1] == (
+      'make_tfrecords.py: error: --scenes and --noisy_images describe different folders; pass one')
