@@ -138,6 +138,26 @@ def crop_shuffle_size(per_replica_batch, crops_per_image):
   return min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * crops_per_image))
 
 
+def shuffled_crops(items, crops_of, per_replica_batch, config, pipeline_id, start_step):
+  """Every pipeline's crop stream: items (images or scenes) in a shuffled,
+  endless order, each cut into crops by crops_of, the crops shuffled again so a
+  batch mixes items.
+
+  Args:
+    items: tf.data.Dataset of decoded images or parsed scenes.
+    crops_of: fn(index, item) -> [crops_per_image, S, S, C].
+    per_replica_batch, config, pipeline_id, start_step: the shuffles' sizes and seeds.
+
+  Returns:
+    tf.data.Dataset of single [S, S, C] crops.
+  """
+  image_order_seed, crop_order_seed = shuffle_seeds(config.seed, pipeline_id, start_step)
+  items = items.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
+  crops = items.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
+  return crops.unbatch().shuffle(crop_shuffle_size(per_replica_batch, config.crops_per_image),
+                                 seed=crop_order_seed)
+
+
 def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset for one input pipeline (one worker).
 
@@ -171,17 +191,12 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   base_seed = tf.random.experimental.stateless_fold_in(
       tf.constant([config.seed, pipeline_id], tf.int64), start_step)
   crop_seed, pair_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
-  image_order_seed, crop_order_seed = shuffle_seeds(config.seed, pipeline_id, start_step)
-  images = images.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
-  images = images.repeat().enumerate()
 
   def crops_of(index, image):
     seed = tf.random.experimental.stateless_fold_in(crop_seed, index)
     return random_crops(image, crop_size, config.crops_per_image, seed)
 
-  crops = images.map(crops_of, num_parallel_calls=tf.data.AUTOTUNE).unbatch()
-  crops = crops.shuffle(crop_shuffle_size(per_replica_batch, config.crops_per_image),
-                        seed=crop_order_seed)
+  crops = shuffled_crops(images, crops_of, per_replica_batch, config, pipeline_id, start_step)
 
   def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(

@@ -99,18 +99,13 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
   base_seed = tf.random.experimental.stateless_fold_in(
       tf.constant([config.seed, pipeline_id], tf.int64), start_step)
   crop_seed, augment_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
-  image_order_seed, crop_order_seed = input_pipeline.shuffle_seeds(config.seed, pipeline_id,
-                                                                   start_step)
-  images = images.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
 
   def crops_of(index, image):
     return input_pipeline.random_crops(image, crop_size, config.crops_per_image,
                                        tf.random.experimental.stateless_fold_in(crop_seed, index))
 
-  crops = images.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
-  crops = crops.unbatch().shuffle(
-      input_pipeline.crop_shuffle_size(per_replica_batch, config.crops_per_image),
-      seed=crop_order_seed)
+  crops = input_pipeline.shuffled_crops(images, crops_of, per_replica_batch, config,
+                                        pipeline_id, start_step)
 
   def augment(index, batch):
     return augmentation.augment_crops(

@@ -68,9 +68,6 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
       tf.constant([config.seed, pipeline_id], tf.int64), start_step)
   pick_seed, crop_seed, pair_seed = tf.unstack(
       tf.random.experimental.stateless_split(base_seed, 3))
-  image_order_seed, crop_order_seed = input_pipeline.shuffle_seeds(config.seed, pipeline_id,
-                                                                   start_step)
-  scenes = scenes.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
   dtype = tf.as_dtype(config.data_dtype)
   channels = config_lib.model_channels(config)
 
@@ -82,10 +79,8 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
         stacked, crop_size, config.crops_per_image,
         tf.random.experimental.stateless_fold_in(crop_seed, index))
 
-  crops = scenes.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
-  crops = crops.unbatch().shuffle(
-      input_pipeline.crop_shuffle_size(per_replica_batch, config.crops_per_image),
-      seed=crop_order_seed)
+  crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
+                                        pipeline_id, start_step)
 
   def pairs_of(index, crops):
     seed = tf.random.experimental.stateless_fold_in(pair_seed, index)

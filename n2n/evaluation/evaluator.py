@@ -6,7 +6,6 @@ eval curves are the same whoever computed them.
 """
 
 from absl import logging
-import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.evaluation import scoring
@@ -43,11 +42,6 @@ class Evaluator:
                             keep_images=self._image_summaries, corrupt=self._corrupt)
     summaries.write_evaluation(self._writer, step, results)
     logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
-    warnings = scoring.colour_shift_warnings(results, self._colour_shift_warning)
-    for warning in warnings:
-      logging.warning('Step %d: %s.', step, warning)
-    if warnings:
-      with self._writer.as_default(step=step):
-        tf.summary.text('warnings/colour', '\n\n'.join(warnings))
-      self._writer.flush()
+    summaries.write_warnings(self._writer, step, 'colour',
+                             scoring.colour_shift_warnings(results, self._colour_shift_warning))
     return results

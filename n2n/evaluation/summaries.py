@@ -3,6 +3,7 @@
 
 import os
 
+from absl import logging
 import numpy as np
 import tensorflow as tf
 
@@ -47,6 +48,17 @@ def comparison_strip(noisy, denoised, clean):
   """noisy | denoised | clean | colour error side by side; [H, 4W, C] float32 in [0, 1]."""
   panels = [np.clip(image, 0.0, 1.0) for image in (noisy, denoised, clean)]
   return np.concatenate(panels + [colour_error_panel(denoised, clean)], axis=1)
+
+
+def write_warnings(writer, step, tag, warnings):
+  """Logs each warning line and shows them together in TensorBoard's Text tab
+  (warnings/TAG); nothing when there is none."""
+  for warning in warnings:
+    logging.warning('Step %d: %s.', step, warning)
+  if warnings:
+    with writer.as_default(step=step):
+      tf.summary.text(f'warnings/{tag}', '\n\n'.join(warnings))
+    writer.flush()
 
 
 def write_evaluation(writer, step, results):

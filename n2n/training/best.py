@@ -16,6 +16,7 @@ from absl import logging
 import tensorflow as tf
 
 from n2n import run_dir
+from n2n.evaluation import summaries
 
 BEST_SUBDIR = run_dir.BEST_SUBDIR
 BEST_JSON = 'best.json'
@@ -98,13 +99,8 @@ class BestCheckpoint:
     self.best = read_best(model_dir)
 
   def __call__(self, step, results):
-    warnings = falling_score_warnings(results, self.best, self._drop_warning_db)
-    for warning in warnings:
-      logging.warning('Step %d: %s.', step, warning)
-    if warnings:
-      with self._writer.as_default(step=step):
-        tf.summary.text('warnings/validation', '\n\n'.join(warnings))
-      self._writer.flush()
+    summaries.write_warnings(self._writer, step, 'validation',
+                             falling_score_warnings(results, self.best, self._drop_warning_db))
     score, metric = headline_score(results)
     if self.best is None or metric != self.best['metric'] or score > self.best['score']:
       self._save(step, score, metric)
