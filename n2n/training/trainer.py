@@ -76,6 +76,13 @@ def _max_ignoring_nan(first, second):
                   tf.where(tf.math.is_nan(second), first, tf.maximum(first, second)))
 
 
+def _neighbor2neighbor_term(config, batch, prediction, full_prediction, step_fraction):
+  """The weighted Neighbor2Neighbor regulariser per example, [B] float32."""
+  weight = single_image.regulariser_weight(config.neighbor2neighbor_gamma, step_fraction)
+  return weight * single_image.neighbor2neighbor_regulariser(
+      tf.cast(prediction, tf.float32), batch['target'], full_prediction, batch['positions'])
+
+
 class Trainer:
   """Owns the model, optimizer, step and checkpoint of one run, and trains it.
 
@@ -198,11 +205,8 @@ class Trainer:
           # regulariser's f(y) carries no gradient.
           with tape.stop_recording():
             full_prediction = model(batch['full'], training=True)
-          per_example += single_image.regulariser_weight(
-              config.neighbor2neighbor_gamma, step_fraction) * (
-                  single_image.neighbor2neighbor_regulariser(
-                      tf.cast(prediction, tf.float32), batch['target'], full_prediction,
-                      batch['positions']))
+          per_example += _neighbor2neighbor_term(config, batch, prediction, full_prediction,
+                                                 step_fraction)
         # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
         loss = tf.reduce_sum(per_example) / config.batch_size
         scaled_loss = optimizer.scale_loss(loss)
