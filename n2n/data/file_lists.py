@@ -11,9 +11,18 @@ def files_below(directory):
   """Every non-hidden file below directory (recursive), sorted.
 
   Hidden files and folders (.DS_Store, .ipynb_checkpoints, ...) are never data.
+  A folder reached twice through symbolic links is read once.
   """
   paths = []
+  visited = set()
   for root, folders, names in tf.io.gfile.walk(directory):
+    # A link back up the tree (sub/up -> ..) would repeat every file below it
+    # until the system's link depth runs out: each real folder is read once.
+    real = os.path.realpath(root) if '://' not in root else root
+    if real in visited:
+      folders[:] = []
+      continue
+    visited.add(real)
     folders[:] = [folder for folder in folders if not folder.startswith('.')]
     paths.extend(os.path.join(root, name) for name in names if not name.startswith('.'))
   return sorted(paths)

@@ -1,3 +1,5 @@
+import os
+
 import pytest
 
 from n2n.data import file_lists
@@ -27,3 +29,12 @@ def test_glob_matching_nothing_names_the_flag_and_glob(tmp_path):
     file_lists.record_files(str(tmp_path / 'nothing-*'))
   with pytest.raises(ValueError, match=r'--val_data is empty'):
     file_lists.record_files(' , ', flag_name='val_data')
+
+
+def test_a_link_back_up_the_tree_lists_each_file_once(tmp_path):
+  (tmp_path / 'sub').mkdir()
+  (tmp_path / 'sub' / 'a.png').write_bytes(b'x')
+  (tmp_path / 'sub' / 'up').symlink_to('..')  # a loop: sub/up/sub/up/...
+  (tmp_path / 'again').symlink_to('sub')  # the same folder under a second name
+  found = file_lists.files_below(str(tmp_path))
+  assert len(found) == 1 and os.path.samefile(found[0], tmp_path / 'sub' / 'a.png')
