@@ -138,6 +138,37 @@ def crop_shuffle_size(per_replica_batch, crops_per_image):
   return min(_MAX_CROP_SHUFFLE, max(8 * per_replica_batch, 4 * crops_per_image))
 
 
+def usable_items(items, config, cache, height_width=lambda image: tf.shape(image)[:2]):
+  """Drops what cannot give a crop, and keeps the rest in memory if asked.
+
+  Args:
+    items: tf.data.Dataset of decoded images or parsed scenes.
+    config: config.TrainConfig (skip_corrupt_records, crop_size).
+    cache: keep the items in memory after the first pass.
+    height_width: fn(item) -> [2] int tensor, its height and width.
+
+  Returns:
+    tf.data.Dataset of the items whose records read (with
+    --skip_corrupt_records) and whose sides reach the crop size. train.py
+    checks the manifest up front, so the size filter cannot silently drop
+    everything.
+  """
+  if config.skip_corrupt_records:
+    # Drops records that fail to read or decode (truncated shards, bad PNGs).
+    items = items.ignore_errors(log_warning=True)
+  crop_size = config.crop_size
+  items = items.filter(lambda item: tf.reduce_min(height_width(item)) >= crop_size)
+  return items.cache() if cache else items
+
+
+def stream_seeds(config, pipeline_id, start_step, count):
+  """count independent [2] int64 seeds for one pipeline's random streams (crops,
+  augmentation, noise, ...), keyed by (--seed, pipeline, resume step)."""
+  base_seed = tf.random.experimental.stateless_fold_in(
+      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
+  return tf.unstack(tf.random.experimental.stateless_split(base_seed, count))
+
+
 def shuffled_crops(items, crops_of, per_replica_batch, config, pipeline_id, start_step):
   """Every pipeline's crop stream: items (images or scenes) in a shuffled,
   endless order, each cut into crops by crops_of, the crops shuffled again so a
@@ -178,19 +209,8 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
       lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'],
                                                     channels),
       num_parallel_calls=tf.data.AUTOTUNE)
-  # Images smaller than the crop cannot give a crop; train.py checks the manifest
-  # up front so this cannot silently drop everything.
-  if config.skip_corrupt_records:
-    # Drops records that fail to read or decode (truncated shards, bad PNGs).
-    images = images.ignore_errors(log_warning=True)
-  images = images.filter(
-      lambda image: tf.reduce_min(tf.shape(image)[:2]) >= crop_size)
-  if cache:
-    images = images.cache()
-
-  base_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
-  crop_seed, pair_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
+  images = usable_items(images, config, cache)
+  crop_seed, pair_seed = stream_seeds(config, pipeline_id, start_step, 2)
 
   def crops_of(index, image):
     seed = tf.random.experimental.stateless_fold_in(crop_seed, index)

@@ -58,10 +58,10 @@ class ImageFile:
   imagej_shape: tuple = ()
 
 
-def _check_size(height, width, path_hint=''):
+def _check_size(height, width):
   if height * width > MAX_MEGAPIXELS * 1e6:
     raise rgb_images.ImageDecodeError(
-        f'{path_hint}{width}x{height} pixels ({height * width / 1e6:.0f} MP) is more than the '
+        f'{width}x{height} pixels ({height * width / 1e6:.0f} MP) is more than the '
         f'{MAX_MEGAPIXELS} MP this tool decodes')
 
 

@@ -90,15 +90,9 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
   """
   records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
   images = _noisy_images(records, config)
-  if config.skip_corrupt_records:
-    images = images.ignore_errors(log_warning=True)
+  images = input_pipeline.usable_items(images, config, cache)
   crop_size = config.crop_size
-  images = images.filter(lambda image: tf.reduce_min(tf.shape(image)[:2]) >= crop_size)
-  if cache:
-    images = images.cache()
-  base_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
-  crop_seed, augment_seed = tf.unstack(tf.random.experimental.stateless_split(base_seed, 2))
+  crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id, start_step, 2)
 
   def crops_of(index, image):
     return input_pipeline.random_crops(image, crop_size, config.crops_per_image,

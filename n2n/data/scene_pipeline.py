@@ -58,16 +58,11 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
   """
   records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
-  if config.skip_corrupt_records:
-    scenes = scenes.ignore_errors(log_warning=True)
+  scenes = input_pipeline.usable_items(scenes, config, cache,
+                                      height_width=lambda scene: scene['shape'][:2])
   crop_size = config.crop_size
-  scenes = scenes.filter(lambda scene: tf.reduce_min(scene['shape'][:2]) >= crop_size)
-  if cache:
-    scenes = scenes.cache()
-  base_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
-  pick_seed, crop_seed, pair_seed = tf.unstack(
-      tf.random.experimental.stateless_split(base_seed, 3))
+  pick_seed, crop_seed, pair_seed = input_pipeline.stream_seeds(config, pipeline_id, start_step,
+                                                                3)
   dtype = tf.as_dtype(config.data_dtype)
   channels = config_lib.model_channels(config)
 
