@@ -181,13 +181,23 @@ def _fill_non_finite(colour):
   return filled, NonFinite(mask, colour[mask])
 
 
-def values_above_white(pages, run_config, white_level_override=0.0):
-  """The largest value above the white level the model was trained with, or None."""
+def values_above_white(pages, colour_channels, run_config, white_level_override=0.0):
+  """(largest colour value, white level) when a page's colour channels pass the
+  white level the model was trained with, else None. Alpha and extra samples
+  are passed through untouched, so they do not count; nor do NaN and inf.
+
+  Args:
+    pages: ImageFile.pages; colour_channels: one entry per page (None: decided
+      from the channel count), as for native_images.split_alpha.
+  """
   above = None
-  for page in pages:
-    white_level = data_white_level(run_config, page.dtype, white_level_override)
-    if white_level and page.size:
-      top = float(np.nanmax(page)) if page.dtype.kind == 'f' else float(page.max())
+  for page, colour_count in zip(pages, colour_channels):
+    colour, _ = native_images.split_alpha(page, colour_count)
+    white_level = data_white_level(run_config, colour.dtype, white_level_override)
+    if colour.dtype.kind == 'f':
+      colour = colour[np.isfinite(colour)]
+    if white_level and colour.size:
+      top = float(colour.max())
       if top > white_level and (above is None or top > above[0]):
         above = (top, white_level)
   return above
@@ -200,13 +210,13 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
     Exception: of any kind, when the file cannot be read, denoised or encoded.
   """
   image = native_images.read_image(job.source)
-  above = values_above_white(image.pages, run_config, white_level_override)
+  colour_channels = image.colour_channels or (None,) * len(image.pages)
+  above = values_above_white(image.pages, colour_channels, run_config, white_level_override)
   if above:
     # Values above the white level come back clipped to it: say so, once per file.
     logging.warning('%s holds values up to %g, above the white level %g the model was trained '
                     'with; they are clipped to it. Pass --white_level to scale this file\'s '
                     'data differently.', job.source, above[0], above[1])
-  colour_channels = image.colour_channels or (None,) * len(image.pages)
   denoised = [denoise_page(page, denoise, model_channels, run_config, colour,
                            white_level_override)
               for page, colour in zip(image.pages, colour_channels)]

@@ -127,3 +127,13 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   assert 'above the white level' not in caplog.text
   (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()
+  # An alpha channel at 16-bit full scale is passed through, not pixel data: no warning.
+  with_alpha = np.stack([np.array([[0, 1000, 4095]], np.uint16),
+                         np.full((1, 3), 65535, np.uint16)], axis=-1)
+  _write(tmp_path / 'in' / 'alpha.png', with_alpha)
+  caplog.clear()
+  with caplog.at_level('WARNING'):
+    denoising.denoise_file(denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
+                                         str(tmp_path / 'out' / 'c.png'), 'png'),
+                           lambda values: values, 1, run_config)
+  assert 'above the white level' not in caplog.text
