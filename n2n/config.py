@@ -209,7 +209,8 @@ class TrainConfig:
                        'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
                        'of 64')
     if self.method == 'blind_spot':
-      if self.loss not in ('auto', 'masked_l2') and self.loss != _default_loss(self.noise):
+      # 'auto' is resolved to the noise's default loss by now, so that one is allowed.
+      if self.loss not in ('masked_l2', _default_loss(self.noise)):
         raise ValueError(f'--loss={self.loss}: --method=blind_spot takes the loss at the masked '
                          'pixels only (masked_l2)')
       object.__setattr__(self, 'loss', 'masked_l2')

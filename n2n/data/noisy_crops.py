@@ -26,6 +26,14 @@ from n2n.data import tfrecord
 
 # Mixed into the per-image noise seeds, so they differ from every other stream.
 _FIXED_NOISE_KEY = 0x51A6
+# The random streams of one pipeline: crop positions, augmentation, and the
+# method's own draws (sub-sampler, masks), which training makes from the crops.
+CROP_STREAM, AUGMENT_STREAM, METHOD_STREAM = range(3)
+
+
+def stream_seeds(config, pipeline_id, start_step):
+  """The [2] int64 seeds of the three streams, keyed by (--seed, pipeline, resume step)."""
+  return input_pipeline.stream_seeds(config, pipeline_id, start_step, 3)
 
 
 def fixed_noisy_image(name, image, noise, noise_range, seed):
@@ -92,7 +100,8 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
   images = _noisy_images(records, config)
   images = input_pipeline.usable_items(images, config, cache)
   crop_size = config.crop_size
-  crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id, start_step, 2)
+  seeds = stream_seeds(config, pipeline_id, start_step)
+  crop_seed, augment_seed = seeds[CROP_STREAM], seeds[AUGMENT_STREAM]
 
   def crops_of(index, image):
     return input_pipeline.random_crops(image, crop_size, config.crops_per_image,

@@ -91,8 +91,7 @@ def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=
     crops = noisy_crops.build_noisy_crops_dataset(config, per_replica_batch, cache, start_step,
                                                   input_context)
     pipeline_id = input_context.input_pipeline_id if input_context else 0
-    seed = tf.random.experimental.stateless_fold_in(
-        tf.constant([config.seed, 0x3E7], tf.int64), pipeline_id * 1_000_003 + start_step)
+    seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
     return single_image.method_dataset(crops, config.method, config.blind_spot_fraction, seed)
   build = (scene_pipeline.build_scene_dataset if config.noise == config_lib.NO_NOISE
            else input_pipeline.build_train_dataset)
