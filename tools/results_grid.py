@@ -253,8 +253,9 @@ def colour_check_results(row, model_dirs, output_path):
   for variant, model_dir in model_dirs.items():
     scores = colour_check.score_model(restore.restore_model(model_dir), keep_images=True)
     checked[f'{row.name}_{variant}'] = [
-        {'name': os.path.splitext(score.name)[0], 'input_psnr': score.input_psnr,
-         'psnr': score.psnr, 'colour_error': list(score.colour_error)} for score in scores]
+        {'name': os.path.splitext(verdict.score.name)[0], 'input_psnr': verdict.score.input_psnr,
+         'psnr': verdict.score.psnr, 'colour_error': list(verdict.score.colour_error),
+         'meets_bar': verdict.passed} for verdict in colour_check.verdicts(scores)]
     pictured = next(score for score in scores
                     if os.path.splitext(score.name)[0] == COLOUR_PICTURE)
     panels[variant] = pictured
@@ -322,7 +323,8 @@ def main(argv):
       json.dump(results, results_file, indent=1)
   import results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
-    page.write(results_page.render(ROWS, VARIANT_TITLES, results))
+    page.write(results_page.render(ROWS, VARIANT_TITLES, results,
+                                   colour_bar=colour_check.MAX_CHANNEL_ERROR))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 

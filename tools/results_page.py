@@ -142,13 +142,12 @@ def _worst_error(image):
   return max(abs(error) for error in image['colour_error'])
 
 
-def _colour_summary_table(checked, bar):
+def _colour_summary_table(checked):
   lines = ['| run | images meeting the bar | worst channel error | smallest PSNR gain | '
            'mean PSNR gain |', '|---|---|---|---|---|']
   for title, run in checked:
     images = run['colour_check']
-    passed = sum(_worst_error(image) < bar and image['psnr'] > image['input_psnr']
-                 for image in images)
+    passed = sum(image['meets_bar'] for image in images)  # bench/colour_check.verdicts
     gains = [image['psnr'] - image['input_psnr'] for image in images]
     worst = max(images, key=_worst_error)
     lines.append(f'| {title} | {passed} of {len(images)} | {_worst_error(worst):.3f} '
@@ -191,7 +190,7 @@ def colour_check_section(rows, titles, results, bar):
       f'(output minus clean, 0-1 scale) under {bar:g}, and a PSNR gain, on every image '
       '(`python bench/colour_check.py --model=RUN` checks one run).',
       '',
-      _colour_summary_table(checked, bar),
+      _colour_summary_table(checked),
       '',
       'Per image: input -> output PSNR (dB), and the output\'s mean error in R, G, B:',
       '',
@@ -209,8 +208,14 @@ def colour_check_section(rows, titles, results, bar):
   return out
 
 
-def render(rows, titles, results, colour_bar=0.03):
-  """The page's markdown text."""
+def render(rows, titles, results, colour_bar=None):
+  """The page's markdown text.
+
+  Args:
+    colour_bar: the colour check's channel-error bar the runs were judged by
+      (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
+      image's verdict is stored with it in results.json.
+  """
   runs = [run for key, run in results.items() if 'run' in run]
   if not runs:
     return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
