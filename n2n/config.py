@@ -93,6 +93,11 @@ class TrainConfig:
                         'the clean one, --target=clean). neighbor2neighbor and blind_spot train '
                         'from single noisy images: each clean image corrupted once with a fixed '
                         'per-image seed, or every capture of a scene dataset.', choices=METHODS)
+  noise_captures: int = setting(
+      0, 'Synthetic noise: 0 draws fresh noise at every step (the paper). N corrupts every '
+      'training image N times, once and for all, and trains on those captures only, as with N '
+      'real captures of each scene (--method=pairs needs 2 or more with --target=noisy). The '
+      'single-image methods always use fixed captures: 0 means 1 for them.', minimum=0)
   neighbor2neighbor_gamma: float = setting(
       2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
       '0 (the official schedule reaches 2).', minimum=0.0)
@@ -194,8 +199,28 @@ class TrainConfig:
                          f'for --noise={self.noise}')
     self._check_run_settings()
 
+  def _check_captures(self):
+    """--noise_captures' refusals; 1 for the single-image methods when 0."""
+    captures = self.noise_captures
+    if self.noise == NO_NOISE:
+      if captures:
+        raise ValueError(f'--noise_captures={captures} simulates captures with synthetic noise; '
+                         'with --noise=none the scenes\' own captures are the data')
+      return
+    if self.method in SINGLE_IMAGE_METHODS:
+      object.__setattr__(self, 'noise_captures', captures or 1)
+      return
+    if captures == 1 and self.target == 'noisy':
+      raise ValueError('--noise_captures=1 leaves one capture of each image: --method=pairs with '
+                       '--target=noisy needs 2 or more (or train it with '
+                       '--method=neighbor2neighbor or --method=blind_spot)')
+    if captures and catalog.get_spec(self.noise).name == 'bernoulli':
+      raise ValueError(f'--noise_captures={captures} is not supported with --noise=bernoulli '
+                       '(its loss needs each target\'s kept-pixel mask)')
+
   def _check_method(self):
     """The single-image methods' refusals; blind-spot's loss resolved."""
+    self._check_captures()
     if self.method == 'pairs':
       return
     if self.target == 'clean':

@@ -5,10 +5,11 @@ and target from one noisy crop; this module supplies the crops:
 
   [B, S, S, C] float32 batches (1.0 at the data's white level), augmented
   (flips, rotations, channel permutations), from
-  - a clean-image dataset with --noise: every image corrupted ONCE, with a
-    noise seed and level fixed per image (keyed by its name and --seed), so
-    the run is honest single-image training: a fresh realisation at every
-    step would quietly give the network many noisy copies of each image;
+  - a clean-image dataset with --noise: every image corrupted once (or
+    --noise_captures times, each capture a training image) with fixed seeds
+    (n2n/data/fixed_captures.py), so the run is honest single-image training:
+    a fresh realisation at every step would quietly give the network many
+    noisy copies of each image;
   - a scene dataset (--noise=none): every capture is a training image.
 
 Randomness is stateless, keyed by (seed, pipeline, resume step), as in
@@ -18,14 +19,12 @@ input_pipeline.
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.corruptions import noise as noise_lib
 from n2n.data import augmentation
+from n2n.data import fixed_captures
 from n2n.data import input_pipeline
 from n2n.data import rgb_images
 from n2n.data import tfrecord
 
-# Mixed into the per-image noise seeds, so they differ from every other stream.
-_FIXED_NOISE_KEY = 0x51A6
 # The random streams of one pipeline: crop positions, augmentation, and the
 # method's own draws (sub-sampler, masks), which training makes from the crops.
 CROP_STREAM, AUGMENT_STREAM, METHOD_STREAM = range(3)
@@ -34,27 +33,6 @@ CROP_STREAM, AUGMENT_STREAM, METHOD_STREAM = range(3)
 def stream_seeds(config, pipeline_id, start_step):
   """The [2] int64 seeds of the three streams, keyed by (--seed, pipeline, resume step)."""
   return input_pipeline.stream_seeds(config, pipeline_id, start_step, 3)
-
-
-def fixed_noisy_image(name, image, noise, noise_range, seed):
-  """One clean image corrupted once, the same way whenever it is read.
-
-  Args:
-    name: scalar string, the image's name in the dataset (its identity).
-    image: [H, W, C] uint8.
-    noise: corruption name; noise_range: (low, high) of its level.
-    seed: python int, the run's --seed.
-
-  Returns:
-    [H, W, C] float32, not clipped.
-  """
-  key = tf.strings.to_hash_bucket_fast(name, 2**31 - 1)
-  image_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([seed, _FIXED_NOISE_KEY], tf.int64), key)
-  level_seed, noise_seed = tf.unstack(tf.random.experimental.stateless_split(image_seed, 2))
-  low, high = noise_range
-  level = tf.random.stateless_uniform([], level_seed, low, high)
-  return noise_lib.corrupt(tf.cast(image, tf.float32) / 255.0, noise, level, noise_seed)
 
 
 def _noisy_images(records, config):
@@ -74,13 +52,9 @@ def _noisy_images(records, config):
 
     return records.flat_map(captures_of).map(decode, num_parallel_calls=tf.data.AUTOTUNE)
 
-  def corrupt(record):
-    parsed = tfrecord.parse_image(record)
-    image = rgb_images.convert_channels_tf(parsed['image'], channels)
-    return fixed_noisy_image(parsed['name'], image, config.noise, config.noise_range,
-                             config.seed)
-
-  return records.map(corrupt, num_parallel_calls=tf.data.AUTOTUNE)
+  captures = records.map(lambda record: fixed_captures.parse_captures(record, config)[0],
+                         num_parallel_calls=tf.data.AUTOTUNE)
+  return captures.flat_map(tf.data.Dataset.from_tensor_slices)
 
 
 def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,

@@ -10,9 +10,11 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
+from n2n.data import fixed_captures
 from n2n.data import input_pipeline
 from n2n.data import noisy_crops
 from n2n.data import scene_pipeline
+from n2n.data import single_image_pairs
 from n2n.evaluation import evaluator
 from n2n.evaluation import summaries
 from n2n.training import actions
@@ -23,7 +25,6 @@ from n2n.training import hparams
 from n2n.training import losses
 from n2n.training import preemption
 from n2n.training import preflight
-from n2n.training import single_image
 from n2n.training import trainer as trainer_lib
 
 NonFiniteLossError = actions.NonFiniteLossError
@@ -92,9 +93,14 @@ def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=
                                                   input_context)
     pipeline_id = input_context.input_pipeline_id if input_context else 0
     seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
-    return single_image.method_dataset(crops, config.method, config.blind_spot_fraction, seed)
-  build = (scene_pipeline.build_scene_dataset if config.noise == config_lib.NO_NOISE
-           else input_pipeline.build_train_dataset)
+    return single_image_pairs.method_dataset(crops, config.method, config.blind_spot_fraction,
+                                             seed)
+  if config.noise == config_lib.NO_NOISE:
+    build = scene_pipeline.build_scene_dataset
+  elif config.noise_captures:
+    build = fixed_captures.build_capture_pairs_dataset
+  else:
+    build = input_pipeline.build_train_dataset
   return build(config, per_replica_batch, cache, start_step, input_context)
 
 

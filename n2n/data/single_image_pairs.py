@@ -1,0 +1,154 @@
+"""Training elements from single noisy images: Neighbor2Neighbor sub-images and
+blind-spot masks (pure data transforms; the loss terms are in
+n2n/training/single_image.py).
+
+Neither needs a second capture or a clean image; both train the ordinary
+U-Net, so validation, denoising and export are unchanged.
+
+- Neighbor2Neighbor (Huang et al., CVPR 2021): Noise2Noise on two
+  half-resolution sub-images of one noisy image. In every 2x2 cell a random
+  neighbour sub-sampler picks two different, adjacent pixels (horizontal or
+  vertical neighbours, as the paper's sampler), one for each sub-image; the
+  network maps the first sub-image to the second. The regulariser compares
+  that difference with the same sub-sampling of the network's output on the
+  whole noisy image, computed without gradient (n2n/training/single_image.py).
+- Blind-spot (Noise2Void, Krull et al., CVPR 2019, with N2V2's replacement,
+  Hoeck et al. 2022): a small fraction of pixels is replaced by the median of
+  its 5x5 neighbourhood without the pixel itself, and the loss is taken at
+  those pixels only (the masked L2 loss), so the network cannot learn the
+  identity.
+
+Every function is pure TensorFlow with explicit stateless seeds, for tf.data.
+"""
+
+import tensorflow as tf
+
+# The 2x2 cell's pixels are numbered 0 1 / 2 3. The sampler's ordered pairs of
+# different, adjacent pixels: right/left and down/up neighbours (never diagonal).
+NEIGHBOUR_PAIRS = ((0, 1), (0, 2), (1, 3), (2, 3), (1, 0), (2, 0), (3, 1), (3, 2))
+# N2V2's replacement window: the median of the 5x5 neighbourhood without its centre.
+BLIND_SPOT_WINDOW = 5
+
+
+def even_crop(images):
+  """[B, H, W, C] -> [B, H - H % 2, W - W % 2, C]: sub-sampling needs whole cells."""
+  height, width = tf.shape(images)[1], tf.shape(images)[2]
+  return images[:, :height - height % 2, :width - width % 2]
+
+
+def neighbour_positions(batch, height, width, seed):
+  """The sampler's choice for every 2x2 cell of a batch.
+
+  Args:
+    batch, height, width: ints or scalar tensors; height and width of the
+      images (even).
+    seed: [2] int32 stateless seed; per image and per step by the caller's fold-in.
+
+  Returns:
+    [batch, height // 2, width // 2, 2] int32 in 0..3: the cell pixel of the
+    first and of the second sub-image, always two different neighbours.
+  """
+  choice = tf.random.stateless_uniform([batch, height // 2, width // 2], seed, 0,
+                                       len(NEIGHBOUR_PAIRS), dtype=tf.int32)
+  return tf.gather(tf.constant(NEIGHBOUR_PAIRS, tf.int32), choice)
+
+
+def subsample(images, positions):
+  """One pixel of every 2x2 cell: [B, H, W, C] (H, W even), [B, H/2, W/2] in 0..3
+  -> [B, H/2, W/2, C]. Every channel takes the same pixel."""
+  shape = tf.shape(images)
+  batch, height, width = shape[0], shape[1], shape[2]
+  channels = images.shape[-1]
+  cells = tf.reshape(images, [batch, height // 2, 2, width // 2, 2, channels])
+  cells = tf.reshape(tf.transpose(cells, [0, 1, 3, 2, 4, 5]),
+                     [batch, height // 2, width // 2, 4, channels])
+  return tf.gather(cells, positions, axis=3, batch_dims=3)
+
+
+def neighbor2neighbor_pair(noisy, seed):
+  """The training element of one batch of noisy crops.
+
+  Args:
+    noisy: [B, S, S, C] float32, S a multiple of 64 (the sub-images pass the
+      U-Net's five poolings).
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    {'input': first sub-image, 'target': second sub-image ([B, S/2, S/2, C]),
+     'full': noisy, 'positions': [B, S/2, S/2, 2] int32} for the regulariser
+    (n2n/training/single_image.py).
+  """
+  shape = tf.shape(noisy)
+  positions = neighbour_positions(shape[0], shape[1], shape[2], seed)
+  return {'input': subsample(noisy, positions[..., 0]),
+          'target': subsample(noisy, positions[..., 1]),
+          'full': noisy, 'positions': positions}
+
+
+def _neighbourhood_median(images):
+  """[B, H, W, C] -> the median of each pixel's 5x5 neighbourhood without the
+  pixel itself (reflect-padded at the borders), per channel."""
+  half = BLIND_SPOT_WINDOW // 2
+  padded = tf.pad(images, [[0, 0], [half, half], [half, half], [0, 0]], mode='REFLECT')
+  height, width = tf.shape(images)[1], tf.shape(images)[2]
+  neighbours = [padded[:, row:row + height, column:column + width]
+                for row in range(BLIND_SPOT_WINDOW) for column in range(BLIND_SPOT_WINDOW)
+                if (row, column) != (half, half)]
+  stacked = tf.sort(tf.stack(neighbours, axis=-1), axis=-1)  # [B, H, W, C, 24]
+  middle = len(neighbours) // 2
+  return 0.5 * (stacked[..., middle - 1] + stacked[..., middle])
+
+
+def blind_spot_pair(noisy, fraction, seed):
+  """The training element of one batch of noisy crops for blind-spot training.
+
+  Exactly round(fraction * H * W) pixels per image (at least one) are masked,
+  at positions drawn without replacement, the same for every channel; each is
+  replaced by its neighbourhood's median, which never includes itself.
+
+  Args:
+    noisy: [B, H, W, C] float32.
+    fraction: the share of pixels masked, in (0, 1).
+    seed: [2] int32 stateless seed.
+
+  Returns:
+    {'input': noisy with the masked pixels replaced, 'target': noisy,
+     'target_mask': [B, H, W, 1] float32, 1 at masked pixels}: with the
+    masked L2 loss the loss is taken at the masked pixels only.
+  """
+  shape = tf.shape(noisy)
+  batch, height, width = shape[0], shape[1], shape[2]
+  pixels = height * width
+  count = tf.maximum(1, tf.cast(tf.round(fraction * tf.cast(pixels, tf.float32)), tf.int32))
+  # The count smallest of independent uniforms: a uniform draw without replacement.
+  scores = tf.random.stateless_uniform([batch, pixels], seed)
+  threshold = tf.gather(tf.sort(scores, axis=1), count - 1, axis=1)[:, tf.newaxis]
+  mask = tf.cast(scores <= threshold, noisy.dtype)
+  mask = tf.reshape(mask, [batch, height, width, 1])
+  replaced = mask * _neighbourhood_median(noisy) + (1.0 - mask) * noisy
+  return {'input': replaced, 'target': noisy, 'target_mask': mask}
+
+
+def method_dataset(noisy_batches, method, blind_spot_fraction, seed):
+  """Turns batches of noisy crops into the training elements of a method.
+
+  Args:
+    noisy_batches: tf.data.Dataset of [B, S, S, C] float32 (noisy_crops).
+    method: 'neighbor2neighbor' or 'blind_spot'.
+    blind_spot_fraction: the masked share of pixels (blind_spot).
+    seed: [2] int64 stateless seed of this pipeline and resume step; every
+      batch folds its index in, so sub-sampling and masks differ per image and
+      per step and repeat exactly for the same seed.
+
+  Returns:
+    tf.data.Dataset of the method's dicts (neighbor2neighbor_pair, blind_spot_pair).
+  """
+
+  def element(index, noisy):
+    batch_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, index), tf.int32)
+    if method == 'neighbor2neighbor':
+      return neighbor2neighbor_pair(noisy, batch_seed)
+    return blind_spot_pair(noisy, blind_spot_fraction, batch_seed)
+
+  return noisy_batches.enumerate().map(element, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
+      tf.data.AUTOTUNE)
