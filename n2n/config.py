@@ -43,6 +43,14 @@ class ModelConfig:
                           'for scene datasets); a value converts the data to it.', minimum=0,
                           maximum=3)
 
+  downsampling: str = setting(
+      'max_pool', "The U-Net's 2x downsampling. max_pool: the paper's; max_blur_pool: N2V2's "
+      '(a stride-1 max, then a binomial blur at every second pixel), against checkerboard '
+      'artefacts in blind-spot training.', choices=('max_pool', 'max_blur_pool'))
+  top_skip: bool = setting(True, 'Concatenate the input before the last convolutions (the '
+                           'paper). N2V2 leaves it out for blind-spot training, so the output '
+                           'cannot copy the noisy input.')
+
   def __post_init__(self):
     check_settings(self)
     if self.channels == 2:

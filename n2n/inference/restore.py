@@ -84,6 +84,8 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   """
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
-  model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling)
+  model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling,
+                          downsampling=run_config.model.downsampling,
+                          top_skip=run_config.model.top_skip)
   load_weights(model, prefix, flag_name)
   return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)

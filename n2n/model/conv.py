@@ -218,3 +218,35 @@ class NearestUpSampling2D(keras.layers.UpSampling2D):
     scale = tf.constant(self.size, tf.int32)
     # Nearest-neighbour resizing keeps the input's dtype (bfloat16 stays bfloat16).
     return tf.image.resize(inputs, tf.shape(inputs)[1:3] * scale, method='nearest')
+
+
+# The binomial [1, 2, 1] / 4 filter, outer product: the anti-aliasing blur of
+# Zhang (ICML 2019) that N2V2 uses for downsampling.
+_BLUR_TAPS = (1.0, 2.0, 1.0)
+
+
+class MaxBlurPool2D(keras.layers.Layer):
+  """2x downsampling by max-blur-pooling (Zhang, ICML 2019), as N2V2 uses it
+  against checkerboard artefacts (Hoeck et al. 2022).
+
+  A 2x2 max over every position (stride 1), then a 3x3 binomial blur taken at
+  every second pixel (reflect-padded), instead of a max over disjoint 2x2
+  cells: the output no longer jumps with the input's phase on the pixel grid.
+  [B, H, W, C] (H, W even) -> [B, H/2, W/2, C], in the input's dtype. No
+  variables: the weights of the network around it are unchanged.
+  """
+
+  def call(self, inputs):
+    channels = inputs.shape[-1]
+    # 'SAME' pads the max window at the bottom and right only, as 2x2 needs.
+    maxed = tf.nn.max_pool2d(inputs, 2, 1, 'SAME')
+    taps = tf.constant(_BLUR_TAPS, inputs.dtype)
+    kernel = taps[:, tf.newaxis] * taps[tf.newaxis, :] / tf.reduce_sum(taps) ** 2
+    kernel = tf.tile(kernel[:, :, tf.newaxis, tf.newaxis], [1, 1, channels, 1])
+    padded = tf.pad(maxed, [[0, 0], [1, 1], [1, 1], [0, 0]], mode='REFLECT')
+    return tf.nn.depthwise_conv2d(padded, kernel, [1, 2, 2, 1], 'VALID')
+
+  def compute_output_shape(self, input_shape):
+    batch, height, width, channels = input_shape
+    half = lambda size: None if size is None else size // 2
+    return (batch, half(height), half(width), channels)

@@ -6,6 +6,11 @@ convolutions on the way up, leaky ReLU (alpha 0.1), no normalisation, linear
 output. 991,203 parameters for RGB in and out. Initialisation as in the
 official code: He (gain sqrt 2) for every layer followed by a leaky ReLU, gain
 1 for the linear output layer, weights ~ N(0, gain^2 / fan_in) truncated.
+
+N2V2's changes against the checkerboard artefacts of blind-spot training
+(Hoeck et al. 2022) are options: max-blur-pool downsampling
+(conv.MaxBlurPool2D) and no top skip connection (the full-resolution input is
+not concatenated before the last convolutions, so the output cannot copy it).
 """
 
 import keras
@@ -13,6 +18,7 @@ import keras
 from n2n.model import conv as conv_lib
 
 ARCHITECTURE = 'n2n_unet'
+DOWNSAMPLINGS = ('max_pool', 'max_blur_pool')
 # Five pooling stages: spatial sizes must be multiples of 2**5.
 SIZE_MULTIPLE = 32
 
@@ -37,7 +43,7 @@ def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=Tr
 
 
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
-               upsampling='repeat'):
+               upsampling='repeat', downsampling='max_pool', top_skip=True):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -55,6 +61,10 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     upsampling: 'repeat' (Keras' UpSampling2D, used for training) or 'resize'
       (one ResizeNearestNeighbor op: the same values, and a graph TFLite
       converts with builtin ops; used by export.py).
+    downsampling: 'max_pool' (the paper) or 'max_blur_pool' (N2V2).
+    top_skip: concatenate the input before the last convolutions (the paper);
+      False: N2V2's network without it (dec_conv1a's kernel then takes
+      `channels` fewer inputs, so checkpoints of the two do not mix).
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -74,7 +84,12 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   # would be rounded to steps of 2^-8 before the subtraction.
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
 
-  pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
+  if downsampling == 'max_pool':
+    pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
+  elif downsampling == 'max_blur_pool':
+    pool = lambda name: conv_lib.MaxBlurPool2D(name=name, dtype=policy)
+  else:
+    raise ValueError(f'downsampling={downsampling!r} is not one of {", ".join(DOWNSAMPLINGS)}')
   if upsampling == 'resize':
     up = lambda name: conv_lib.NearestUpSampling2D(2, name=name, dtype=policy)
   elif upsampling == 'repeat':
@@ -101,7 +116,8 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     x = conv(96, f'dec_conv{stage}b')(x)
 
   x = up('upsample1')(x)
-  x = concat('concat1')([x, skips[0]])
+  if top_skip:
+    x = concat('concat1')([x, skips[0]])
   x = conv(64, 'dec_conv1a')(x)
   x = conv(32, 'dec_conv1b')(x)
   x = conv(channels, 'dec_conv1', activation=False)(x)

@@ -37,7 +37,9 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
     (keras.Model, built keras optimizer).
   """
   model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.seed,
-                          filter_gradient_mode=filter_gradient_mode)
+                          filter_gradient_mode=filter_gradient_mode,
+                          downsampling=config.model.downsampling,
+                          top_skip=config.model.top_skip)
   schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
                                         config.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)

@@ -82,3 +82,17 @@ def test_tflite_runs_any_size_with_builtin_ops_and_matches(exported):
     image = np.random.default_rng(height).uniform(size=(height, width, 3)).astype(np.float32)
     output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
     np.testing.assert_allclose(output, denoise(image), atol=1e-4)
+
+
+def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_path):
+  model = unet.build_unet(3, seed=6, upsampling='resize', downsampling='max_blur_pool',
+                          top_skip=False)
+  run_config = config_lib.TrainConfig(
+      train_data='data/photos', model_dir='runs/x', method='blind_spot', noise='gaussian',
+      model=config_lib.ModelConfig(downsampling='max_blur_pool', top_skip=False))
+  export.export_model(model, run_config, str(tmp_path), 10, [])
+  runner = tf.lite.Interpreter(model_path=export.write_tflite(str(tmp_path))).get_signature_runner(
+      export.SIGNATURE)
+  image = np.random.default_rng(2).uniform(size=(45, 70, 3)).astype(np.float32)
+  output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
+  np.testing.assert_allclose(output, denoiser.make_denoiser(model)(image), atol=1e-4)

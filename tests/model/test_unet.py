@@ -93,3 +93,38 @@ def test_bfloat16_network_centres_its_input_in_float32():
   centred = probe(tf.fill([1, 32, 32, 3], 0.5 + 2.0**-12))
   assert centred.dtype == tf.float32
   assert float(tf.cast(tf.cast(centred, tf.bfloat16), tf.float32)[0, 0, 0, 0]) == 2.0**-12
+
+
+def test_max_blur_pool_halves_like_max_pool_but_does_not_jump_with_the_pixel_grid():
+  from n2n.model import conv  # pylint: disable=g-import-not-at-top
+  pool = conv.MaxBlurPool2D()
+  flat = pool(tf.fill([1, 8, 8, 2], 0.7))
+  assert flat.shape == (1, 4, 4, 2)
+  np.testing.assert_allclose(flat.numpy(), 0.7, rtol=1e-6)  # the blur keeps levels
+  # A one-pixel bright line: max pooling's output depends on the line's phase
+  # (both rows of a cell give the same), the blurred pool's moves with it.
+  line = lambda row: tf.tensor_scatter_nd_update(tf.zeros([1, 16, 16, 1]),
+                                                 [[0, row, column, 0] for column in range(16)],
+                                                 tf.ones([16]))
+  max_pool = tf.keras.layers.MaxPooling2D(2)
+  np.testing.assert_array_equal(max_pool(line(6)), max_pool(line(7)))
+  assert not np.array_equal(pool(line(6)).numpy(), pool(line(7)).numpy())
+  # It blurs: a line spreads over more than one output row.
+  assert (pool(line(7)).numpy()[0, :, 4, 0] > 0).sum() >= 2
+
+
+def test_n2v2_options_change_the_network_as_n2v2_says():
+  paper = model.build_unet(3, seed=1)
+  n2v2 = model.build_unet(3, seed=1, downsampling='max_blur_pool', top_skip=False)
+  names = {layer.name: type(layer).__name__ for layer in n2v2.layers}
+  assert all(names[f'pool{stage}'] == 'MaxBlurPool2D' for stage in range(1, 6))
+  assert 'concat1' not in names and 'concat1' in {layer.name for layer in paper.layers}
+  # Without the top skip dec_conv1a takes the 96 upsampled channels, not 96 + 3.
+  assert paper.get_layer('dec_conv1a').kernel.shape == (3, 3, 99, 64)
+  assert n2v2.get_layer('dec_conv1a').kernel.shape == (3, 3, 96, 64)
+  assert n2v2.count_params() == 991203 - 3 * 3 * 3 * 64
+  output = n2v2(tf.random.uniform([2, 64, 96, 3]))
+  assert output.shape == (2, 64, 96, 3) and output.dtype == tf.float32
+  assert n2v2(tf.random.uniform([1, 32, 32, 3])).shape == (1, 32, 32, 3)
+  bf16 = model.build_unet(3, 'mixed_bfloat16', downsampling='max_blur_pool', top_skip=False)
+  assert np.isfinite(bf16(tf.random.uniform([1, 64, 64, 3])).numpy()).all()
