@@ -69,7 +69,8 @@ class EvalScene:
   Attributes:
     name: the scene folder below the validation folder.
     first: [H, W, C] float32, the first capture (what is denoised).
-    second: [H, W, C] float32, the second capture (the noisy target).
+    second: [H, W, C] float32, the second capture (the noisy target); None for
+      a held-out noisy image on its own (load_eval_noisy_images).
     reference: [H, W, C] float32 or None.
     step: quantisation step of the data (1/white_level; 0 for float data).
   """
@@ -116,8 +117,49 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
   return loaded
 
 
+def load_eval_noisy_images(path, run_config, max_images=0, flag_name='val_data'):
+  """Loads a folder of held-out noisy images (no reference, no second capture)
+  in the training data's units, for the single-image methods' held-out loss.
+
+  Returns:
+    list of EvalScene with second and reference None.
+
+  Raises:
+    ValueError: naming the flag and the file at fault.
+  """
+  try:
+    found = scenes_lib.find_noisy_images(path)
+  except scenes_lib.SceneError as error:
+    raise ValueError(f'--{flag_name}: {error}') from None
+  loaded = []
+  for image in found[:max_images or None]:
+    try:
+      arrays = scenes_lib.read_scene(image, run_config.white_level)
+    except scenes_lib.SceneError as error:
+      raise ValueError(f'--{flag_name}: {error}') from None
+    if arrays.dtype != run_config.data_dtype:
+      raise ValueError(f'--{flag_name}: {image.captures[0]} is {arrays.dtype} but the run '
+                       f'trained on {run_config.data_dtype} data')
+    first = rgb_images.convert_channels(
+        native_images.to_unit_range(arrays.captures[0], run_config.white_level),
+        run_config.model.channels)
+    loaded.append(EvalScene(image.name, first, None, None,
+                            scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
+  return loaded
+
+
+def holds_references(path):
+  """True when some folder below path holds a reference.* file."""
+  return any(scenes_lib.is_reference(name) for name in file_lists.files_below(path))
+
+
 def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
-  """Evaluation data for noise: scenes for 'none', clean images otherwise."""
+  """Evaluation data for noise: clean images for synthetic noise; for 'none'
+  scenes, or, for a single-image method and a folder without any reference,
+  every image file as a held-out noisy image of its own."""
   if noise == config_lib.NO_NOISE:
+    if (run_config.method in config_lib.SINGLE_IMAGE_METHODS and tf.io.gfile.isdir(path)
+        and not holds_references(path)):
+      return load_eval_noisy_images(path, run_config, max_images, flag_name)
     return load_eval_scenes(path, run_config, max_images, flag_name)
   return load_eval_images(path, run_config.model.channels, max_images, flag_name)

@@ -8,6 +8,7 @@ eval curves are the same whoever computed them.
 from absl import logging
 
 from n2n import config as config_lib
+from n2n.evaluation import held_out
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
 from n2n.inference import denoiser
@@ -17,7 +18,7 @@ class Evaluator:
   """fn(step) -> list of scoring.LevelScores, with summaries and a log line."""
 
   def __init__(self, model, images, noise, levels, seed, image_summaries, writer,
-               colour_shift_warning=0.0):
+               colour_shift_warning=0.0, method='pairs'):
     """
     Args:
       model: keras.Model whose current weights are scored at each call.
@@ -28,8 +29,11 @@ class Evaluator:
       writer: tf.summary writer of the run's eval folder.
       colour_shift_warning: warn about images whose denoised per-channel mean
         moved by more than this (0-1 scale) and than the noise explains; 0: never.
+      method: the run's --method; a single-image method's held-out loss is
+        scored too (n2n/evaluation/held_out.py).
     """
     self._denoise = denoiser.make_denoiser(model)
+    self._held_out_loss = held_out.make_held_out_loss(method, self._denoise, seed)
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries
@@ -39,7 +43,8 @@ class Evaluator:
 
   def __call__(self, step):
     results = scoring.score(self._denoise, self._images, self._noise, self._levels, self._seed,
-                            keep_images=self._image_summaries, corrupt=self._corrupt)
+                            keep_images=self._image_summaries, corrupt=self._corrupt,
+                            held_out_loss=self._held_out_loss)
     summaries.write_evaluation(self._writer, step, results)
     logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
     summaries.write_warnings(self._writer, step, 'colour',

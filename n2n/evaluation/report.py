@@ -6,6 +6,7 @@ import os
 import numpy as np
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.data import rgb_images
 from n2n.evaluation import scoring
 
@@ -21,23 +22,26 @@ def _colour_cell(errors):
 
 def format_table(results):
   """The per-image table and per-level means of scoring.LevelScores as text;
-  for scenes also the noisy-target error ('-' where a scene has no reference);
-  per image the output's mean error per channel (a colour shift)."""
+  for scenes also the noisy-target error ('-' where a scene has no reference),
+  for single-image methods their held-out loss; per image the output's mean
+  error per channel (a colour shift)."""
   lines = []
   for scores in results:
     scenes = scores.mean_noisy_target_mse is not None
+    held_out = scores.mean_held_out_loss is not None
     width = max(12, max(len(image.name) for image in scores.images))
     lines.append(scores.title)
     lines.append(f'  {"scene" if scenes else "image":<{width}}  {"input PSNR":>10}  '
                  f'{"output PSNR":>11}' + ('  noisy-target MSE' if scenes else '')
-                 + '  mean error per channel')
+                 + ('  held-out loss' if held_out else '') + '  mean error per channel')
     rows = [(image.name, image.input_psnr, image.psnr, image.noisy_target_mse,
-             image.colour_error) for image in scores.images]
+             image.held_out_loss, image.colour_error) for image in scores.images]
     rows.append(('mean', scores.mean_input_psnr, scores.mean_psnr,
-                 scores.mean_noisy_target_mse, ()))
-    for name, input_psnr, psnr, mse, colour_error in rows:
+                 scores.mean_noisy_target_mse, scores.mean_held_out_loss, ()))
+    for name, input_psnr, psnr, mse, loss, colour_error in rows:
       lines.append(f'  {name:<{width}}  {_cell(input_psnr, 10)}  {_cell(psnr, 11)}'
                    + (f'  {_cell(mse, 16, 6)}' if scenes else '')
+                   + (f'  {_cell(loss, 13, 6)}' if held_out else '')
                    + _colour_cell(colour_error))
   return '\n'.join(lines)
 
@@ -53,11 +57,12 @@ def metrics_dict(checkpoint, step, results):
                     'colour_error': list(image.colour_error)}
                    for image in scores.images],
     }
-    if scores.mean_noisy_target_mse is not None:
-      entry['mean_noisy_target_mse'] = scores.mean_noisy_target_mse
-      for row, image in zip(entry['images'], scores.images):
-        row['noisy_target_mse'] = image.noisy_target_mse
-    key = (scoring.CAPTURES_TAG if scores.mean_noisy_target_mse is not None
+    for name in ('noisy_target_mse', 'held_out_loss'):
+      if getattr(scores, f'mean_{name}') is not None:
+        entry[f'mean_{name}'] = getattr(scores, f'mean_{name}')
+        for row, image in zip(entry['images'], scores.images):
+          row[name] = getattr(image, name)
+    key = (scoring.CAPTURES_TAG if scores.noise == config_lib.NO_NOISE
            else scoring.format_level(scores.level))
     levels[key] = entry
   noise = results[0].noise if results else ''

@@ -37,6 +37,8 @@ class ImageScore:
       capture): tuple of C floats, 0 where colours are kept.
     colour_error_explained: per channel, the part of such a shift the noise
       alone explains (metrics.channel_mean_error_explained).
+    held_out_loss: single-image methods only: the method's own loss on the
+      noisy input (n2n/evaluation/held_out.py), on the [0, 1] scale.
   """
   name: str
   psnr: float
@@ -47,10 +49,14 @@ class ImageScore:
   noisy_target_mse: float = None
   colour_error: tuple = ()
   colour_error_explained: tuple = ()
+  held_out_loss: float = None
 
 
 def colour_scores(noisy, denoised, comparison):
-  """ImageScore's colour_error and colour_error_explained, as tuples of floats."""
+  """ImageScore's colour_error and colour_error_explained, as tuples of floats;
+  none without a comparison image (a held-out noisy image on its own)."""
+  if comparison is None:
+    return {}
   return {'colour_error': tuple(map(float, metrics.channel_mean_error(denoised, comparison))),
           'colour_error_explained': tuple(map(float, metrics.channel_mean_error_explained(
               noisy, comparison)))}
@@ -94,6 +100,11 @@ class LevelScores:
                default=0.0)
 
   @property
+  def mean_held_out_loss(self):
+    """Single-image methods: mean of the per-image held-out losses; None otherwise."""
+    return _mean([image.held_out_loss for image in self.images])
+
+  @property
   def mean_noisy_target_mse(self):
     """Scenes: mean of the per-scene noisy-target errors; None for synthetic noise."""
     return _mean([image.noisy_target_mse for image in self.images])
@@ -104,14 +115,18 @@ def _mean(values):
   return float(np.mean(known)) if known else None
 
 
-def evaluate_scenes(denoise, scenes, keep_images=0):
+def evaluate_scenes(denoise, scenes, keep_images=0, held_out_loss=None):
   """Denoises every scene's first capture and scores it.
 
   Against the reference where there is one (PSNR, the output quantised to the
-  data's bit depth), and always against the second capture: the noisy-target
-  error. With noise independent between captures and zero-mean, its
-  expectation is the true error plus the noise variance, so it ranks
-  checkpoints without any clean data.
+  data's bit depth), and against the second capture where there is one: the
+  noisy-target error. With noise independent between captures and zero-mean,
+  its expectation is the true error plus the noise variance, so it ranks
+  checkpoints without any clean data. A held-out noisy image on its own
+  (EvalScene without second capture) is scored by held_out_loss only.
+
+  Args:
+    held_out_loss: held_out.make_held_out_loss's fn, or None.
 
   Returns:
     [LevelScores] with noise 'none' and level 0.
@@ -131,16 +146,18 @@ def evaluate_scenes(denoise, scenes, keep_images=0):
         noisy=scene.first if kept else None,
         denoised=denoised if kept else None,
         clean=comparison if kept else None,
-        noisy_target_mse=float(np.mean(np.square(denoised - scene.second))),
+        noisy_target_mse=(float(np.mean(np.square(denoised - scene.second)))
+                          if scene.second is not None else None),
+        held_out_loss=held_out_loss(scene.first, index) if held_out_loss else None,
         **colour_scores(scene.first, denoised, comparison)))
   return [LevelScores(config_lib.NO_NOISE, 0.0, tuple(scores))]
 
 
-def score(denoise, data, noise, levels, seed, keep_images=0, corrupt=None):
+def score(denoise, data, noise, levels, seed, keep_images=0, corrupt=None, held_out_loss=None):
   """evaluate() for synthetic noise, evaluate_scenes() for noise 'none'."""
   if noise == config_lib.NO_NOISE:
-    return evaluate_scenes(denoise, data, keep_images)
-  return evaluate(denoise, data, noise, levels, seed, keep_images, corrupt)
+    return evaluate_scenes(denoise, data, keep_images, held_out_loss)
+  return evaluate(denoise, data, noise, levels, seed, keep_images, corrupt, held_out_loss)
 
 
 def make_corruption(noise):
@@ -163,7 +180,8 @@ def make_corruption(noise):
   return corrupt
 
 
-def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None):
+def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None,
+             held_out_loss=None):
   """Denoises every image at every level and scores it.
 
   Args:
@@ -176,6 +194,8 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None):
       many images of each level (all with -1).
     corrupt: make_corruption(noise), made once by callers that evaluate
       repeatedly (a new tf.function per call would be traced anew each time).
+    held_out_loss: held_out.make_held_out_loss's fn, or None: the
+      single-image method's own loss on each noisy image, beside its PSNR.
 
   Returns:
     list of LevelScores, one per level, in the order given.
@@ -198,6 +218,7 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None):
           noisy=noisy if kept else None,
           denoised=denoised if kept else None,
           clean=clean.numpy() if kept else None,
+          held_out_loss=held_out_loss(noisy, index) if held_out_loss else None,
           **colour_scores(noisy, denoised, clean.numpy())))
     results.append(LevelScores(noise, float(level), tuple(scores)))
   return results
@@ -242,6 +263,8 @@ def format_scores(scores):
     parts.append(f'{scores.mean_psnr:.2f} dB (input {scores.mean_input_psnr:.2f} dB)')
   if scores.mean_noisy_target_mse is not None:
     parts.append(f'noisy-target MSE {scores.mean_noisy_target_mse:.6f}')
+  if scores.mean_held_out_loss is not None:
+    parts.append(f'held-out loss {scores.mean_held_out_loss:.6f}')
   return f'{scores.title}: {", ".join(parts)}'
 
 

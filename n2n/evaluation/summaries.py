@@ -21,6 +21,18 @@ def read_events(path):
     yield tf.compat.v1.Event.FromString(record.numpy())
 
 
+def read_scalars(event_dir):
+  """{tag: [(step, value), ...]} of every scalar in event_dir's event files, by
+  step (a step logged twice keeps its last value)."""
+  values = {}
+  for path in sorted(tf.io.gfile.glob(os.path.join(event_dir, 'events.out.tfevents.*'))):
+    for event in read_events(path):
+      for value in event.summary.value:
+        if value.HasField('tensor') and not value.tensor.string_val:
+          values.setdefault(value.tag, {})[event.step] = float(tf.make_ndarray(value.tensor))
+  return {tag: sorted(by_step.items()) for tag, by_step in values.items()}
+
+
 # The colour-error panel: block means of (denoised - clean), amplified about
 # mid-grey. Blocks average the noise the output still holds away, so what is
 # left is the colour the network moved; x4 makes a 0.03 shift a visible tint.
@@ -63,7 +75,8 @@ def write_warnings(writer, step, tag, warnings):
 
 def write_evaluation(writer, step, results):
   """Writes PSNR per level (psnr/TAG, input_psnr/TAG), for scenes the
-  noisy-target error (noisy_target_mse/captures), the largest per-channel
+  noisy-target error (noisy_target_mse/captures), for single-image methods
+  their held-out loss (held_out_loss/TAG), the largest per-channel
   colour error of any image (colour_error/TAG, 0-1 scale), and comparison
   images (TAG/NAME: noisy | denoised | clean | colour error).
 
@@ -79,7 +92,10 @@ def write_evaluation(writer, step, results):
         tf.summary.scalar(f'input_psnr/{scores.tag}', scores.mean_input_psnr)
       if scores.mean_noisy_target_mse is not None:
         tf.summary.scalar(f'noisy_target_mse/{scores.tag}', scores.mean_noisy_target_mse)
-      tf.summary.scalar(f'colour_error/{scores.tag}', scores.largest_colour_error)
+      if scores.mean_held_out_loss is not None:
+        tf.summary.scalar(f'held_out_loss/{scores.tag}', scores.mean_held_out_loss)
+      if any(image.colour_error for image in scores.images):
+        tf.summary.scalar(f'colour_error/{scores.tag}', scores.largest_colour_error)
       for image in scores.images:
         if image.denoised is None:
           continue

@@ -17,6 +17,7 @@ from n2n import run_dir
 from n2n.corruptions import catalog
 from n2n.evaluation import eval_data
 from n2n.evaluation import evaluator as evaluator_lib
+from n2n.evaluation import held_out
 from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
@@ -77,8 +78,11 @@ def validate_once(config):
   restored = restore.restore_model(prefix, plan.precision)
   images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
-  results = scoring.score(denoiser.make_denoiser(restored.model), images, plan.noise, plan.levels,
-                          plan.seed, keep_images=-1 if config.output_dir else 0)
+  denoise = denoiser.make_denoiser(restored.model)
+  results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
+                          keep_images=-1 if config.output_dir else 0,
+                          held_out_loss=held_out.make_held_out_loss(
+                              restored.run_config.method, denoise, plan.seed))
   header = (f'checkpoint {restored.prefix} (step {restored.step}), seed {plan.seed}, '
             f'precision {plan.precision}')
   if config.output_dir:
@@ -115,13 +119,15 @@ def follow(config, poll_seconds=2.0):
     if run_config is None:
       run_config = restore.read_run_config(model_dir)
       plan = resolve_plan(config, run_config)
-      model = unet.build_unet(run_config.model.channels, plan.precision)
+      model = unet.build_unet(run_config.model.channels, plan.precision,
+                              downsampling=run_config.model.downsampling,
+                              top_skip=run_config.model.top_skip)
       images = eval_data.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
                                           run_config.eval_image_summaries, writer,
-                                          run_config.colour_shift_warning)
+                                          run_config.colour_shift_warning, run_config.method)
     try:
       step = restore.checkpoint_step(prefix)
       if scored and step <= scored[-1]:

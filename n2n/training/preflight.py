@@ -163,10 +163,7 @@ def check_training_inputs(config, strategy):
   run_dir.check_compatible(config.model_dir, config)
   eval_images = []
   if config.val_data and config.eval_every:
-    if scenes:
-      eval_images = eval_data.load_eval_scenes(config.val_data, config, config.max_eval_images)
-    else:
-      eval_images = eval_data.load_eval_images(config.val_data, config.model.channels,
-                                               config.max_eval_images)
+    eval_images = eval_data.load_eval_data(config.val_data, config, config.noise,
+                                           config.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
                        _decide_cache(config, manifests), eval_images)

@@ -69,6 +69,16 @@ def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
   run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   scores, = run.results
   assert scores.mean_psnr - scores.mean_input_psnr > 2.0, scores.mean_psnr
+  # The reference-free score moved with the PSNR: below the noisy input's own
+  # (the identity's), on the same images, noise and draws.
+  from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+  from n2n.evaluation import held_out  # pylint: disable=g-import-not-at-top
+  from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
+  identity = lambda image: image
+  unchanged, = scoring.evaluate(
+      identity, eval_data.load_eval_images(str(image_folder)), 'gaussian', (25.0,), config.seed,
+      held_out_loss=held_out.make_held_out_loss(method, identity, config.seed))
+  assert scores.mean_held_out_loss < 0.9 * unchanged.mean_held_out_loss
   train_events = tf.io.gfile.glob(str(tmp_path / 'train' / 'events.out.tfevents.*'))
   from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
   loss = [float(tf.make_ndarray(value.tensor)) for path in train_events
