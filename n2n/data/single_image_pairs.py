@@ -85,16 +85,24 @@ def neighbor2neighbor_pair(noisy, seed):
           'full': noisy, 'positions': positions}
 
 
-def _neighbourhood_median(images):
-  """[B, H, W, C] -> the median of each pixel's 5x5 neighbourhood without the
-  pixel itself (reflect-padded at the borders), per channel."""
+def _medians_without_centre(images, positions):
+  """The median of the 5x5 neighbourhood without the pixel itself (reflect-padded
+  at the borders), per channel, at the given pixels only.
+
+  Args:
+    images: [B, H, W, C] float32.
+    positions: [N, 3] int32 (image, row, column).
+
+  Returns:
+    [N, C] float32.
+  """
   half = BLIND_SPOT_WINDOW // 2
   padded = tf.pad(images, [[0, 0], [half, half], [half, half], [0, 0]], mode='REFLECT')
-  height, width = tf.shape(images)[1], tf.shape(images)[2]
-  neighbours = [padded[:, row:row + height, column:column + width]
+  # In padded coordinates the window of (row, column) starts at (row, column).
+  neighbours = [tf.gather_nd(padded, positions + tf.constant([0, row, column], tf.int32))
                 for row in range(BLIND_SPOT_WINDOW) for column in range(BLIND_SPOT_WINDOW)
                 if (row, column) != (half, half)]
-  stacked = tf.sort(tf.stack(neighbours, axis=-1), axis=-1)  # [B, H, W, C, 24]
+  stacked = tf.sort(tf.stack(neighbours, axis=-1), axis=-1)  # [N, C, 24]
   middle = len(neighbours) // 2
   return 0.5 * (stacked[..., middle - 1] + stacked[..., middle])
 
@@ -104,7 +112,9 @@ def blind_spot_pair(noisy, fraction, seed):
 
   Exactly round(fraction * H * W) pixels per image (at least one) are masked,
   at positions drawn without replacement, the same for every channel; each is
-  replaced by its neighbourhood's median, which never includes itself.
+  replaced by its neighbourhood's median, which never includes itself. Only
+  the masked pixels' medians are computed: at Noise2Void's 0.2% that is 1 in
+  500 of what a median filter of the whole crop would cost.
 
   Args:
     noisy: [B, H, W, C] float32.
@@ -122,10 +132,13 @@ def blind_spot_pair(noisy, fraction, seed):
   count = tf.maximum(1, tf.cast(tf.round(fraction * tf.cast(pixels, tf.float32)), tf.int32))
   # The count smallest of independent uniforms: a uniform draw without replacement.
   scores = tf.random.stateless_uniform([batch, pixels], seed)
-  threshold = tf.gather(tf.sort(scores, axis=1), count - 1, axis=1)[:, tf.newaxis]
-  mask = tf.cast(scores <= threshold, noisy.dtype)
-  mask = tf.reshape(mask, [batch, height, width, 1])
-  replaced = mask * _neighbourhood_median(noisy) + (1.0 - mask) * noisy
+  _, chosen = tf.math.top_k(-scores, k=count, sorted=False)  # [B, count]
+  images = tf.repeat(tf.range(batch)[:, tf.newaxis], count, axis=1)
+  positions = tf.reshape(tf.stack([images, chosen // width, chosen % width], axis=-1), [-1, 3])
+  replaced = tf.tensor_scatter_nd_update(noisy, positions,
+                                         _medians_without_centre(noisy, positions))
+  mask = tf.scatter_nd(positions, tf.ones([batch * count, 1], noisy.dtype),
+                       [batch, height, width, 1])
   return {'input': replaced, 'target': noisy, 'target_mask': mask}
 
 
