@@ -367,6 +367,9 @@ class ExportConfig:
   overwrite: bool = setting(False, 'Replace an existing export in --output.')
   tflite: bool = setting(False, 'Also write model.tflite (TensorFlow Lite, builtin ops only, '
                          'any image size) beside the SavedModel.')
+  onnx: bool = setting(False, 'Also write model.onnx (any image size, padding inside the graph) '
+                       'beside the SavedModel; needs the optional export extras: pip install -r '
+                       'requirements-export.txt.')
 
   def __post_init__(self):
     check_settings(self)

@@ -96,11 +96,13 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   _write(tmp_path / 'noisy' / 'a.png', [smooth_image(rng, 40, 52)])
   exported = tmp_path / 'exported'
   result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
-                           f'--model={model_dir}', f'--output={exported}', '--tflite'],
+                           f'--model={model_dir}', f'--output={exported}', '--tflite', '--onnx'],
                           capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   assert 'step 0' in result.stdout and (exported / 'README.md').exists()
   assert (exported / 'model.tflite').stat().st_size > 1_000_000
+  assert (exported / 'model.onnx').stat().st_size > 1_000_000
+  assert f'wrote {exported / "model.onnx"}' in result.stdout
   again = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
                           f'--model={model_dir}', f'--output={exported}'],
                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
@@ -113,6 +115,7 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   assert replaced.returncode == 0, replaced.stderr[-3000:]
   assert (exported / 'saved_model.pb').exists() and (exported / 'README.md').exists()
   assert not (exported / 'model.tflite').exists() and not (exported / 'notes.txt').exists()
+  assert not (exported / 'model.onnx').exists()
   assert sorted(path.name for path in tmp_path.iterdir()) == ['exported', 'noisy']
   for source, name in ((model_dir, 'from_run'), (exported, 'from_export')):
     result = _denoise(f'--model={source}', f'--input={tmp_path / "noisy"}',

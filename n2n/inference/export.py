@@ -21,34 +21,53 @@ SIGNATURE = 'serving_default'
 INPUT_NAME = 'images'
 OUTPUT_NAME = 'denoised'
 TFLITE_NAME = 'model.tflite'
+ONNX_NAME = 'model.onnx'
+# Opset 17: onnxruntime 1.14 and later, and every current ONNX consumer, run it.
+ONNX_OPSET = 17
+# The optional packages --onnx needs (requirements-export.txt), and the message
+# naming them.
+ONNX_EXTRAS_MESSAGE = ('--onnx needs the optional export extras (tf2onnx, onnxruntime): '
+                       'pip install -r requirements-export.txt')
 
 
 def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
   """Reflect-pads the bottom and right of [N, H, W, C] up to multiples of `multiple`.
 
-  Reflection cannot pad more than size - 1 pixels at once, so small images are
-  padded in several rounds, as numpy's 'reflect' does (a one-pixel axis is
-  repeated).
+  The same pixels as numpy's 'reflect' (tiling.pad_to_multiple), which pads an
+  axis shorter than the padding in several rounds: that is the mirror-periodic
+  extension (period 2 * (size - 1); a one-pixel axis is repeated). Written as
+  one gather per axis with computed indices, no loop or branch in the graph,
+  so converters (tf2onnx, TFLite) keep it exact for every size.
   """
-  channels = images.shape[-1]
 
   def pad_axis(images, axis):
-    target = -(-tf.shape(images)[axis] // multiple) * multiple
-
-    def grow(images):
-      size = tf.shape(images)[axis]
-      amount = tf.minimum(target - size, size - 1)
-      paddings = tf.tensor_scatter_nd_update(tf.zeros([4, 2], tf.int32), [[axis, 1]],
-                                             [tf.maximum(amount, 1)])
-      padded = tf.cond(amount > 0, lambda: tf.pad(images, paddings, mode='REFLECT'),
-                       lambda: tf.pad(images, paddings, mode='SYMMETRIC'))
-      padded.set_shape([None, None, None, channels])
-      return (padded,)
-
-    return tf.while_loop(lambda images: tf.shape(images)[axis] < target, grow, (images,),
-                         shape_invariants=(tf.TensorShape([None, None, None, channels]),))[0]
+    size = tf.shape(images)[axis]
+    # Non-negative operands only: ONNX's integer Div truncates towards zero, so
+    # the ceiling as -(-size // multiple) came out one multiple short there (the
+    # cause of the failing odd sizes), while TensorFlow floors.
+    target = (size + multiple - 1) // multiple * multiple
+    period = tf.maximum(2 * (size - 1), 1)
+    position = tf.range(target) % period
+    source = tf.where(position < size, position, period - position)
+    return tf.gather(images, source, axis=axis)
 
   return pad_axis(pad_axis(images, 1), 2)
+
+
+def input_signature(model):
+  """[TensorSpec]: float32 [N, H, W, C] named INPUT_NAME, any N, H and W."""
+  return [tf.TensorSpec([None, None, None, model.input_shape[-1]], tf.float32, name=INPUT_NAME)]
+
+
+def serving_function(model):
+  """images [N, H, W, C] -> {OUTPUT_NAME: denoised}: padding and crop around the network."""
+
+  def serve(images):
+    height, width = tf.shape(images)[1], tf.shape(images)[2]
+    denoised = model(reflect_pad_to_multiple(images), training=False)
+    return {OUTPUT_NAME: denoised[:, :height, :width, :]}
+
+  return serve
 
 
 def export_model(model, run_config, output_dir, step, validation_psnr=None):
@@ -63,17 +82,9 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
     validation_psnr: list of evaluation.scoring.LevelScores (the run's logged
       scores, evaluation.summaries.logged_psnr), or None when unknown.
   """
-  channels = model.input_shape[-1]
-
-  def serve(images):
-    height, width = tf.shape(images)[1], tf.shape(images)[2]
-    denoised = model(reflect_pad_to_multiple(images), training=False)
-    return {OUTPUT_NAME: denoised[:, :height, :width, :]}
-
   archive = keras.export.ExportArchive()
   archive.track(model)
-  archive.add_endpoint(SIGNATURE, serve, input_signature=[
-      tf.TensorSpec([None, None, None, channels], tf.float32, name=INPUT_NAME)])
+  archive.add_endpoint(SIGNATURE, serving_function(model), input_signature=input_signature(model))
   tf.io.gfile.makedirs(output_dir)
   archive.write_out(output_dir, verbose=False)
   with tf.io.gfile.GFile(os.path.join(output_dir, run_dir.CONFIG_NAME), 'w') as config_file:
@@ -84,7 +95,13 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
 
 def describe(run_config, step, validation_psnr=None):
   """The export's README.md text."""
-  kind = 'Noise2Noise (noisy targets)' if run_config.target == 'noisy' else 'Noise2Clean'
+  kind = {'neighbor2neighbor': 'Neighbor2Neighbor (single noisy images)',
+          'blind_spot': 'blind-spot (single noisy images)'}.get(
+              run_config.method,
+              'Noise2Noise (noisy targets)' if run_config.target == 'noisy' else 'Noise2Clean')
+  if (run_config.model.downsampling, run_config.model.top_skip) != ('max_pool', True):
+    kind += (f'; network: {run_config.model.downsampling} downsampling, '
+             f'{"with" if run_config.model.top_skip else "without"} the top skip connection')
   if run_config.noise == config_lib.NO_NOISE:
     trained_on = 'scenes of real noisy captures (no synthetic noise)'
   else:
@@ -125,6 +142,32 @@ def write_tflite(export_dir):
   path = os.path.join(export_dir, TFLITE_NAME)
   with tf.io.gfile.GFile(path, 'wb') as tflite_file:
     tflite_file.write(converter.convert())
+  return path
+
+
+def onnx_extras_installed():
+  """True when tf2onnx (the converter) and onnxruntime (its check) can be imported."""
+  import importlib.util  # pylint: disable=g-import-not-at-top
+  return all(importlib.util.find_spec(name) for name in ('tf2onnx', 'onnxruntime'))
+
+
+def write_onnx(model, export_dir):
+  """Writes export_dir/model.onnx: the serving signature (padding and crop
+  inside the graph, any H and W) as ONNX; returns its path.
+
+  Args:
+    model: float32 keras.Model from build_unet(upsampling='resize').
+
+  Raises:
+    ValueError: the optional export extras are not installed.
+  """
+  if not onnx_extras_installed():
+    raise ValueError(ONNX_EXTRAS_MESSAGE)
+  import tf2onnx  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
+  serve = tf.function(serving_function(model), input_signature=input_signature(model))
+  path = os.path.join(export_dir, ONNX_NAME)
+  tf2onnx.convert.from_function(serve, input_signature=input_signature(model),
+                                opset=ONNX_OPSET, output_path=path)
   return path
 
 

@@ -202,22 +202,27 @@ class LeakyReLU(keras.layers.LeakyReLU):
 
 
 class NearestUpSampling2D(keras.layers.UpSampling2D):
-  """keras.layers.UpSampling2D(interpolation='nearest') as one ResizeNearestNeighbor op.
+  """keras.layers.UpSampling2D(interpolation='nearest') for 2x as a channel tile
+  and a depth-to-space.
 
-  The same values (tested), and a graph the TFLite converter maps to builtin
-  ops: Keras 3 builds nearest upsampling from ops.repeat, whose dynamic
-  reshapes lose the channel dimension in the converter, so every following
-  convolution needed TensorFlow's own (Flex) kernel. No variables: checkpoints
-  are unaffected.
+  The same values (tested), and a graph converters map to plain builtin ops:
+  Keras 3 builds nearest upsampling from ops.repeat, whose dynamic reshapes
+  lose the channel dimension in the TFLite converter (every following
+  convolution then needed TensorFlow's own Flex kernel), and a nearest resize
+  becomes an ONNX Resize with a deprecated TensorFlow rounding mode that
+  onnxruntime warns about. Tiling the C channels 4 times and moving channel
+  block (i, j) to pixel (i, j) of each 2x2 cell repeats every pixel exactly.
+  No variables: checkpoints are unaffected.
   """
 
   def __init__(self, size=2, **kwargs):
     super().__init__(size, interpolation='nearest', **kwargs)
+    if tuple(self.size) != (2, 2):
+      raise ValueError(f'NearestUpSampling2D upsamples by 2, not {self.size}')
 
   def call(self, inputs):
-    scale = tf.constant(self.size, tf.int32)
-    # Nearest-neighbour resizing keeps the input's dtype (bfloat16 stays bfloat16).
-    return tf.image.resize(inputs, tf.shape(inputs)[1:3] * scale, method='nearest')
+    # Both ops keep the input's dtype (bfloat16 stays bfloat16).
+    return tf.nn.depth_to_space(tf.tile(inputs, [1, 1, 1, 4]), 2)
 
 
 # The binomial [1, 2, 1] / 4 filter, outer product: the anti-aliasing blur of

@@ -68,6 +68,7 @@ def test_export_carries_config_and_a_readme(exported):
   assert channels == 3 and saved['noise'] == 'poisson'
   readme = (folder / 'README.md').read_text()
   assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
+  assert 'trained as: Noise2Noise (noisy targets)' in readme
   assert 'validation PSNR at poisson 30: 28.50 dB (noisy input 18.00 dB)' in readme
   assert export.is_export(str(folder)) and not export.is_export(str(folder / 'variables'))
   assert np.asarray(run_batch(np.zeros((1, 8, 8, 3), np.float32))).shape == (1, 8, 8, 3)
@@ -91,8 +92,18 @@ def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_pat
       train_data='data/photos', model_dir='runs/x', method='blind_spot', noise='gaussian',
       model=config_lib.ModelConfig(downsampling='max_blur_pool', top_skip=False))
   export.export_model(model, run_config, str(tmp_path), 10, [])
+  assert ('trained as: blind-spot (single noisy images); network: max_blur_pool downsampling, '
+          'without the top skip connection') in (tmp_path / 'README.md').read_text()
   runner = tf.lite.Interpreter(model_path=export.write_tflite(str(tmp_path))).get_signature_runner(
       export.SIGNATURE)
   image = np.random.default_rng(2).uniform(size=(45, 70, 3)).astype(np.float32)
   output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
   np.testing.assert_allclose(output, denoiser.make_denoiser(model)(image), atol=1e-4)
+
+
+def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
+  monkeypatch.setattr(export, 'onnx_extras_installed', lambda: False)
+  with pytest.raises(ValueError, match=r'^--onnx needs the optional export extras \(tf2onnx, '
+                     r'onnxruntime\): pip install -r requirements-export.txt$'):
+    export.write_onnx(unet.build_unet(1), str(tmp_path))
+  assert not list(tmp_path.iterdir())
