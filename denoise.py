@@ -48,6 +48,8 @@ def main(argv):
       run_config = json.loads(restored.run_config.to_json())
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
                                       config.batch_tiles)
+    if config.tta:
+      denoise = denoiser.with_test_time_augmentation(denoise)
     summary = denoising.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
                                       config.white_level)
     print(denoising.format_summary(summary, len(jobs), source))

@@ -318,10 +318,15 @@ class ValidateConfig:
                          'scored.')
   follow_timeout: int = setting(3600, 'With --follow: give up after this many seconds without '
                                 'a new checkpoint.', minimum=1)
+  tta: bool = setting(False, 'Score with test-time augmentation, as denoise.py --tta: the mean '
+                      'of the outputs of the 8 flips and rotations.')
 
   def __post_init__(self):
     object.__setattr__(self, 'noise_levels', tuple(float(v) for v in self.noise_levels))
     check_settings(self)
+    if self.tta and self.follow:
+      raise ValueError('--tta scores one checkpoint; --follow writes the same curves as training, '
+                       'which evaluates without it')
 
 
 @dataclasses.dataclass(frozen=True)
@@ -349,6 +354,8 @@ class DenoiseConfig:
   overwrite: bool = setting(False, 'Replace outputs that already exist (without it they are '
                             'kept as done, so rerunning an interrupted batch resumes it), and '
                             'allow --output_dir inside an input folder.')
+  tta: bool = setting(False, 'Test-time augmentation: average the outputs of the 8 flips and '
+                      'rotations of each image (8 times the time).')
 
   def __post_init__(self):
     check_settings(self)

@@ -260,3 +260,26 @@ def test_two_inputs_for_one_output_are_refused_before_any_work(model_dir, tmp_pa
       f'denoise.py: error: --input: {tmp_path}/in/a.jpg and {tmp_path}/in/a.png would both be '
       f'written to {tmp_path}/out/a.png; move or rename one of them (nothing was written)')
   assert not (tmp_path / 'out').exists()
+
+
+def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_path):
+  rng = np.random.default_rng(5)
+  page = (smooth_image(rng, 37, 50, 1)[:, :, 0].astype(np.uint16) * 250)
+  _write(tmp_path / 'in' / 'frame.png', [page])
+  outputs = {}
+  for name, extra in (('plain', ()), ('tta', ('--tta',))):
+    result = _denoise(f'--model={model_dir}', f'--input={tmp_path / "in"}',
+                      f'--output_dir={tmp_path / name}', *extra)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (outputs[name],) = native_images.read_pages(str(tmp_path / name / 'frame.png'))
+  assert outputs['tta'].dtype == np.uint16 and outputs['tta'].shape == page.shape
+  assert (outputs['tta'] != outputs['plain']).mean() > 0.5
+  # The file holds the library's 8-pass mean (grayscale as three equal channels
+  # for this RGB network, their mean written back), rounded to 16 bits.
+  from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  model = restore.restore_model(str(model_dir)).model
+  rgb = np.repeat(page[:, :, np.newaxis].astype(np.float32) / 65535, 3, axis=2)
+  expected = denoiser.with_test_time_augmentation(denoiser.make_denoiser(model))(rgb)
+  gray = np.clip(expected.mean(axis=2), 0, 1) * 65535
+  assert np.abs(outputs['tta'].astype(float) - gray).max() <= 1.0

@@ -79,6 +79,8 @@ def validate_once(config):
   images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
   denoise = denoiser.make_denoiser(restored.model)
+  if config.tta:
+    denoise = denoiser.with_test_time_augmentation(denoise)
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,
                           held_out_loss=held_out.make_held_out_loss(

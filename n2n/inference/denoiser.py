@@ -46,3 +46,31 @@ def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,
                                 batch_tiles)
 
   return denoise
+
+
+# The 8 symmetries of the square: (quarter turns, then a left-right flip).
+DIHEDRAL_TRANSFORMS = tuple((turns, flip) for turns in range(4) for flip in (False, True))
+
+
+def with_test_time_augmentation(denoise):
+  """fn([H, W, C]) -> [H, W, C]: the mean of denoise's outputs over the 8 flips
+  and rotations of the image, each turned back before averaging.
+
+  The network is not exactly equivariant to them, and its errors differ
+  between them, so the mean is usually closer to the clean image; it costs 8
+  passes. Each pass goes through denoise whole (tiling included), so any size,
+  bit depth and precision works as without it.
+  """
+
+  def denoise_all(noisy):
+    noisy = np.asarray(noisy, np.float32)
+    total = np.zeros(noisy.shape, np.float64)
+    for turns, flip in DIHEDRAL_TRANSFORMS:
+      turned = np.rot90(noisy, turns)
+      turned = turned[:, ::-1] if flip else turned
+      output = np.asarray(denoise(np.ascontiguousarray(turned)), np.float64)
+      output = output[:, ::-1] if flip else output
+      total += np.rot90(output, -turns)
+    return (total / len(DIHEDRAL_TRANSFORMS)).astype(np.float32)
+
+  return denoise_all
