@@ -1,14 +1,19 @@
-"""Does the noisy-target error rank checkpoints like the true error does?
+"""Does a reference-free score rank checkpoints like the true error does?
 
-  python bench/noisy_target_correlation.py --model_dir=runs/demo_scenes
+  python bench/reference_free_correlation.py --model_dir=runs/demo_scenes
+  python bench/reference_free_correlation.py --model_dir=runs/cpu/single_gaussian_n2nb
 
-Reads a scene run's evaluation summaries (model_dir/eval: psnr/captures and
-noisy_target_mse/captures, logged at every evaluation) and prints, per step,
-the noisy-target MSE beside the true MSE against the references (from the
-mean PSNR: 10^(-PSNR/10), the MSE of an image at that PSNR), then their
-Pearson correlation and the Spearman rank correlation. Under Noise2Noise's
-assumptions the noisy-target MSE is the true MSE plus the noise variance, so
-the two should move together.
+Reads a run's evaluation summaries (model_dir/eval) and, for each score that
+needs no clean image, logged beside the true PSNR:
+  noisy_target_mse/captures   scenes: the first capture's output against the
+                              second capture (scoring.evaluate_scenes)
+  held_out_loss/TAG           single-image methods: their own loss on the
+                              held-out noisy images (n2n/evaluation/held_out.py)
+prints per step the score beside the true MSE (from the mean PSNR:
+10^(-PSNR/10), the MSE of an image at that PSNR), then their Pearson
+correlation and the Spearman rank correlation over the run's evaluations.
+Under the methods' assumptions each score is the true error plus a constant
+(the noise variance), so the two should move together.
 """
 
 import os
@@ -20,52 +25,67 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,un
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
-import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
-from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 
-flags.DEFINE_string('model_dir', None, 'A run trained with --noise=none and --val_data scenes '
-                    'that have references.')
-flags.mark_flag_as_required('model_dir')
+SCORES = ('noisy_target_mse', 'held_out_loss')
+
+flags.DEFINE_string('model_dir', None, 'A run whose validation data has references: a scene run '
+                    'or a single-image run.')
 FLAGS = flags.FLAGS
-
-
-def read_series(eval_dir):
-  """{step: {'psnr': dB, 'noisy_target_mse': value}} from the eval event files."""
-  series = {}
-  wanted = {f'psnr/{scoring.CAPTURES_TAG}': 'psnr',
-            f'noisy_target_mse/{scoring.CAPTURES_TAG}': 'noisy_target_mse'}
-  for path in sorted(tf.io.gfile.glob(os.path.join(eval_dir, 'events.out.tfevents.*'))):
-    for event in summaries.read_events(path):
-      for value in event.summary.value:
-        if value.tag in wanted:
-          series.setdefault(event.step, {})[wanted[value.tag]] = float(
-              tf.make_ndarray(value.tensor))
-  return {step: values for step, values in series.items() if len(values) == 2}
 
 
 def ranks(values):
   return np.argsort(np.argsort(values)).astype(np.float64)
 
 
+def correlations(psnr_curve, score_curve):
+  """How a reference-free score follows the true error over one run.
+
+  Args:
+    psnr_curve, score_curve: [(step, value), ...]; steps in both are used.
+
+  Returns:
+    {'pearson', 'spearman': correlation of the score with the true MSE
+     (10^(-PSNR/10)), 'offset': mean score minus true MSE, 'evaluations': count};
+    None with fewer than 3 common steps.
+  """
+  scores = dict(score_curve)
+  common = [(step, psnr) for step, psnr in psnr_curve if step in scores]
+  if len(common) < 3:
+    return None
+  true = np.array([10 ** (-psnr / 10) for _, psnr in common])
+  score = np.array([scores[step] for step, _ in common])
+  return {'pearson': float(np.corrcoef(true, score)[0, 1]),
+          'spearman': float(np.corrcoef(ranks(true), ranks(score))[0, 1]),
+          'offset': float(np.mean(score - true)), 'evaluations': len(common)}
+
+
 def main(argv):
   del argv
-  series = read_series(os.path.join(FLAGS.model_dir, summaries.EVAL_SUBDIR))
-  if len(series) < 3:
-    sys.exit(f'noisy_target_correlation.py: error: {FLAGS.model_dir} has {len(series)} '
-             'evaluations with both psnr/captures and noisy_target_mse/captures; need 3 or more')
-  steps = sorted(series)
-  noisy = np.array([series[step]['noisy_target_mse'] for step in steps])
-  true = np.array([10 ** (-series[step]['psnr'] / 10) for step in steps])
-  print(f'{"step":>6}  {"PSNR dB":>8}  {"true MSE":>10}  {"noisy-target MSE":>16}  {"difference":>10}')
-  for step, true_mse, noisy_mse in zip(steps, true, noisy):
-    print(f'{step:>6}  {series[step]["psnr"]:8.2f}  {true_mse:10.6f}  {noisy_mse:16.6f}  '
-          f'{noisy_mse - true_mse:10.6f}')
-  pearson = np.corrcoef(true, noisy)[0, 1]
-  spearman = np.corrcoef(ranks(true), ranks(noisy))[0, 1]
-  print(f'Pearson r = {pearson:.3f}, Spearman rho = {spearman:.3f} over {len(steps)} evaluations; '
-        f'noisy-target minus true MSE: {np.mean(noisy - true):.6f} +- {np.std(noisy - true):.6f}')
+  if not FLAGS.model_dir:
+    sys.exit('reference_free_correlation.py: error: --model_dir is required')
+  curves = summaries.read_scalars(os.path.join(FLAGS.model_dir, summaries.EVAL_SUBDIR))
+  pairs = [(tag, f'psnr/{tag.split("/", 1)[1]}') for tag in sorted(curves)
+           if tag.split('/')[0] in SCORES]
+  pairs = [(tag, psnr_tag) for tag, psnr_tag in pairs if psnr_tag in curves]
+  found = [(tag, psnr_tag, correlations(curves[psnr_tag], curves[tag]))
+           for tag, psnr_tag in pairs]
+  found = [item for item in found if item[2]]
+  if not found:
+    sys.exit(f'reference_free_correlation.py: error: {FLAGS.model_dir} has no 3 evaluations '
+             f'with both a PSNR and a reference-free score ({", ".join(SCORES)})')
+  for tag, psnr_tag, result in found:
+    scores = dict(curves[tag])
+    print(f'{tag}')
+    print(f'{"step":>6}  {"PSNR dB":>8}  {"true MSE":>10}  {"score":>10}  {"difference":>10}')
+    for step, psnr in curves[psnr_tag]:
+      if step in scores:
+        true = 10 ** (-psnr / 10)
+        print(f'{step:>6}  {psnr:8.2f}  {true:10.6f}  {scores[step]:10.6f}  '
+              f'{scores[step] - true:10.6f}')
+    print(f'Pearson r = {result["pearson"]:.3f}, Spearman rho = {result["spearman"]:.3f} over '
+          f'{result["evaluations"]} evaluations; score minus true MSE: {result["offset"]:.6f}')
 
 
 if __name__ == '__main__':

@@ -16,6 +16,9 @@ Sections (see docs/performance.md for the method and the latest table):
                process start to the first finished step
   options      step time at --steps_per_loop 1, 10, 100, and --jit_compile on/off
                (64x64, batch 16, fed from memory)
+  methods      each --method (and N2N on two fixed captures) from memory and fed
+               by its pipeline, all interleaved: time per step against
+               --method=pairs, and each pipeline's ratio to its step from memory
 """
 
 import json
@@ -45,11 +48,16 @@ from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
+from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
-SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options')
+SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options', 'methods')
+# The training methods timed by the methods section: name -> TrainConfig overrides.
+METHODS = (('pairs', {}), ('pairs, 2 fixed captures', {'noise_captures': 2}),
+           ('neighbor2neighbor', {'method': 'neighbor2neighbor'}),
+           ('blind_spot', {'method': 'blind_spot'}))
 
 flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
 flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')
@@ -115,19 +123,21 @@ def time_pipeline(train_data, noise, crop, batch):
 
 
 def make_timed_loop(train_data, noise, crop, batch, precision, from_memory, steps_per_loop=None,
-                    jit_compile=False):
+                    jit_compile=False, **overrides):
   """The real training loop, fed from memory or by the pipeline, traced and warm.
+
+  overrides: further TrainConfig settings (--method, --noise_captures).
 
   Returns:
     fn() -> images/s of one timed repetition (steps_per_repetition steps).
   """
   steps_per_loop = steps_per_loop or steps_per_repetition(crop, batch)
   config = train_config(train_data, noise, crop, batch, precision,
-                        steps_per_loop=steps_per_loop, jit_compile=jit_compile)
+                        steps_per_loop=steps_per_loop, jit_compile=jit_compile, **overrides)
   strategy = tf.distribute.get_strategy()
   trainer = trainer_lib.Trainer(config, strategy, precision,
                                 hardware.filter_gradient_mode(precision, strategy))
-  dataset = input_pipeline.build_train_dataset(config, batch, cache=True)
+  dataset = train_lib.build_dataset(config, batch, cache=True)
   if from_memory:
     dataset = tf.data.Dataset.from_tensors(next(iter(dataset))).repeat()
   trainer.attach_dataset(dataset)
@@ -233,6 +243,39 @@ def time_process(train_data):
           'peak_rss_mib': peak_kib / 1024, 'exit_status': process.returncode}
 
 
+def time_methods(train_data, precision):
+  """Every METHODS entry from memory and fed by its pipeline, all repetitions
+  interleaved; Gaussian noise (sigma 0-50), crop and batch of the demo's setting
+  (64x64, batch 16).
+
+  Returns:
+    list of {'method', 'crop', 'batch', 'from_memory', 'fed', 'fed_ratio',
+    'step_time_vs_pairs'} (images/s summaries; step_time_vs_pairs > 1: a step
+    costs more than one of --method=pairs, from memory).
+  """
+  crop, batch = (64, 2) if FLAGS.tiny else settings()[0]
+  loops = []
+  for _, overrides in METHODS:
+    loops += [make_timed_loop(train_data, 'gaussian', crop, batch, precision, from_memory,
+                              **overrides) for from_memory in (True, False)]
+  rates = time_alternating(loops)
+  pairs_memory = rates[0]
+  rows = []
+  for index, (name, _) in enumerate(METHODS):
+    memory, fed = rates[2 * index], rates[2 * index + 1]
+    row = {'method': name, 'crop': crop, 'batch': batch, 'precision': precision,
+           'from_memory': floor.summarize(memory), 'fed': floor.summarize(fed),
+           'fed_ratio': ratio_summary(fed, memory),
+           'step_time_vs_pairs': ratio_summary(pairs_memory, memory)}
+    print(f'methods    {name:24s} crop {crop:3d} batch {batch:2d}: '
+          f'{row["from_memory"]["median"]:7.1f} images/s from memory, '
+          f'{row["step_time_vs_pairs"]["ratio"]:.2f}x the time per step of pairs; fed by its '
+          f'pipeline {row["fed_ratio"]["ratio"]:.3f} x memory '
+          f'({row["fed_ratio"]["ratio_min"]:.3f}-{row["fed_ratio"]["ratio_max"]:.3f})', flush=True)
+    rows.append(row)
+  return rows
+
+
 def main(argv):
   del argv
   sections = FLAGS.sections.split(',')
@@ -311,6 +354,8 @@ def main(argv):
                            steps_per_loop=10, jit_compile=jit_compile)
       report['options'][f'jit_compile_{jit_compile}'] = rate
       print(f'options    jit_compile={jit_compile}: {rate["median"]:7.1f} images/s', flush=True)
+  if 'methods' in sections:
+    report['methods'] = time_methods(train_data, precisions[-1])
   if FLAGS.output:
     with open(FLAGS.output, 'w') as output:
       json.dump(report, output, indent=2)

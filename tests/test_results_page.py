@@ -56,3 +56,50 @@ def test_the_curves_are_well_formed_svg_with_one_line_per_series():
   # Later steps are further right; a higher PSNR is higher up (smaller y).
   assert first[1][0] > first[0][0] and first[1][1] < first[0][1]
   assert svg_plot._nice_ticks(17.3, 31.2) == [20.0, 25.0, 30.0]
+
+
+def test_the_single_image_section_compares_at_equal_time_and_steps_and_states_the_goal():
+  import results_single_image  # pylint: disable=g-import-not-at-top
+  results = {}
+  finals = {'n2nb': 29.40, 'blind_spot': 27.10, 'n2n2': 29.90, 'n2c': 30.20,
+            'n2nb_time': 29.70, 'blind_spot_time': 26.50, 'n2nb_f32': 29.30, 'n2n2_f32': 29.85}
+  rates = {'n2nb': 240.0, 'blind_spot': 100.0, 'n2n2': 160.0, 'n2c': 160.0}
+  for variant, final in finals.items():
+    run = _run(f'gaussian_{variant}', 'l2', final)
+    run['images_per_second'] = rates.get(variant, 160.0)
+    if variant.endswith('_time'):
+      run['train_steps'] = results_single_image.equal_time_steps(
+          {'train_steps': 1600, 'images_per_second': 160.0},
+          {'images_per_second': rates[variant[:-len('_time')]]})
+    level = run['levels']['gaussian_25']
+    if variant.startswith(results_single_image.SINGLE_IMAGE_VARIANTS):
+      level['correlation'] = {'pearson': 0.95, 'spearman': 0.9, 'offset': 0.0101,
+                              'evaluations': 8}
+    results[f'single_gaussian_{variant}'] = run
+  page = '\n'.join(results_page.single_image_section(results_single_image, results))
+  # N2Nb is cheaper per step here: equal time gives it more steps, blind-spot fewer.
+  assert results['single_gaussian_n2nb_time']['train_steps'] == 2400
+  assert results['single_gaussian_blind_spot_time']['train_steps'] == 1000
+  assert ('| equal training time (that of 1600 steps of N2N) | auto | 20.18 | 29.70 (2400 steps) '
+          '| 26.50 (1000 steps) | 29.90 | 30.20 | -0.20 |') in page
+  assert '| equal steps (1600 x 8) | auto | 20.18 | 29.40 | 27.10 | 29.90 | 30.20 | -0.50 |' in page
+  assert '| equal steps (1600 x 8) | float32 | 20.18 | 29.30 | - | 29.85 | - | -0.55 |' in page
+  assert ('**Goal: Neighbor2Neighbor within 1 dB of N2N with two captures: met** (-0.20 dB at '
+          'equal training time, -0.50 dB at equal steps).') in page
+  assert '| Neighbor2Neighbor (1 capture) | 240.0 | 0.67x |' in page
+  assert '| blind-spot (1 capture), equal steps | 8 | 0.950 | 0.900 | 0.01010 |' in page
+  assert 'Simulated 16-bit' not in page  # a section without runs is left out
+
+
+def test_the_tta_section_shows_each_runs_gain_and_cost():
+  results = {'tta': {
+      'gaussian_n2n': {'levels': {'gaussian_25': {'input': 20.18, 'plain': 29.70, 'tta': 29.95}},
+                       'cost': 8.1, 'machine': 'test CPU', 'commit': 'abc1234'},
+      'impulse_n2n': {'levels': {'impulse_0.5': {'input': 11.4, 'plain': 21.1, 'tta': 21.5},
+                                 'impulse_0.7': {'input': 10.0, 'plain': 18.7, 'tta': 18.8}},
+                      'cost': 7.9, 'machine': 'test CPU', 'commit': 'abc1234'}}}
+  page = '\n'.join(results_page.tta_section(results))
+  assert '| gaussian_n2n | sigma 25 | 20.18 | 29.70 | 29.95 | +0.25 | 8.10x |' in page
+  assert '| impulse_n2n | p 0.7 | 10.00 | 18.70 | 18.80 | +0.10 | 7.90x |' in page
+  assert 'Gain from +0.10 to +0.40 dB, median +0.25 dB' in page
+  assert results_page.tta_section({}) == []

@@ -48,6 +48,8 @@ from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 import colour_check  # pylint: disable=g-import-not-at-top
+import tta_gain  # pylint: disable=g-import-not-at-top
+import results_single_image  # pylint: disable=g-import-not-at-top
 import svg_plot  # pylint: disable=g-import-not-at-top
 
 
@@ -96,11 +98,16 @@ RESULTS_DIR = os.path.join(DOCS, 'results')
 RESULTS_JSON = os.path.join(RESULTS_DIR, 'results.json')
 PICTURE_CROP = 160
 
-flags.DEFINE_list('rows', list(ROW_NAMES), f'Rows to run: any of {", ".join(ROW_NAMES)}.')
+flags.DEFINE_list('rows', list(ROW_NAMES + results_single_image.SECTION_NAMES),
+                  f'Rows to run: any of {", ".join(ROW_NAMES)}, and the "One noisy image per '
+                  f'scene" sections {", ".join(results_single_image.SECTION_NAMES)}.')
 flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'), 'Where the runs go.')
 flags.DEFINE_boolean('retrain', False, 'Delete and retrain runs that are already complete.')
 flags.DEFINE_boolean('ablations', True, 'Also run each row\'s ablations.')
 flags.DEFINE_boolean('render_only', False, 'Train nothing; rewrite the page from results.json.')
+flags.DEFINE_boolean('tta', False, 'Measure test-time augmentation (bench/tta_gain.py) on the N2N '
+                     'run of each of --rows (training it first if it is missing) and on the '
+                     'single-image sections\' equal-step runs that exist.')
 FLAGS = flags.FLAGS
 
 
@@ -116,12 +123,17 @@ def is_complete(model_dir):
   return restore.checkpoint_step(latest) >= restore.read_run_config(model_dir).train_steps
 
 
-def train(run_name, model_dir):
-  """Runs train.py for one configs/cpu/ run; returns its wall time in seconds."""
+def train(run_name, model_dir, config_name=None, extra_flags=()):
+  """Runs train.py for one configs/cpu/ run; returns its wall time in seconds.
+
+  config_name: the configs/cpu/ file (default run_name); extra_flags follow it
+  on the command line (another precision or step count of the same run).
+  """
   if FLAGS.retrain and os.path.isdir(model_dir):
     shutil.rmtree(model_dir)
   command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
-             f'--flagfile={config_path(run_name)}', f'--model_dir={model_dir}']
+             f'--flagfile={config_path(config_name or run_name)}', f'--model_dir={model_dir}',
+             *extra_flags]
   print(f'{run_name}: {" ".join(command[1:])}', flush=True)
   started = time.perf_counter()
   log_path = os.path.join(FLAGS.runs_dir, f'{run_name}.log')
@@ -132,22 +144,11 @@ def train(run_name, model_dir):
   return time.perf_counter() - started
 
 
-def scalars(event_dir):
-  """{tag: [(step, value), ...]} from every event file in event_dir, by step."""
-  values = {}
-  for path in sorted(tf.io.gfile.glob(os.path.join(event_dir, 'events.out.tfevents.*'))):
-    for event in summaries.read_events(path):
-      for value in event.summary.value:
-        if value.HasField('tensor') and not value.tensor.string_val:
-          values.setdefault(value.tag, {})[event.step] = float(tf.make_ndarray(value.tensor))
-  return {tag: sorted(by_step.items()) for tag, by_step in values.items()}
-
-
 def run_result(run_name, model_dir, wall_seconds):
   """What the page shows of one run, read from its events and config.json."""
   config = restore.read_run_config(model_dir)
-  evaluations = scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
-  training = scalars(os.path.join(model_dir, 'train'))
+  evaluations = summaries.read_scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
+  training = summaries.read_scalars(os.path.join(model_dir, 'train'))
   levels = {}
   for tag, curve in evaluations.items():
     if not tag.startswith('psnr/'):
@@ -158,9 +159,11 @@ def run_result(run_name, model_dir, wall_seconds):
     levels[level_tag] = {'final': final, 'final_step': final_step, 'best': best,
                          'best_step': best_step,
                          'input': evaluations[f'input_psnr/{level_tag}'][-1][1],
-                         'curve': curve}
+                         'curve': curve,
+                         'held_out_curve': evaluations.get(f'held_out_loss/{level_tag}', [])}
   return {
       'run': run_name, 'noise': config.noise, 'target': config.target, 'loss': config.loss,
+      'method': config.method,
       'levels': levels, 'train_steps': config.train_steps, 'batch_size': config.batch_size,
       'crop_size': config.crop_size, 'precision': config.precision,
       'gradient_clip_multiple': config.gradient_clip_multiple,
@@ -220,13 +223,13 @@ def write_strip(panels, output_path):
   return [top, left, PICTURE_CROP]
 
 
-def picture(row, model_dirs, output_path):
+def picture(pictured, model_dirs, output_path):
   """noisy | the pictured variants | clean on one crop of the first validation
   image at the first evaluation level, with the evaluation's fixed noise (for
   scenes: the first capture of the first validation scene and its reference);
   written as PNG."""
-  restored = {variant: restore.restore_model(model_dirs[variant]) for variant in row.pictured}
-  config = restored['n2n'].run_config
+  restored = {variant: restore.restore_model(model_dirs[variant]) for variant in pictured}
+  config = restored[pictured[0]].run_config
   if config.noise == 'none':
     scene = eval_data.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
     name, level, noisy, clean = scene.name, None, scene.first, scene.reference
@@ -234,12 +237,12 @@ def picture(row, model_dirs, output_path):
     name, image = eval_data.load_eval_images(config.val_data, max_images=1)[0]
     level = config.eval_noise_levels[0]
     clean = tf.constant(image, tf.float32) / 255.0
-    noisy = scoring.make_corruption(row.name)(clean, tf.constant(level, tf.float32),
+    noisy = scoring.make_corruption(config.noise)(clean, tf.constant(level, tf.float32),
                                               noise_lib.evaluation_seed(config.seed, 0, level))
     noisy, clean = noisy.numpy(), clean.numpy()
   panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
-                      for variant in row.pictured] + [clean]
-  return {'image': name, 'level': level, 'variants': list(row.pictured),
+                      for variant in pictured] + [clean]
+  return {'image': name, 'level': level, 'variants': list(pictured),
           'crop': write_strip(panels, output_path)}
 
 
@@ -280,12 +283,78 @@ def curves_svg(row, results, output_path):
                                   ('noisy input', runs[0]['levels'][tag]['input'])))
 
 
+def train_and_read(run_name, config_name=None, extra_flags=()):
+  """One run's result dict: trained first (train) unless complete, then read
+  back (run_result) with the wall time its training took."""
+  model_dir = os.path.join(FLAGS.runs_dir, run_name)
+  timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
+  if FLAGS.retrain or not is_complete(model_dir):
+    wall = train(run_name, model_dir, config_name, extra_flags)
+    with open(timing_path, 'w') as timing:
+      timing.write(f'{wall:.1f}\n')
+  with open(timing_path) as timing:
+    wall = float(timing.read())
+  result = run_result(run_name, model_dir, wall)
+  print(f'{run_name}: {format_run(result)}', flush=True)
+  return result
+
+
+def single_image_section(section, results):
+  """Runs one "One noisy image per scene" comparison (tools/results_single_image.py)
+  and draws its picture and curves into results."""
+  if section.name == 'single_captures':
+    prepare_scene_data()  # its validation scenes
+    results_single_image.prepare_capture_data()
+  runs = results_single_image.run_section(section, train_and_read)
+  results.update(runs)
+  variants = results_single_image.VARIANTS
+  model_dirs = {variant: os.path.join(FLAGS.runs_dir, f'{section.name}_{variant}')
+                for variant in variants}
+  results[section.name] = {'picture': picture(
+      variants, model_dirs, os.path.join(RESULTS_DIR, f'{section.name}.png'))}
+  equal_steps = [runs[f'{section.name}_{variant}'] for variant in variants]
+  tag = next(iter(equal_steps[0]['levels']))
+  titles = results_single_image.VARIANT_TITLES
+  with open(os.path.join(RESULTS_DIR, f'{section.name}_psnr.svg'), 'w') as svg:
+    svg.write(svg_plot.line_chart(
+        [(titles[variant], run['levels'][tag]['curve']) for variant, run in
+         zip(variants, equal_steps)], f'{section.title}: validation PSNR (equal steps)',
+        'training step', 'PSNR (dB)', ('noisy input', equal_steps[0]['levels'][tag]['input'])))
+  with open(os.path.join(RESULTS_DIR, f'{section.name}_held_out.svg'), 'w') as svg:
+    svg.write(svg_plot.line_chart(
+        [(titles[variant], runs[f'{section.name}_{variant}']['levels'][tag]['held_out_curve'])
+         for variant in results_single_image.SINGLE_IMAGE_VARIANTS],
+        f'{section.title}: held-out loss (no reference)', 'training step',
+        'held-out loss (0-1 scale)'))
+
+
+def measure_tta(results):
+  """results['tta'][run]: bench/tta_gain.measure of the N2N run of each of --rows
+  (trained first if missing) and of the single-image sections' equal-step runs."""
+  measured = results.setdefault('tta', {})
+  names = [f'{row.name}_n2n' for row in ROWS if row.name in FLAGS.rows]
+  names += [f'{section.name}_{variant}' for section in results_single_image.SECTIONS
+            for variant in ('n2nb', 'blind_spot', 'n2n2')
+            if is_complete(os.path.join(FLAGS.runs_dir, f'{section.name}_{variant}'))]
+  for name in names:
+    model_dir = os.path.join(FLAGS.runs_dir, name)
+    if name.startswith('scenes'):
+      prepare_scene_data()
+    if not is_complete(model_dir):
+      train(name, model_dir)
+    measured[name] = {**tta_gain.measure(model_dir), 'commit': commit(), 'machine': machine()}
+    level = next(iter(measured[name]['levels'].values()))
+    print(f'{name}: TTA {level["tta"]:.2f} dB against {level["plain"]:.2f} dB, '
+          f'{measured[name]["cost"]:.2f}x the time', flush=True)
+
+
 def main(argv):
   del argv
-  unknown = set(FLAGS.rows) - set(ROW_NAMES)
+  known = ROW_NAMES + results_single_image.SECTION_NAMES
+  unknown = set(FLAGS.rows) - set(known)
   if unknown:
     raise app.UsageError(f'--rows: unknown {", ".join(sorted(unknown))}; choose from '
-                         f'{", ".join(ROW_NAMES)}')
+                         f'{", ".join(known)}')
   os.makedirs(RESULTS_DIR, exist_ok=True)
   results = {}
   if os.path.exists(RESULTS_JSON):
@@ -300,17 +369,9 @@ def main(argv):
     model_dirs = {}
     for variant in variants:
       run_name = f'{row.name}_{variant}'
-      model_dir = model_dirs[variant] = os.path.join(FLAGS.runs_dir, run_name)
-      timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
-      if FLAGS.retrain or not is_complete(model_dir):
-        wall = train(run_name, model_dir)
-        with open(timing_path, 'w') as timing:
-          timing.write(f'{wall:.1f}\n')
-      with open(timing_path) as timing:
-        wall = float(timing.read())
-      results[run_name] = run_result(run_name, model_dir, wall)
-      print(f'{run_name}: {format_run(results[run_name])}', flush=True)
-    results[row.name] = {'picture': picture(row, model_dirs,
+      model_dirs[variant] = os.path.join(FLAGS.runs_dir, run_name)
+      results[run_name] = train_and_read(run_name)
+    results[row.name] = {'picture': picture(row.pictured, model_dirs,
                                             os.path.join(RESULTS_DIR, f'{row.name}.png'))}
     if row.colour_checked:
       checked, colour_picture = colour_check_results(
@@ -321,10 +382,21 @@ def main(argv):
     curves_svg(row, results, os.path.join(RESULTS_DIR, f'{row.name}_psnr.svg'))
     with open(RESULTS_JSON, 'w') as results_file:
       json.dump(results, results_file, indent=1)
+  sections = [] if FLAGS.render_only else [section for section in results_single_image.SECTIONS
+                                           if section.name in FLAGS.rows]
+  for section in sections:
+    single_image_section(section, results)
+    with open(RESULTS_JSON, 'w') as results_file:
+      json.dump(results, results_file, indent=1)
+  if FLAGS.tta:
+    measure_tta(results)
+    with open(RESULTS_JSON, 'w') as results_file:
+      json.dump(results, results_file, indent=1)
   import results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
     page.write(results_page.render(ROWS, VARIANT_TITLES, results,
-                                   colour_bar=colour_check.MAX_CHANNEL_ERROR))
+                                   colour_bar=colour_check.MAX_CHANNEL_ERROR,
+                                   single_image=results_single_image))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 

@@ -208,13 +208,196 @@ def colour_check_section(rows, titles, results, bar):
   return out
 
 
-def render(rows, titles, results, colour_bar=None):
+def _final(run):
+  """(PSNR at the last step, noisy input PSNR) of a run's first level."""
+  level = next(iter(run['levels'].values()))
+  return level['final'], level['input']
+
+
+def _single_image_table(section, single_image, results):
+  """PSNR of the four methods at equal steps, equal training time and in float32."""
+  variants = single_image.VARIANTS
+  titles = single_image.VARIANT_TITLES
+  runs = {variant: results.get(f'{section.name}_{variant}') for variant in variants}
+  reference = runs[single_image.REFERENCE]
+  lines = ['| budget | precision | input | ' + ' | '.join(titles[v] for v in variants)
+           + ' | Neighbor2Neighbor - N2N (2 captures) |', '|---|---|---|' + '---|' * len(variants)
+           + '---|']
+
+  def row(label, precision, chosen):
+    cells = []
+    for variant in variants:
+      run = chosen.get(variant)
+      cells.append('-' if run is None else
+                   f'{_final(run)[0]:.2f}' + (f' ({run["train_steps"]} steps)'
+                                              if run['train_steps'] != reference['train_steps']
+                                              else ''))
+    gap = (f'{_final(chosen["n2nb"])[0] - _final(chosen["n2n2"])[0]:+.2f}'
+           if chosen.get('n2nb') and chosen.get('n2n2') else '-')
+    lines.append(f'| {label} | {precision} | {_final(reference)[1]:.2f} | ' + ' | '.join(cells)
+                 + f' | {gap} |')
+
+  timed = dict(runs)
+  for variant in single_image.SINGLE_IMAGE_VARIANTS:
+    timed[variant] = results.get(f'{section.name}_{variant}_time')
+  row(f'equal training time (that of {reference["train_steps"]} steps of N2N)', 'auto', timed)
+  row(f'equal steps ({reference["train_steps"]} x {reference["batch_size"]})', 'auto', runs)
+  if section.float32_variants:
+    row(f'equal steps ({reference["train_steps"]} x {reference["batch_size"]})', 'float32',
+        {variant: results.get(f'{section.name}_{variant}_f32')
+         for variant in section.float32_variants})
+  return '\n'.join(lines)
+
+
+def _single_image_costs(section, single_image, results):
+  """images/s, relative step cost and wall time of the equal-step runs."""
+  reference = results[f'{section.name}_{single_image.REFERENCE}']
+  lines = ['| method | images/s | time per step / N2N (2 captures) | wall time (incl. '
+           'evaluations) |', '|---|---|---|---|']
+  for variant in single_image.VARIANTS:
+    run = results[f'{section.name}_{variant}']
+    lines.append(f'| {single_image.VARIANT_TITLES[variant]} | {run["images_per_second"]:.1f} | '
+                 f'{reference["images_per_second"] / run["images_per_second"]:.2f}x | '
+                 f'{_minutes(run["wall_seconds"])} |')
+  return '\n'.join(lines)
+
+
+def _correlation_table(section, single_image, results):
+  lines = ['| run | evaluations | Pearson r (held-out loss, true MSE) | Spearman rho | '
+           'held-out loss minus true MSE |', '|---|---|---|---|---|']
+  for suffix, budget in (('', 'equal steps'), ('_time', 'equal time'), ('_f32', 'float32')):
+    for variant in single_image.SINGLE_IMAGE_VARIANTS:
+      run = results.get(f'{section.name}_{variant}{suffix}')
+      level = next(iter(run['levels'].values())) if run else {}
+      found = level.get('correlation')
+      if found:
+        lines.append(f'| {single_image.VARIANT_TITLES[variant]}, {budget} | '
+                     f'{found["evaluations"]} | {found["pearson"]:.3f} | '
+                     f'{found["spearman"]:.3f} | {found["offset"]:.5f} |')
+  return '\n'.join(lines)
+
+
+def _goal_line(section, single_image, results):
+  gaps = []
+  for suffix, budget in (('_time', 'equal training time'), ('', 'equal steps')):
+    n2nb = results.get(f'{section.name}_n2nb{suffix}')
+    n2n2 = results.get(f'{section.name}_{single_image.REFERENCE}')
+    if n2nb and n2n2:
+      gaps.append((budget, _final(n2nb)[0] - _final(n2n2)[0]))
+  if not gaps:
+    return ''
+  met = all(gap >= -single_image.GOAL_GAP_DB for _, gap in gaps)
+  measured = ', '.join(f'{gap:+.2f} dB at {budget}' for budget, gap in gaps)
+  return (f'**Goal: Neighbor2Neighbor within {single_image.GOAL_GAP_DB:g} dB of N2N with two '
+          f'captures: {"met" if met else "missed"}** ({measured}).')
+
+
+def single_image_section(single_image, results):
+  """The "One noisy image per scene" section; [] before its runs exist."""
+  sections = [section for section in single_image.SECTIONS
+              if f'{section.name}_{single_image.REFERENCE}' in results]
+  if not sections:
+    return []
+  out = [
+      '## One noisy image per scene',
+      '',
+      'Most users have one noisy image of each scene. Neighbor2Neighbor (Huang et al. 2021) and '
+      'blind-spot training (Noise2Void with N2V2\'s median replacement and network: max-blur '
+      'pooling, no top skip connection) train the same U-Net from that one image '
+      '(`--method=neighbor2neighbor|blind_spot`). They are compared with Noise2Noise on two '
+      'captures of each scene, and with Noise2Clean on the one capture for reference. Every '
+      'method sees fixed noisy captures only: with synthetic noise each photograph is corrupted '
+      'once (twice for N2N) once and for all (`--noise_captures`), as a user\'s files are. '
+      'Budgets: the equal-step runs share `configs/cpu/base.cfg` (1600 steps of batch 8, '
+      '64x64 crops); the equal-time runs give each single-image method the steps its measured '
+      'images/s buys in the time N2N took for its 1600 (`--train_steps` changed, so the '
+      'learning-rate schedule still completes; evaluations excluded). PSNR on the demo '
+      'validation photographs (for the simulated captures, the demo validation scenes against '
+      'their references), at the last step.',
+      '',
+      'The held-out loss is each single-image method\'s own loss on the validation images\' '
+      'noisy inputs, the score a user without references has (`held_out_loss/TAG` in '
+      'TensorBoard, `n2n/evaluation/held_out.py`); its correlation with the true error over a '
+      'run\'s evaluations is listed per run (`bench/reference_free_correlation.py` on any run).',
+      '',
+  ]
+  for section in sections:
+    name = section.name
+    picture = results.get(name, {}).get('picture')
+    out += [
+        f'### {section.title}',
+        '',
+        _goal_line(section, single_image, results),
+        '',
+        'PSNR in dB:',
+        '',
+        _single_image_table(section, single_image, results),
+        '',
+        'What each costs (equal-step runs):',
+        '',
+        _single_image_costs(section, single_image, results),
+        '',
+        'The reference-free score against the true error:',
+        '',
+        _correlation_table(section, single_image, results),
+        '',
+    ]
+    if picture:
+      pictured = ' | '.join(single_image.VARIANT_TITLES[variant]
+                            for variant in picture['variants'])
+      level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
+      out += [f'![{section.title}: noisy, {pictured}, clean](results/{name}.png)', '',
+              f'*{picture["image"]}{level}, a {picture["crop"][2]}x{picture["crop"][2]} crop at '
+              f'row {picture["crop"][0]}, column {picture["crop"][1]}, equal-step runs: noisy | '
+              f'{pictured} | clean.*', '',
+              f'![{section.title}: validation PSNR over training](results/{name}_psnr.svg)', '',
+              f'![{section.title}: held-out loss over training](results/{name}_held_out.svg)',
+              '']
+  return out
+
+
+def tta_section(results):
+  """Test-time augmentation's gain and cost per measured run; [] before any."""
+  measured = results.get('tta')
+  if not measured:
+    return []
+  lines = ['| run | level | input | plain | with TTA | gain | time with TTA / plain |',
+           '|---|---|---|---|---|---|---|']
+  for name, result in measured.items():
+    for tag, level in result['levels'].items():
+      lines.append(f'| {name} | {_level_name(tag)} | {level["input"]:.2f} | '
+                   f'{level["plain"]:.2f} | {level["tta"]:.2f} | '
+                   f'{level["tta"] - level["plain"]:+.2f} | {result["cost"]:.2f}x |')
+  gains = [level['tta'] - level['plain'] for result in measured.values()
+           for level in result['levels'].values()]
+  machines = sorted({result['machine'] for result in measured.values()})
+  commits = sorted({result['commit'] for result in measured.values()})
+  return [
+      '## Test-time augmentation',
+      '',
+      '`denoise.py --tta` averages the outputs of the 8 flips and rotations of each image. '
+      'Each run below is scored on its own validation data without and with it (the same '
+      'images, noise and checkpoint), and both are timed on the same images, repetitions '
+      f'interleaved (`bench/tta_gain.py`). Gain from {min(gains):+.2f} to {max(gains):+.2f} dB, '
+      'median ' + f'{sorted(gains)[len(gains) // 2]:+.2f} dB. Measured on {"; ".join(machines)} '
+      f'at commit {", ".join(commits)}; a run missing when this was measured was trained again '
+      'from its configuration first, so its "plain" can differ by a few hundredths from the '
+      'tables above.',
+      '',
+      '\n'.join(lines),
+      '',
+  ]
+
+
+def render(rows, titles, results, colour_bar=None, single_image=None):
   """The page's markdown text.
 
   Args:
     colour_bar: the colour check's channel-error bar the runs were judged by
       (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
       image's verdict is stored with it in results.json.
+    single_image: tools/results_single_image (its sections, variants and
+      titles), for the "One noisy image per scene" section; None leaves it out.
   """
   runs = [run for key, run in results.items() if 'run' in run]
   if not runs:
@@ -298,6 +481,9 @@ def render(rows, titles, results, colour_bar=None):
         '',
     ]
   out += colour_check_section(rows, titles, results, colour_bar)
+  if single_image is not None:
+    out += single_image_section(single_image, results)
+  out += tta_section(results)
   out += [
       '## Best evaluations',
       '',

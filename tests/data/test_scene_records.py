@@ -203,3 +203,39 @@ def test_a_failure_while_writing_records_leaves_no_temporary_shard(offset_scenes
   with pytest.raises(OSError, match='read error'):
     scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path / 'out'))
   assert not list((tmp_path / 'out').iterdir())
+
+
+@pytest.mark.parametrize('dtype, channels', [('uint8', 1), ('uint8', 3), ('uint16', 1),
+                                             ('uint16', 3)])
+def test_noisy_image_records_round_trip_every_bit_depth_and_channel_count(dtype, channels,
+                                                                          tmp_path):
+  from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(channels)
+  top = np.iinfo(dtype).max
+  images = {}
+  for name, size in (('a.png', (70, 66)), ('deeper/b.tif', (64, 90))):
+    images[name] = rng.integers(0, top, size + (channels,), endpoint=True).astype(dtype)
+    _write(tmp_path / 'noisy' / name, images[name][..., 0] if channels == 1 else images[name])
+  manifest = scene_writer.write_scene_dataset(str(tmp_path / 'noisy'), str(tmp_path / 'records'),
+                                              noisy_images=True)
+  assert (manifest['kind'], manifest['num_images'], manifest['dtype'], manifest['channels']) == (
+      'noisy_images', 2, dtype, channels)
+  stored = []
+  for path in sorted((tmp_path / 'records').glob('*.tfrecord')):
+    for record in tf.data.TFRecordDataset(str(path)):
+      scene = tfrecord.parse_scene(record)
+      assert len(scene['captures']) == 1
+      stored.append(tfrecord.decode_pixels(scene['captures'][0], tf.as_dtype(dtype),
+                                           channels).numpy())
+  assert sorted(map(bytes, stored)) == sorted(map(bytes, images.values()))
+  # Training reads them on the 0-1 scale at their white level, with their channels.
+  config = config_lib.resolve_data(
+      config_lib.TrainConfig(train_data=str(tmp_path / 'records'), model_dir='unused',
+                             noise='none', method='blind_spot', crop_size=64, batch_size=2),
+      channels, dtype, float(top))
+  element = next(iter(train_lib.build_dataset(config, 2, cache=False)))
+  crops = element['target'].numpy()
+  assert crops.shape == (2, 64, 64, channels)
+  assert 0.0 <= crops.min() and crops.max() <= 1.0
+  values = np.round(crops * top)
+  np.testing.assert_allclose(crops * top, values, atol=1e-2)  # on the native grid
