@@ -57,7 +57,9 @@ SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options'
 # The training methods timed by the methods section: name -> TrainConfig overrides.
 METHODS = (('pairs', {}), ('pairs, 2 fixed captures', {'noise_captures': 2}),
            ('neighbor2neighbor', {'method': 'neighbor2neighbor'}),
-           ('blind_spot', {'method': 'blind_spot'}))
+           ('blind_spot', {'method': 'blind_spot'}),
+           ('blind_spot, N2V2 network', {'method': 'blind_spot', 'model': config_lib.ModelConfig(
+               downsampling='max_blur_pool', top_skip=False)}))
 
 flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
 flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')

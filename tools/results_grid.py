@@ -4,6 +4,7 @@ page that shows it: docs/results.md, with pictures and PSNR curves.
   python tools/results_grid.py                    # the whole grid (about an hour on 2 cores)
   python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
   python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
+  python tools/results_grid.py --tta              # measure --tta on each row's N2N run, then the page
 
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
 (the command a user types), into --runs_dir/<row>_<variant>; a run whose last
@@ -105,9 +106,10 @@ flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'), 'Where t
 flags.DEFINE_boolean('retrain', False, 'Delete and retrain runs that are already complete.')
 flags.DEFINE_boolean('ablations', True, 'Also run each row\'s ablations.')
 flags.DEFINE_boolean('render_only', False, 'Train nothing; rewrite the page from results.json.')
-flags.DEFINE_boolean('tta', False, 'Measure test-time augmentation (bench/tta_gain.py) on the N2N '
-                     'run of each of --rows (training it first if it is missing) and on the '
-                     'single-image sections\' equal-step runs that exist.')
+flags.DEFINE_boolean('tta', False, 'Instead of the grid: measure test-time augmentation '
+                     '(bench/tta_gain.py) on the N2N run of each of --rows (training it first if '
+                     'it is missing) and on the single-image sections\' equal-step runs that '
+                     'exist, then rewrite the page.')
 FLAGS = flags.FLAGS
 
 
@@ -360,7 +362,8 @@ def main(argv):
   if os.path.exists(RESULTS_JSON):
     with open(RESULTS_JSON) as results_file:
       results = json.load(results_file)
-  rows = [] if FLAGS.render_only else [row for row in ROWS if row.name in FLAGS.rows]
+  grid = not (FLAGS.render_only or FLAGS.tta)
+  rows = [row for row in ROWS if row.name in FLAGS.rows] if grid else []
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   for row in rows:
     if row.name == 'scenes':
@@ -382,8 +385,8 @@ def main(argv):
     curves_svg(row, results, os.path.join(RESULTS_DIR, f'{row.name}_psnr.svg'))
     with open(RESULTS_JSON, 'w') as results_file:
       json.dump(results, results_file, indent=1)
-  sections = [] if FLAGS.render_only else [section for section in results_single_image.SECTIONS
-                                           if section.name in FLAGS.rows]
+  sections = [section for section in results_single_image.SECTIONS
+              if section.name in FLAGS.rows] if grid else []
   for section in sections:
     single_image_section(section, results)
     with open(RESULTS_JSON, 'w') as results_file:

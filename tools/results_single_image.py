@@ -8,7 +8,8 @@ budget of configs/cpu/base.cfg:
   n2nb        Neighbor2Neighbor on ONE noisy capture of each photograph
   blind_spot  blind-spot (N2V2's masking and network) on the same one capture
   n2n2        Noise2Noise with pairs of TWO captures of each photograph
-  n2c         the one capture against the clean image (for reference)
+  n2c         captures against the clean image (for reference): the one fixed
+              capture with synthetic noise, either capture of the scenes
 first at equal steps; then each single-image method again at equal training
 time: as many steps as its measured images/s buys in the time n2n2 took for
 its steps (`_time` runs, the same configuration with --train_steps changed, so
@@ -32,7 +33,7 @@ REFERENCE = 'n2n2'
 SINGLE_IMAGE_VARIANTS = ('n2nb', 'blind_spot')
 VARIANTS = ('n2nb', 'blind_spot', 'n2n2', 'n2c')
 VARIANT_TITLES = {'n2nb': 'Neighbor2Neighbor (1 capture)', 'blind_spot': 'blind-spot (1 capture)',
-                  'n2n2': 'N2N (2 captures)', 'n2c': 'N2C (1 capture, clean target)'}
+                  'n2n2': 'N2N (2 captures)', 'n2c': 'N2C (clean target)'}
 # The goal of issue 22: Neighbor2Neighbor within this many dB of N2N with two captures.
 GOAL_GAP_DB = 1.0
 # --train_steps of an equal-time run is a multiple of this (configs/cpu/base.cfg's steps_per_loop).

@@ -72,17 +72,15 @@ def parse_captures(record, config):
   return captures, tf.cast(image, tf.float32) / 255.0
 
 
-def _pair(captures, clean, target, seed):
-  """[H, W, 2C]: a capture, then another one (or the clean image)."""
-  count = tf.shape(captures)[0]
+def _pair_indices(count, target, seed):
+  """Which two of an item's count captures (and its clean image, index count)
+  make a pair: a capture, then another one or the clean image."""
   first = tf.random.stateless_uniform([], seed, 0, count, dtype=tf.int32)
   if target == 'clean':
-    second = clean
-  else:
-    # A uniformly drawn different capture: an offset of 1..count-1.
-    offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
-    second = captures[(first + offset) % count]
-  return tf.concat([captures[first], second], axis=-1)
+    return first, count
+  # A uniformly drawn different capture: an offset of 1..count-1.
+  offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
+  return first, (first + offset) % count
 
 
 def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
@@ -102,22 +100,29 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
   records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
   channels = config_lib.model_channels(config)
 
-  # Dicts, not tuples: tf.data would spread a tuple over the filter's arguments.
-  images = records.map(lambda record: dict(zip(('captures', 'clean'),
-                                               parse_captures(record, config))),
-                       num_parallel_calls=tf.data.AUTOTUNE)
+  count = config.noise_captures
+
+  def stacked(record):
+    # [N + 1, H, W, C]: the captures, then the clean image; one tensor, so each
+    # crop is cut from all of them at once and no whole image is copied per crop.
+    captures, clean = parse_captures(record, config)
+    return tf.concat([captures, clean[tf.newaxis]], axis=0)
+
+  images = records.map(stacked, num_parallel_calls=tf.data.AUTOTUNE)
   images = input_pipeline.usable_items(images, config, cache,
-                                       height_width=lambda item: tf.shape(item['clean'])[:2])
+                                       height_width=lambda item: tf.shape(item)[1:3])
   crop_size = config.crop_size
   pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
                                                                    start_step, 3)
 
   def crops_of(index, item):
-    pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
-    return input_pipeline.random_crops(
-        _pair(item['captures'], item['clean'], config.target, tf.cast(pick, tf.int32)),
-        crop_size, config.crops_per_image,
-        tf.random.experimental.stateless_fold_in(crop_seed, index))
+    pick = tf.cast(tf.random.experimental.stateless_fold_in(pick_seed, index), tf.int32)
+    first, second = _pair_indices(count, config.target, pick)
+    # The same window of every image of the item; the pair is two of them.
+    windows = input_pipeline.random_crops(
+        item, crop_size, config.crops_per_image,
+        tf.random.experimental.stateless_fold_in(crop_seed, index))  # [K, N + 1, S, S, C]
+    return tf.concat([windows[:, first], windows[:, second]], axis=-1)
 
   crops = input_pipeline.shuffled_crops(images, crops_of, per_replica_batch, config,
                                         pipeline_id, start_step)

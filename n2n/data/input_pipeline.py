@@ -52,20 +52,20 @@ def random_crops(image, crop_size, count, seed):
   """Takes count random square crops from one image.
 
   Args:
-    image: [H, W, C] of any dtype, with H, W >= crop_size.
+    image: [H, W, C] of any dtype, with H, W >= crop_size; or [N, H, W, C]
+      (N static): N registered images, all cut at the same window.
     crop_size: python int.
     count: python int, crops per image.
     seed: [2] int32 stateless seed.
 
   Returns:
-    [count, crop_size, crop_size, C] of the same dtype.
+    [count, crop_size, crop_size, C] (or [count, N, crop_size, crop_size, C])
+    of the same dtype.
   """
-  channels = image.shape[-1]
+  size = image.shape[:-3].as_list() + [crop_size, crop_size, image.shape[-1]]
   seeds = tf.random.experimental.stateless_split(seed, count)
-  return tf.stack([
-      tf.image.stateless_random_crop(image, [crop_size, crop_size, channels], seed=seeds[i])
-      for i in range(count)
-  ])
+  return tf.stack([tf.image.stateless_random_crop(image, size, seed=seeds[i])
+                   for i in range(count)])
 
 
 def make_training_pairs(clean, noise, noise_range, target, seed):

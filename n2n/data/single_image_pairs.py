@@ -53,16 +53,20 @@ def neighbour_positions(batch, height, width, seed):
   return tf.gather(tf.constant(NEIGHBOUR_PAIRS, tf.int32), choice)
 
 
-def subsample(images, positions):
-  """One pixel of every 2x2 cell: [B, H, W, C] (H, W even), [B, H/2, W/2] in 0..3
-  -> [B, H/2, W/2, C]. Every channel takes the same pixel."""
+def _cells(images):
+  """[B, H, W, C] (H, W even) -> [B, H/2, W/2, 4, C]: each 2x2 cell's pixels 0 1 / 2 3."""
   shape = tf.shape(images)
   batch, height, width = shape[0], shape[1], shape[2]
   channels = images.shape[-1]
   cells = tf.reshape(images, [batch, height // 2, 2, width // 2, 2, channels])
-  cells = tf.reshape(tf.transpose(cells, [0, 1, 3, 2, 4, 5]),
-                     [batch, height // 2, width // 2, 4, channels])
-  return tf.gather(cells, positions, axis=3, batch_dims=3)
+  return tf.reshape(tf.transpose(cells, [0, 1, 3, 2, 4, 5]),
+                    [batch, height // 2, width // 2, 4, channels])
+
+
+def subsample(images, positions):
+  """One pixel of every 2x2 cell: [B, H, W, C] (H, W even), [B, H/2, W/2] in 0..3
+  -> [B, H/2, W/2, C]. Every channel takes the same pixel."""
+  return tf.gather(_cells(images), positions, axis=3, batch_dims=3)
 
 
 def neighbor2neighbor_pair(noisy, seed):
@@ -80,9 +84,10 @@ def neighbor2neighbor_pair(noisy, seed):
   """
   shape = tf.shape(noisy)
   positions = neighbour_positions(shape[0], shape[1], shape[2], seed)
-  return {'input': subsample(noisy, positions[..., 0]),
-          'target': subsample(noisy, positions[..., 1]),
-          'full': noisy, 'positions': positions}
+  # Both sub-images in one gather from one rearrangement of the crops.
+  both = tf.gather(_cells(noisy), positions, axis=3, batch_dims=3)  # [B, S/2, S/2, 2, C]
+  return {'input': both[..., 0, :], 'target': both[..., 1, :], 'full': noisy,
+          'positions': positions}
 
 
 def _medians_without_centre(images, positions):
