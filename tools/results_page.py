@@ -381,9 +381,10 @@ def tta_section(results):
       'images, noise and checkpoint), and both are timed on the same images, repetitions '
       f'interleaved (`bench/tta_gain.py`). Gain from {min(gains):+.2f} to {max(gains):+.2f} dB, '
       'median ' + f'{sorted(gains)[len(gains) // 2]:+.2f} dB. Measured on {"; ".join(machines)} '
-      f'at commit {", ".join(commits)}; a run missing when this was measured was trained again '
-      'from its configuration first, so its "plain" can differ by a few hundredths from the '
-      'tables above.',
+      f'at commit {", ".join(commits)}. A run missing when this was measured was trained again '
+      'from its configuration first: "plain" is the measured checkpoint\'s own PSNR, which can '
+      'differ from the tables above (a retrained run lands elsewhere within the run-to-run '
+      'spread); the gain compares that one checkpoint with and without TTA.',
       '',
       '\n'.join(lines),
       '',
