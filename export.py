@@ -19,9 +19,41 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
+from n2n.corruptions import noise as noise_lib
+from n2n.evaluation import eval_data
+from n2n.evaluation import scoring
 from n2n.evaluation import summaries
+from n2n.inference import bioimageio_package
 from n2n.inference import export
 from n2n.inference import restore
+
+
+def validation_sample(run_config):
+  """The first validation image's noisy input on the [0, 1] scale (for synthetic
+  noise corrupted at the first evaluation level, as in training's evaluation;
+  for scenes the first capture), or None when the run's --val_data cannot be read."""
+  try:
+    data = eval_data.load_eval_data(run_config.val_data, run_config, run_config.noise, 1)
+  except (ValueError, OSError, tf.errors.OpError):
+    return None
+  if run_config.noise == config_lib.NO_NOISE:
+    return data[0].first
+  level = run_config.eval_noise_levels[0]
+  clean = tf.constant(data[0][1], tf.float32) / 255.0
+  return scoring.make_corruption(run_config.noise)(
+      clean, tf.constant(level, tf.float32), noise_lib.evaluation_seed(run_config.seed, 0,
+                                                                        level)).numpy()
+
+
+def write_checked_package(restored, folder, psnr, config):
+  """The BioImage Model Zoo package, kept only if bioimageio.core's test passes."""
+  path = bioimageio_package.write_package(
+      restored.model, restored.run_config, folder, restored.step, psnr,
+      sample=validation_sample(restored.run_config) if restored.run_config.val_data else None,
+      authors=config.bioimageio_authors, license_id=config.bioimageio_license)
+  passed, failure = bioimageio_package.test_package(path)
+  if not passed:
+    raise ValueError(f'the BioImage Model Zoo package failed its own test ({failure})')
 
 
 def main(argv):
@@ -31,6 +63,8 @@ def main(argv):
     config = n2n_flags.config_from_flags(config_lib.ExportConfig)
     if config.onnx and not export.onnx_extras_installed():
       raise ValueError(export.ONNX_EXTRAS_MESSAGE)
+    if config.bioimageio and not bioimageio_package.extras_installed():
+      raise ValueError(bioimageio_package.EXTRAS_MESSAGE)
     if tf.io.gfile.exists(config.output) and tf.io.gfile.listdir(config.output) and (
         not config.overwrite):
       raise ValueError(f'--output={config.output!r} is not empty; pass --overwrite to replace it')
@@ -44,10 +78,13 @@ def main(argv):
         export.write_tflite(folder)
       if config.onnx:
         export.write_onnx(restored.model, folder)
+      if config.bioimageio:
+        write_checked_package(restored, folder, psnr, config)
 
     export.write_replacing(config.output, write)
     print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
-    for wanted, name in ((config.tflite, export.TFLITE_NAME), (config.onnx, export.ONNX_NAME)):
+    for wanted, name in ((config.tflite, export.TFLITE_NAME), (config.onnx, export.ONNX_NAME),
+                         (config.bioimageio, bioimageio_package.PACKAGE_NAME)):
       if wanted:
         print(f'wrote {os.path.join(config.output, name)}')
 

@@ -96,13 +96,15 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   _write(tmp_path / 'noisy' / 'a.png', [smooth_image(rng, 40, 52)])
   exported = tmp_path / 'exported'
   result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
-                           f'--model={model_dir}', f'--output={exported}', '--tflite', '--onnx'],
+                           f'--model={model_dir}', f'--output={exported}', '--tflite', '--onnx',
+                           '--bioimageio'],
                           capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   assert 'step 0' in result.stdout and (exported / 'README.md').exists()
   assert (exported / 'model.tflite').stat().st_size > 1_000_000
   assert (exported / 'model.onnx').stat().st_size > 1_000_000
   assert f'wrote {exported / "model.onnx"}' in result.stdout
+  assert (exported / 'bioimageio_model.zip').stat().st_size > 1_000_000
   again = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
                           f'--model={model_dir}', f'--output={exported}'],
                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)

@@ -4,7 +4,7 @@ page that shows it: docs/results.md, with pictures and PSNR curves.
   python tools/results_grid.py                    # the whole grid (about an hour on 2 cores)
   python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
   python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
-  python tools/results_grid.py --tta              # measure --tta on each row's N2N run, then the page
+  python tools/results_grid.py --tta              # --tta on each row's N2N run, then the page
 
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
 (the command a user types), into --runs_dir/<row>_<variant>; a run whose last

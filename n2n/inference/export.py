@@ -8,6 +8,7 @@ graph. Beside it: the run's config.json and a README.md describing the model.
 """
 
 import json
+import logging
 import os
 
 import keras
@@ -166,8 +167,17 @@ def write_onnx(model, export_dir):
   import tf2onnx  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
   serve = tf.function(serving_function(model), input_signature=input_signature(model))
   path = os.path.join(export_dir, ONNX_NAME)
-  tf2onnx.convert.from_function(serve, input_signature=input_signature(model),
-                                opset=ONNX_OPSET, output_path=path)
+  # tf2onnx's transpose optimiser gives up on the scalar Add of the input's
+  # centring and logs a traceback as a warning; the graph it leaves is the
+  # correct one (tested against denoise.py), just not transpose-optimised.
+  optimizer_log = logging.getLogger('tf2onnx.optimizer')
+  level = optimizer_log.level
+  optimizer_log.setLevel(logging.ERROR)
+  try:
+    tf2onnx.convert.from_function(serve, input_signature=input_signature(model),
+                                  opset=ONNX_OPSET, output_path=path)
+  finally:
+    optimizer_log.setLevel(level)
   return path
 
 

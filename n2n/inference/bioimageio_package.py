@@ -1,0 +1,220 @@
+"""A trained network as a BioImage Model Zoo package (spec 0.5), for Fiji/deepImageJ,
+napari, QuPath and ilastik (export.py --bioimageio).
+
+The zip holds rdf.yaml, the ONNX weights (export.write_onnx: padding inside the
+graph, so any tile size runs), a test input and the output n2n computes for
+it (.npy), a cover image (noisy | denoised), and a documentation page written
+from the run's config.json. The tensors are in the data's own units: the
+preprocessing divides by the run's white level and the postprocessing
+multiplies by it again, exactly n2n's scaling, so a consumer hands over the
+raw pixels of a file. The output axes carry a halo of the network's receptive
+field, so consumers that tile get no seams.
+
+Needs the optional export extras (requirements-export.txt): bioimageio.spec to
+write and validate the package, onnxruntime and bioimageio.core to test it.
+"""
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+from n2n.data import rgb_images
+from n2n.inference import denoiser
+from n2n.inference import export
+from n2n.model import unet
+
+PACKAGE_NAME = 'bioimageio_model.zip'
+# Test tensors are TEST_SIZE x TEST_SIZE crops: a valid size of the input axes
+# (min_input_size + k * unet.SIZE_MULTIPLE) that is small enough to ship twice.
+TEST_SIZE = 352
+EXTRAS_MESSAGE = ('--bioimageio needs the optional export extras (bioimageio.spec, '
+                  'bioimageio.core, tf2onnx, onnxruntime): pip install -r requirements-export.txt')
+# The papers a package cites: the network and training of every model, and the
+# method's own paper for the single-image methods.
+NOISE2NOISE = ('Lehtinen et al. Noise2Noise: Learning Image Restoration without Clean Data. '
+               'ICML 2018.', '10.48550/arXiv.1803.04189')
+METHOD_CITATIONS = {
+    'neighbor2neighbor': [('Huang et al. Neighbor2Neighbor: Self-Supervised Denoising from '
+                           'Single Noisy Images. CVPR 2021.', '10.48550/arXiv.2101.02824')],
+    'blind_spot': [('Krull et al. Noise2Void - Learning Denoising from Single Noisy Images. '
+                    'CVPR 2019.', '10.48550/arXiv.1811.10980'),
+                   ('Hoeck et al. N2V2 - Fixing Noise2Void Checkerboard Artifacts with Modified '
+                    'Sampling Strategies and a Tweaked Network Architecture. 2022.',
+                    '10.48550/arXiv.2211.08512')],
+}
+
+
+def extras_installed():
+  """True when every package --bioimageio needs can be imported."""
+  import importlib.util  # pylint: disable=g-import-not-at-top
+  return export.onnx_extras_installed() and all(
+      importlib.util.find_spec(name) for name in ('bioimageio.spec', 'bioimageio.core'))
+
+
+def receptive_field(downsampling='max_pool'):
+  """The U-Net's receptive field in pixels (one side), from its layers.
+
+  Each 3x3 convolution at a scale s (1 at full resolution) widens it by 2 s; a
+  2x2 max pool from scale s by s, and max-blur pooling (a stride-1 2x2 max,
+  then a 3x3 blur taken at stride 2) by 3 s. Encoder: 2 convolutions at scale
+  1, one at each of 2, 4, 8, 16 and 32; decoder: 2 at each of 16, 8, 4, 2 and
+  3 at 1 (unet.build_unet).
+  """
+  pool = {'max_pool': 1, 'max_blur_pool': 3}[downsampling]
+  field = 1 + 2 * 2  # enc_conv0, enc_conv1
+  for scale in (1, 2, 4, 8, 16):
+    field += pool * scale + 2 * 2 * scale  # pool to 2 * scale, then enc_conv at 2 * scale
+  field += sum(2 * 2 * scale for scale in (16, 8, 4, 2))  # dec_conv{5..2}a/b
+  return field + 3 * 2  # dec_conv1a, dec_conv1b, dec_conv1
+
+
+def halo(downsampling='max_pool'):
+  """Pixels of context each side of an output pixel: half the receptive field."""
+  return receptive_field(downsampling) // 2
+
+
+def min_input_size(downsampling='max_pool'):
+  """The smallest tile side consumers may choose: a multiple of 32 above 2 * halo."""
+  multiple = unet.SIZE_MULTIPLE
+  return (2 * halo(downsampling) // multiple + 1) * multiple
+
+
+def synthetic_sample(channels, size=TEST_SIZE, seed=0):
+  """[size, size, channels] float32 in [0, 1]: smooth shapes plus Gaussian noise
+  (sigma 0.1), a test input when no validation image is at hand."""
+  rng = np.random.default_rng(seed)
+  rows, columns = np.mgrid[0:size, 0:size] / size
+  base = [0.5 + 0.3 * np.sin(6 * columns + phase) * np.cos(5 * rows - phase)
+          for phase in range(channels)]
+  clean = np.stack(base, axis=-1)
+  return (clean + rng.normal(0.0, 0.1, clean.shape)).astype(np.float32)
+
+
+def centre_crop(image, size=TEST_SIZE):
+  """The centre size x size of [H, W, C] (reflect-padded first if smaller)."""
+  height, width = image.shape[:2]
+  if height < size or width < size:
+    image = np.pad(image, [(0, max(0, size - height)), (0, max(0, size - width)), (0, 0)],
+                   mode='reflect')
+    height, width = image.shape[:2]
+  top, left = (height - size) // 2, (width - size) // 2
+  return image[top:top + size, left:left + size]
+
+
+def default_name(run_config):
+  """'n2n neighbor2neighbor denoiser (gaussian noise)': letters, digits, _+- () only,
+  as the spec requires of names."""
+  trained_on = ('real noisy captures' if run_config.noise == 'none'
+                else f'{run_config.noise} noise')
+  return f'n2n {run_config.method} denoiser ({trained_on})'
+
+
+def _documentation(run_config, step, validation_psnr):
+  text = export.describe(run_config, step, validation_psnr)
+  text = text.replace('# n2n denoiser (TensorFlow SavedModel)',
+                      '# n2n denoiser (BioImage Model Zoo)')
+  usage = text.index('Use it without n2n:')
+  return text[:usage] + (
+      'Input: the raw pixels of an image (any size; consumers tile it with the halo given in '
+      'rdf.yaml), axes batch, y, x, channel. The preprocessing divides by the white level, the '
+      'network denoises, the postprocessing multiplies by it again: the output is in the '
+      'input\'s units, not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX '
+      '(opset 17).\n')
+
+
+def write_package(model, run_config, output_dir, step, validation_psnr=None, sample=None,
+                  authors=('n2n user',), license_id='CC-BY-4.0', name=''):
+  """Writes output_dir/bioimageio_model.zip and returns its path.
+
+  Args:
+    model: float32 keras.Model from build_unet(upsampling='resize').
+    run_config: config.TrainConfig of the run.
+    output_dir: an existing folder (the export's).
+    step, validation_psnr: as export.export_model.
+    sample: [H, W, C] float32 noisy image on the [0, 1] scale for the test
+      tensors and the cover (its centre TEST_SIZE square); None: synthetic_sample.
+    authors: names for rdf.yaml; license_id: an SPDX licence of the weights;
+    name: the model's name (default from the run).
+
+  Raises:
+    ValueError: the optional extras are missing, or the package does not
+      validate (the message names the first error).
+  """
+  if not extras_installed():
+    raise ValueError(EXTRAS_MESSAGE)
+  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
+  from bioimageio.spec import save_bioimageio_package
+  from bioimageio.spec.model import v0_5 as bmz
+  # pylint: enable=g-import-not-at-top
+  channels = model.input_shape[-1]
+  white_level = float(run_config.white_level)
+  downsampling = run_config.model.downsampling
+  noisy = centre_crop(synthetic_sample(channels) if sample is None else sample)
+  denoised = denoiser.make_denoiser(model)(noisy)
+  with tempfile.TemporaryDirectory() as folder:
+    export.write_onnx(model, folder)
+    files = {name: os.path.join(folder, name) for name in
+             ('test_input.npy', 'test_output.npy', 'cover.png', 'README.md')}
+    np.save(files['test_input.npy'], (noisy * white_level)[np.newaxis].astype(np.float32))
+    np.save(files['test_output.npy'], (denoised * white_level)[np.newaxis].astype(np.float32))
+    cover = np.concatenate([noisy, np.ones_like(noisy[:, :8]), denoised], axis=1)
+    cover = np.round(np.clip(cover, 0.0, 1.0) * 255).astype(np.uint8)
+    with open(files['cover.png'], 'wb') as cover_file:
+      cover_file.write(rgb_images.encode_png(cover[..., 0] if channels == 1 else cover))
+    with open(files['README.md'], 'w') as readme:
+      readme.write(_documentation(run_config, step, validation_psnr))
+
+    channel_names = ([bmz.Identifier('gray')] if channels == 1 else
+                     [bmz.Identifier(name) for name in ('red', 'green', 'blue')])
+    size = bmz.ParameterizedSize(min=min_input_size(downsampling), step=unet.SIZE_MULTIPLE)
+    input_id = bmz.TensorId(export.INPUT_NAME)
+    inputs = bmz.InputTensorDescr(
+        id=input_id,
+        axes=[bmz.BatchAxis(), bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
+              bmz.SpaceInputAxis(id=bmz.AxisId('x'), size=size),
+              bmz.ChannelAxis(channel_names=channel_names)],
+        test_tensor=bmz.FileDescr(source=files['test_input.npy']),
+        data=bmz.IntervalOrRatioDataDescr(type='float32'),
+        preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32')),
+                       bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))])
+    same_as_input = lambda axis: bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis))
+    outputs = bmz.OutputTensorDescr(
+        id=bmz.TensorId(export.OUTPUT_NAME),
+        axes=[bmz.BatchAxis(),
+              bmz.SpaceOutputAxisWithHalo(id=bmz.AxisId('y'), size=same_as_input('y'),
+                                          halo=halo(downsampling)),
+              bmz.SpaceOutputAxisWithHalo(id=bmz.AxisId('x'), size=same_as_input('x'),
+                                          halo=halo(downsampling)),
+              bmz.ChannelAxis(channel_names=channel_names)],
+        test_tensor=bmz.FileDescr(source=files['test_output.npy']),
+        data=bmz.IntervalOrRatioDataDescr(type='float32'),
+        postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))])
+    citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
+    description = bmz.ModelDescr(
+        name=name or default_name(run_config),
+        description=export.describe(run_config, step, validation_psnr).splitlines()[2][2:],
+        authors=[bmz.Author(name=author) for author in authors],
+        cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
+        license=bmz.LicenseId(license_id),
+        documentation=bmz.FileDescr(source=files['README.md']),
+        covers=[bmz.FileDescr(source=files['cover.png'])],
+        inputs=[inputs], outputs=[outputs],
+        weights=bmz.WeightsDescr(onnx=bmz.OnnxWeightsDescr(
+            source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET)))
+    path = os.path.join(output_dir, PACKAGE_NAME)
+    written = save_bioimageio_package(description, output_path=path)
+    if os.path.abspath(str(written)) != os.path.abspath(path):
+      shutil.move(str(written), path)
+  return path
+
+
+def test_package(path):
+  """bioimageio.core's model test of a package (its own test tensors through its
+  weights); returns (passed, first failure message or '')."""
+  from bioimageio.core import test_model  # pylint: disable=g-import-not-at-top
+  summary = test_model(path)
+  failures = [f'{detail.name}: {"; ".join(str(error.msg) for error in detail.errors)}'
+              for detail in summary.details if detail.status == 'failed']
+  return summary.status == 'passed', (failures[0] if failures else '')
