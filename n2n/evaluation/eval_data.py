@@ -95,12 +95,23 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
   Raises:
     ValueError: naming the flag, scene or file at fault.
   """
+  return _as_eval_scenes(_find(scenes_lib.find_scenes, path, flag_name), run_config,
+                         max_scenes, flag_name)
+
+
+def _find(finder, path, flag_name):
+  """finder(path) (scenes_lib.find_scenes or find_noisy_images), its error naming the flag."""
   try:
-    found = scenes_lib.find_scenes(path)
+    return finder(path)
   except scenes_lib.SceneError as error:
     raise ValueError(f'--{flag_name}: {error}') from None
+
+
+def _as_eval_scenes(found, run_config, max_count, flag_name):
+  """Reads and checks scenes (or single noisy images) into EvalScenes: the
+  first capture, the second where there is one, the reference where there is one."""
   loaded = []
-  for scene in found[:max_scenes or None]:
+  for scene in found[:max_count or None]:
     try:
       arrays = scenes_lib.read_scene(scene, run_config.white_level)
     except scenes_lib.SceneError as error:
@@ -111,7 +122,8 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
     convert = lambda array: rgb_images.convert_channels(
         native_images.to_unit_range(array, run_config.white_level), run_config.model.channels)
     loaded.append(EvalScene(
-        scene.name, convert(arrays.captures[0]), convert(arrays.captures[1]),
+        scene.name, convert(arrays.captures[0]),
+        convert(arrays.captures[1]) if len(arrays.captures) > 1 else None,
         convert(arrays.reference) if arrays.reference is not None else None,
         scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
   return loaded
@@ -127,25 +139,8 @@ def load_eval_noisy_images(path, run_config, max_images=0, flag_name='val_data')
   Raises:
     ValueError: naming the flag and the file at fault.
   """
-  try:
-    found = scenes_lib.find_noisy_images(path)
-  except scenes_lib.SceneError as error:
-    raise ValueError(f'--{flag_name}: {error}') from None
-  loaded = []
-  for image in found[:max_images or None]:
-    try:
-      arrays = scenes_lib.read_scene(image, run_config.white_level)
-    except scenes_lib.SceneError as error:
-      raise ValueError(f'--{flag_name}: {error}') from None
-    if arrays.dtype != run_config.data_dtype:
-      raise ValueError(f'--{flag_name}: {image.captures[0]} is {arrays.dtype} but the run '
-                       f'trained on {run_config.data_dtype} data')
-    first = rgb_images.convert_channels(
-        native_images.to_unit_range(arrays.captures[0], run_config.white_level),
-        run_config.model.channels)
-    loaded.append(EvalScene(image.name, first, None, None,
-                            scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
-  return loaded
+  return _as_eval_scenes(_find(scenes_lib.find_noisy_images, path, flag_name), run_config,
+                         max_images, flag_name)
 
 
 def holds_references(path):
