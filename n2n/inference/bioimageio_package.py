@@ -139,75 +139,83 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     name: the model's name (default from the run).
 
   Raises:
-    ValueError: the optional extras are missing, or the package does not
-      validate (the message names the first error).
+    ValueError: the optional extras are missing, or the description does not
+      validate (one line, with the validator's message).
   """
   if not extras_installed():
     raise ValueError(EXTRAS_MESSAGE)
-  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
-  from bioimageio.spec import save_bioimageio_package
-  from bioimageio.spec.model import v0_5 as bmz
-  # pylint: enable=g-import-not-at-top
-  channels = model.input_shape[-1]
-  white_level = float(run_config.white_level)
-  downsampling = run_config.model.downsampling
-  noisy = centre_crop(synthetic_sample(channels) if sample is None else sample)
-  denoised = denoiser.make_denoiser(model)(noisy)
+  from bioimageio.spec import save_bioimageio_package  # pylint: disable=g-import-not-at-top
+  noisy = centre_crop(synthetic_sample(model.input_shape[-1]) if sample is None else sample)
   with tempfile.TemporaryDirectory() as folder:
     export.write_onnx(model, folder)
-    files = {name: os.path.join(folder, name) for name in
-             ('test_input.npy', 'test_output.npy', 'cover.png', 'README.md')}
-    np.save(files['test_input.npy'], (noisy * white_level)[np.newaxis].astype(np.float32))
-    np.save(files['test_output.npy'], (denoised * white_level)[np.newaxis].astype(np.float32))
-    cover = np.concatenate([noisy, np.ones_like(noisy[:, :8]), denoised], axis=1)
-    cover = np.round(np.clip(cover, 0.0, 1.0) * 255).astype(np.uint8)
-    with open(files['cover.png'], 'wb') as cover_file:
-      cover_file.write(rgb_images.encode_png(cover[..., 0] if channels == 1 else cover))
-    with open(files['README.md'], 'w') as readme:
-      readme.write(_documentation(run_config, step, validation_psnr))
-
-    channel_names = ([bmz.Identifier('gray')] if channels == 1 else
-                     [bmz.Identifier(name) for name in ('red', 'green', 'blue')])
-    size = bmz.ParameterizedSize(min=min_input_size(downsampling), step=unet.SIZE_MULTIPLE)
-    input_id = bmz.TensorId(export.INPUT_NAME)
-    inputs = bmz.InputTensorDescr(
-        id=input_id,
-        axes=[bmz.BatchAxis(), bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
-              bmz.SpaceInputAxis(id=bmz.AxisId('x'), size=size),
-              bmz.ChannelAxis(channel_names=channel_names)],
-        test_tensor=bmz.FileDescr(source=files['test_input.npy']),
-        data=bmz.IntervalOrRatioDataDescr(type='float32'),
-        preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32')),
-                       bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))])
-    same_as_input = lambda axis: bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis))
-    outputs = bmz.OutputTensorDescr(
-        id=bmz.TensorId(export.OUTPUT_NAME),
-        axes=[bmz.BatchAxis(),
-              bmz.SpaceOutputAxisWithHalo(id=bmz.AxisId('y'), size=same_as_input('y'),
-                                          halo=halo(downsampling)),
-              bmz.SpaceOutputAxisWithHalo(id=bmz.AxisId('x'), size=same_as_input('x'),
-                                          halo=halo(downsampling)),
-              bmz.ChannelAxis(channel_names=channel_names)],
-        test_tensor=bmz.FileDescr(source=files['test_output.npy']),
-        data=bmz.IntervalOrRatioDataDescr(type='float32'),
-        postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))])
-    citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
-    description = bmz.ModelDescr(
-        name=name or default_name(run_config),
-        description=export.describe(run_config, step, validation_psnr).splitlines()[2][2:],
-        authors=[bmz.Author(name=author) for author in authors],
-        cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
-        license=bmz.LicenseId(license_id),
-        documentation=bmz.FileDescr(source=files['README.md']),
-        covers=[bmz.FileDescr(source=files['cover.png'])],
-        inputs=[inputs], outputs=[outputs],
-        weights=bmz.WeightsDescr(onnx=bmz.OnnxWeightsDescr(
-            source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET)))
+    _write_files(folder, noisy, denoiser.make_denoiser(model)(noisy), run_config, step,
+                 validation_psnr)
+    try:
+      description = _description(folder, run_config, model.input_shape[-1], step,
+                                 validation_psnr, authors, license_id, name)
+    except ValueError as error:  # pydantic's ValidationError: several lines per field
+      raise ValueError('the BioImage Model Zoo description does not validate: '
+                       + ' '.join(str(error).split())) from None
     path = os.path.join(output_dir, PACKAGE_NAME)
     written = save_bioimageio_package(description, output_path=path)
     if os.path.abspath(str(written)) != os.path.abspath(path):
       shutil.move(str(written), path)
   return path
+
+
+def _write_files(folder, noisy, denoised, run_config, step, validation_psnr):
+  """The package's test tensors (in the data's units), cover and page, into folder."""
+  white_level = float(run_config.white_level)
+  np.save(os.path.join(folder, 'test_input.npy'),
+          (noisy * white_level)[np.newaxis].astype(np.float32))
+  np.save(os.path.join(folder, 'test_output.npy'),
+          (denoised * white_level)[np.newaxis].astype(np.float32))
+  cover = np.concatenate([noisy, np.ones_like(noisy[:, :8]), denoised], axis=1)
+  cover = np.round(np.clip(cover, 0.0, 1.0) * 255).astype(np.uint8)
+  with open(os.path.join(folder, 'cover.png'), 'wb') as cover_file:
+    cover_file.write(rgb_images.encode_png(cover[..., 0] if cover.shape[-1] == 1 else cover))
+  with open(os.path.join(folder, 'README.md'), 'w') as readme:
+    readme.write(_documentation(run_config, step, validation_psnr))
+
+
+def _description(folder, run_config, channels, step, validation_psnr, authors, license_id,
+                 name):
+  """The v0.5 ModelDescr of the files in folder (_write_files, export.write_onnx)."""
+  from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
+  white_level = float(run_config.white_level)
+  downsampling = run_config.model.downsampling
+  file_in = lambda name: bmz.FileDescr(source=os.path.join(folder, name))
+  channel_names = ([bmz.Identifier('gray')] if channels == 1 else
+                   [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])
+  size = bmz.ParameterizedSize(min=min_input_size(downsampling), step=unet.SIZE_MULTIPLE)
+  input_id = bmz.TensorId(export.INPUT_NAME)
+  inputs = bmz.InputTensorDescr(
+      id=input_id,
+      axes=[bmz.BatchAxis(), bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
+            bmz.SpaceInputAxis(id=bmz.AxisId('x'), size=size),
+            bmz.ChannelAxis(channel_names=channel_names)],
+      test_tensor=file_in('test_input.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
+      preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32')),
+                     bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))])
+  output_axis = lambda axis: bmz.SpaceOutputAxisWithHalo(
+      id=bmz.AxisId(axis), size=bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis)),
+      halo=halo(downsampling))
+  outputs = bmz.OutputTensorDescr(
+      id=bmz.TensorId(export.OUTPUT_NAME),
+      axes=[bmz.BatchAxis(), output_axis('y'), output_axis('x'),
+            bmz.ChannelAxis(channel_names=channel_names)],
+      test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
+      postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))])
+  citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
+  return bmz.ModelDescr(
+      name=name or default_name(run_config),
+      description=export.describe(run_config, step, validation_psnr).splitlines()[2][2:],
+      authors=[bmz.Author(name=author) for author in authors],
+      cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
+      license=bmz.LicenseId(license_id), documentation=file_in('README.md'),
+      covers=[file_in('cover.png')], inputs=[inputs], outputs=[outputs],
+      weights=bmz.WeightsDescr(onnx=bmz.OnnxWeightsDescr(
+          source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET)))
 
 
 def test_package(path):

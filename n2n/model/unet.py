@@ -42,6 +42,24 @@ def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=Tr
   return lambda x: relu(conv(x))
 
 
+def _resampling_layers(downsampling, upsampling, policy):
+  """(fn(name) -> 2x downsampling layer, fn(name) -> 2x upsampling layer)."""
+  if downsampling == 'max_pool':
+    pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
+  elif downsampling == 'max_blur_pool':
+    pool = lambda name: conv_lib.MaxBlurPool2D(name=name, dtype=policy)
+  else:
+    raise ValueError(f'downsampling={downsampling!r} is not one of {", ".join(DOWNSAMPLINGS)}')
+  if upsampling == 'resize':
+    up = lambda name: conv_lib.NearestUpSampling2D(2, name=name, dtype=policy)
+  elif upsampling == 'repeat':
+    up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name,
+                                                dtype=policy)
+  else:
+    raise ValueError(f"upsampling={upsampling!r} is not 'repeat' or 'resize'")
+  return pool, up
+
+
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
                upsampling='repeat', downsampling='max_pool', top_skip=True):
   """Builds the paper's U-Net as a Keras functional model.
@@ -59,8 +77,8 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
       or 'float32' (see n2n/model/conv.py and hardware.filter_gradient_mode);
       the network and its weights are the same either way.
     upsampling: 'repeat' (Keras' UpSampling2D, used for training) or 'resize'
-      (one ResizeNearestNeighbor op: the same values, and a graph TFLite
-      converts with builtin ops; used by export.py).
+      (conv.NearestUpSampling2D: the same values, and a graph TFLite and ONNX
+      convert with plain builtin ops; used by export.py).
     downsampling: 'max_pool' (the paper) or 'max_blur_pool' (N2V2).
     top_skip: concatenate the input before the last convolutions (the paper);
       False: N2V2's network without it (dec_conv1a's kernel then takes
@@ -84,19 +102,7 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   # would be rounded to steps of 2^-8 before the subtraction.
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
 
-  if downsampling == 'max_pool':
-    pool = lambda name: keras.layers.MaxPooling2D(2, name=name, dtype=policy)
-  elif downsampling == 'max_blur_pool':
-    pool = lambda name: conv_lib.MaxBlurPool2D(name=name, dtype=policy)
-  else:
-    raise ValueError(f'downsampling={downsampling!r} is not one of {", ".join(DOWNSAMPLINGS)}')
-  if upsampling == 'resize':
-    up = lambda name: conv_lib.NearestUpSampling2D(2, name=name, dtype=policy)
-  elif upsampling == 'repeat':
-    up = lambda name: keras.layers.UpSampling2D(2, interpolation='nearest', name=name,
-                                                dtype=policy)
-  else:
-    raise ValueError(f"upsampling={upsampling!r} is not 'repeat' or 'resize'")
+  pool, up = _resampling_layers(downsampling, upsampling, policy)
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
   x = conv(48, 'enc_conv0')(centred)

@@ -68,3 +68,14 @@ def test_without_the_extras_the_package_is_refused_in_one_line(monkeypatch, tmp_
   with pytest.raises(ValueError, match=r'^--bioimageio needs the optional export extras'):
     bioimageio_package.write_package(unet.build_unet(1), config_lib.TrainConfig(
         train_data='x', model_dir='y'), str(tmp_path), 1)
+
+
+def test_a_description_that_does_not_validate_is_refused_in_one_line(tmp_path):
+  with pytest.raises(ValueError, match='^the BioImage Model Zoo description does not validate: '
+                     ) as raised:
+    bioimageio_package.write_package(
+        unet.build_unet(1, upsampling='resize'),
+        config_lib.TrainConfig(train_data='x', model_dir='y'), str(tmp_path), 1,
+        license_id='no such licence')
+  assert '\n' not in str(raised.value) and 'license' in str(raised.value)
+  assert not (tmp_path / bioimageio_package.PACKAGE_NAME).exists()
