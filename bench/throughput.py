@@ -256,14 +256,16 @@ def time_methods(train_data, precision):
     costs more than one of --method=pairs, from memory).
   """
   crop, batch = (64, 2) if FLAGS.tiny else settings()[0]
+  # Tiny: pairs (the reference) and one single-image method, each loop a Trainer to trace.
+  methods = (METHODS[0], METHODS[2]) if FLAGS.tiny else METHODS
   loops = []
-  for _, overrides in METHODS:
+  for _, overrides in methods:
     loops += [make_timed_loop(train_data, 'gaussian', crop, batch, precision, from_memory,
                               **overrides) for from_memory in (True, False)]
   rates = time_alternating(loops)
   pairs_memory = rates[0]
   rows = []
-  for index, (name, _) in enumerate(METHODS):
+  for index, (name, _) in enumerate(methods):
     memory, fed = rates[2 * index], rates[2 * index + 1]
     row = {'method': name, 'crop': crop, 'batch': batch, 'precision': precision,
            'from_memory': floor.summarize(memory), 'fed': floor.summarize(fed),

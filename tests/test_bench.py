@@ -42,5 +42,9 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   assert validation['multiply_adds_per_pixel'] > 0 and validation['floor_seconds_float32'] > 0
   assert validation['matmul_multiply_adds_per_second_float32'] == max(
       validation['matmul_rate_by_size'].values())
+  assert [row['method'] for row in report['methods']] == ['pairs', 'neighbor2neighbor']
+  for row in report['methods']:
+    assert row['fed']['median'] > 0 and row['step_time_vs_pairs']['ratio'] > 0
+  assert report['methods'][0]['step_time_vs_pairs']['ratio'] == 1.0
   assert report['process']['exit_status'] == 0 and report['process']['seconds_to_first_step'] > 0
   assert report['process']['peak_rss_mib'] > 100
