@@ -19,7 +19,6 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
-from n2n.corruptions import noise as noise_lib
 from n2n.evaluation import eval_data
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
@@ -38,11 +37,9 @@ def validation_sample(run_config):
     return None
   if run_config.noise == config_lib.NO_NOISE:
     return data[0].first
-  level = run_config.eval_noise_levels[0]
-  clean = tf.constant(data[0][1], tf.float32) / 255.0
-  return scoring.make_corruption(run_config.noise)(
-      clean, tf.constant(level, tf.float32), noise_lib.evaluation_seed(run_config.seed, 0,
-                                                                        level)).numpy()
+  noisy, _ = scoring.evaluation_input(scoring.make_corruption(run_config.noise), data[0][1], 0,
+                                      run_config.eval_noise_levels[0], run_config.seed)
+  return noisy
 
 
 def write_checked_package(restored, folder, psnr, config):

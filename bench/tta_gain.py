@@ -21,6 +21,7 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,un
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
@@ -53,7 +54,7 @@ def measure(model_dir, repeats=3):
     result['levels'][plain_scores.tag] = {'plain': plain_scores.mean_psnr,
                                           'tta': tta_scores.mean_psnr,
                                           'input': plain_scores.mean_input_psnr}
-  inputs = [scene.first for scene in data] if config.noise == 'none' else [
+  inputs = [scene.first for scene in data] if config.noise == config_lib.NO_NOISE else [
       image.astype('float32') / 255.0 for _, image in data]
   seconds = {'plain': [], 'tta': []}
   for _ in range(repeats):

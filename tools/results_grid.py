@@ -41,8 +41,8 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
-from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
@@ -232,16 +232,14 @@ def picture(pictured, model_dirs, output_path):
   written as PNG."""
   restored = {variant: restore.restore_model(model_dirs[variant]) for variant in pictured}
   config = restored[pictured[0]].run_config
-  if config.noise == 'none':
+  if config.noise == config_lib.NO_NOISE:
     scene = eval_data.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
     name, level, noisy, clean = scene.name, None, scene.first, scene.reference
   else:
     name, image = eval_data.load_eval_images(config.val_data, max_images=1)[0]
     level = config.eval_noise_levels[0]
-    clean = tf.constant(image, tf.float32) / 255.0
-    noisy = scoring.make_corruption(config.noise)(clean, tf.constant(level, tf.float32),
-                                              noise_lib.evaluation_seed(config.seed, 0, level))
-    noisy, clean = noisy.numpy(), clean.numpy()
+    noisy, clean = scoring.evaluation_input(scoring.make_corruption(config.noise), image, 0,
+                                            level, config.seed)
   panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
                       for variant in pictured] + [clean]
   return {'image': name, 'level': level, 'variants': list(pictured),

@@ -180,6 +180,23 @@ def make_corruption(noise):
   return corrupt
 
 
+def evaluation_input(corrupt, image, index, level, seed):
+  """One evaluation image with its fixed noise, as every evaluation scores it.
+
+  Args:
+    corrupt: make_corruption(noise).
+    image: [H, W, C] uint8 clean image; index: its position in the evaluation
+      data; level, seed: the evaluation level and seed.
+
+  Returns:
+    (noisy [H, W, C] float32, clean [H, W, C] float32 in [0, 1]), numpy.
+  """
+  clean = tf.constant(image, tf.float32) / 255.0
+  noisy = corrupt(clean, tf.constant(level, tf.float32),
+                  noise_lib.evaluation_seed(seed, index, level))
+  return noisy.numpy(), clean.numpy()
+
+
 def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None,
              held_out_loss=None):
   """Denoises every image at every level and scores it.
@@ -205,10 +222,7 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None,
   for level in levels:
     scores = []
     for index, (name, image) in enumerate(images):
-      clean = tf.constant(image, tf.float32) / 255.0
-      noisy = corrupt(clean, tf.constant(level, tf.float32),
-                      noise_lib.evaluation_seed(seed, index, level))
-      noisy = noisy.numpy()
+      noisy, clean = evaluation_input(corrupt, image, index, level, seed)
       denoised = denoise(noisy)
       kept = keep_images < 0 or index < keep_images
       scores.append(ImageScore(
@@ -217,9 +231,9 @@ def evaluate(denoise, images, noise, levels, seed, keep_images=0, corrupt=None,
           input_psnr=float(metrics.psnr(noisy, clean, quantize=False)),
           noisy=noisy if kept else None,
           denoised=denoised if kept else None,
-          clean=clean.numpy() if kept else None,
+          clean=clean if kept else None,
           held_out_loss=held_out_loss(noisy, index) if held_out_loss else None,
-          **colour_scores(noisy, denoised, clean.numpy())))
+          **colour_scores(noisy, denoised, clean)))
     results.append(LevelScores(noise, float(level), tuple(scores)))
   return results
 

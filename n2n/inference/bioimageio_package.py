@@ -112,11 +112,8 @@ def default_name(run_config):
 
 
 def _documentation(run_config, step, validation_psnr):
-  text = export.describe(run_config, step, validation_psnr)
-  text = text.replace('# n2n denoiser (TensorFlow SavedModel)',
-                      '# n2n denoiser (BioImage Model Zoo)')
-  usage = text.index('Use it without n2n:')
-  return text[:usage] + (
+  facts = '\n'.join(export.model_facts(run_config, step, validation_psnr))
+  return f'# n2n denoiser (BioImage Model Zoo)\n\n{facts}\n\n' + (
       'Input: the raw pixels of an image (any size; consumers tile it with the halo given in '
       'rdf.yaml), axes batch, y, x, channel. The preprocessing divides by the white level, the '
       'network denoises, the postprocessing multiplies by it again: the output is in the '
@@ -151,8 +148,8 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     _write_files(folder, noisy, denoiser.make_denoiser(model)(noisy), run_config, step,
                  validation_psnr)
     try:
-      description = _description(folder, run_config, model.input_shape[-1], step,
-                                 validation_psnr, authors, license_id, name)
+      description = _description(folder, run_config, model.input_shape[-1], authors,
+                                 license_id, name)
     except ValueError as error:  # pydantic's ValidationError: several lines per field
       raise ValueError('the BioImage Model Zoo description does not validate: '
                        + ' '.join(str(error).split())) from None
@@ -178,8 +175,7 @@ def _write_files(folder, noisy, denoised, run_config, step, validation_psnr):
     readme.write(_documentation(run_config, step, validation_psnr))
 
 
-def _description(folder, run_config, channels, step, validation_psnr, authors, license_id,
-                 name):
+def _description(folder, run_config, channels, authors, license_id, name):
   """The v0.5 ModelDescr of the files in folder (_write_files, export.write_onnx)."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
   white_level = float(run_config.white_level)
@@ -209,7 +205,7 @@ def _description(folder, run_config, channels, step, validation_psnr, authors, l
   citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
   return bmz.ModelDescr(
       name=name or default_name(run_config),
-      description=export.describe(run_config, step, validation_psnr).splitlines()[2][2:],
+      description=f'trained as: {export.trained_as(run_config)}',
       authors=[bmz.Author(name=author) for author in authors],
       cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
       license=bmz.LicenseId(license_id), documentation=file_in('README.md'),

@@ -94,8 +94,9 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
     readme.write(describe(run_config, step, validation_psnr))
 
 
-def describe(run_config, step, validation_psnr=None):
-  """The export's README.md text."""
+def trained_as(run_config):
+  """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
+  the method (and any non-default network) and the training data, one line."""
   kind = {'neighbor2neighbor': 'Neighbor2Neighbor (single noisy images)',
           'blind_spot': 'blind-spot (single noisy images)'}.get(
               run_config.method,
@@ -108,10 +109,15 @@ def describe(run_config, step, validation_psnr=None):
   else:
     low, high = run_config.noise_range
     trained_on = f'{run_config.noise} noise, level range {low:g}-{high:g}'
+  return f'{kind}, {trained_on}'
+
+
+def model_facts(run_config, step, validation_psnr=None):
+  """The bullet lines every export's page starts with: how the model was
+  trained, its channels and pixel scale, step and validation PSNR."""
   channels = 'RGB' if run_config.model.channels == 3 else 'grayscale'
   lines = [
-      '# n2n denoiser (TensorFlow SavedModel)', '',
-      f'- trained as: {kind}, {trained_on}',
+      f'- trained as: {trained_as(run_config)}',
       f'- channels: {run_config.model.channels} ({channels})',
       f'- pixel scale: the training data were {run_config.data_dtype} with white level '
       f'{run_config.white_level:g}; the model takes and returns pixel / {run_config.white_level:g}',
@@ -124,6 +130,13 @@ def describe(run_config, step, validation_psnr=None):
                  f'{scores.mean_psnr:.2f} dB (noisy input {scores.mean_input_psnr:.2f} dB)')
   if not validation_psnr:
     lines.append('- validation PSNR: not known (the run had no validation data)')
+  return lines
+
+
+def describe(run_config, step, validation_psnr=None):
+  """The export's README.md text."""
+  lines = ['# n2n denoiser (TensorFlow SavedModel)', '']
+  lines += model_facts(run_config, step, validation_psnr)
   lines += ['', 'Use it without n2n:', '', '```python', 'import tensorflow as tf',
             "denoise = tf.saved_model.load('EXPORT_DIR').signatures['serving_default']",
             "denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 in [0, 1]",
