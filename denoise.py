@@ -46,6 +46,7 @@ def main(argv):
       run_batch = denoiser.model_function(restored.model)
       channels, source = restored.run_config.model.channels, restored.prefix
       run_config = json.loads(restored.run_config.to_json())
+    denoising.check_white_level_override(run_config, config.white_level)
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
                                       config.batch_tiles)
     if config.tta:

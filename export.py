@@ -2,8 +2,9 @@
 
   python export.py --model=runs/demo --output=exported/demo
 
-The SavedModel's serving_default signature takes float32 [N, H, W, C] in
-[0, 1] of any H and W and returns the denoised batch; config.json and a
+The SavedModel's serving_default signature takes float32 [N, H, W, C] of any
+H and W, in [0, 1] (or raw pixels for a --normalization=percentile run, each
+image mapped by its own percentiles inside), and returns the denoised batch; config.json and a
 README.md describing the model are written beside it, with --tflite a
 TensorFlow Lite model.tflite (same signature, builtin ops only), and with
 --onnx a model.onnx (input `images`, output `denoised`; needs the optional
@@ -19,6 +20,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
+from n2n.data import normalization
 from n2n.evaluation import eval_data
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
@@ -28,7 +30,7 @@ from n2n.inference import restore
 
 
 def validation_sample(run_config):
-  """The first validation image's noisy input on the [0, 1] scale (for synthetic
+  """The first validation image's noisy input on the network's scale (for synthetic
   noise corrupted at the first evaluation level, as in training's evaluation;
   for scenes the first capture), or None when the run's --val_data cannot be read."""
   try:
@@ -74,7 +76,7 @@ def main(argv):
       if config.tflite:
         export.write_tflite(folder)
       if config.onnx:
-        export.write_onnx(restored.model, folder)
+        export.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config))
       if config.bioimageio:
         write_checked_package(restored, folder, psnr, config)
 

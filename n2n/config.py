@@ -27,6 +27,8 @@ LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
 METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
 SINGLE_IMAGE_METHODS = METHODS[1:]
 CACHE_MODES = ('auto', 'true', 'false')
+# How raw pixels become network values (n2n/data/normalization.py).
+NORMALIZATIONS = ('white_level', 'percentile')
 # --noise=none: real noisy captures (scene datasets), no synthetic corruption.
 NO_NOISE = 'none'
 NOISES = catalog.NAMES + (NO_NOISE,)
@@ -106,6 +108,17 @@ class TrainConfig:
       'training image N times, once and for all, and trains on those captures only, as with N '
       'real captures of each scene (--method=pairs needs 2 or more with --target=noisy). The '
       'single-image methods always use fixed captures: 0 means 1 for them.', minimum=0)
+  normalization: str = setting(
+      'white_level', 'How pixels become network values. white_level: divided by the white level '
+      'of the data. percentile: each image maps its --percentile_low and --percentile_high '
+      'percentiles to 0 and 1, and the output is mapped back to its own scale (for data that '
+      'fill a small part of their range, e.g. 16-bit microscopy using a few hundred levels); '
+      'real noisy captures (--noise=none) only. Denoising, validation and exports apply the '
+      'same rule.', choices=NORMALIZATIONS)
+  percentile_low: float = setting(1.0, '--normalization=percentile: the percentile mapped to 0 '
+                                  "(CSBDeep's default).", minimum=0.0, maximum=100.0)
+  percentile_high: float = setting(99.8, '--normalization=percentile: the percentile mapped to 1 '
+                                   "(CSBDeep's default).", minimum=0.0, maximum=100.0)
   neighbor2neighbor_gamma: float = setting(
       2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
       '0 (the official schedule reaches 2).', minimum=0.0)
@@ -248,7 +261,21 @@ class TrainConfig:
                          'pixels only (masked_l2)')
       object.__setattr__(self, 'loss', 'masked_l2')
 
+  def _check_normalization(self):
+    if self.normalization != 'percentile':
+      return
+    if self.noise != NO_NOISE:
+      # Synthetic noise levels are defined on the white-level scale, and the
+      # percentiles of a clean image are not those of its noisy copy.
+      raise ValueError(f'--normalization=percentile applies to real noisy captures '
+                       f'(--noise=none); --noise={self.noise} adds its noise on the white-level '
+                       'scale (use --normalization=white_level)')
+    if self.percentile_low >= self.percentile_high:
+      raise ValueError(f'--percentile_low={self.percentile_low:g} must be below '
+                       f'--percentile_high={self.percentile_high:g}')
+
   def _check_run_settings(self):
+    self._check_normalization()
     if self.profile_steps and not (len(self.profile_steps) == 2
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
       raise ValueError(f'--profile_steps={format_value(self.profile_steps)} must be START,END '

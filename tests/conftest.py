@@ -33,6 +33,20 @@ def smooth_image(rng, height, width, channels=3):
   return image.astype(np.uint8)
 
 
+def write_clean_photo_splits(root, splits, height, width, seed=0):
+  """Writes smooth RGB PNGs: root/clean_SPLIT/photoI.png for each (split, count).
+
+  The clean photographs simulated_scenes.write_scenes makes scene tests' captures from.
+  """
+  rng = np.random.default_rng(seed)
+  from n2n.data import native_images  # pylint: disable=g-import-not-at-top
+  for split, count in splits:
+    (root / f'clean_{split}').mkdir()
+    for index in range(count):
+      (root / f'clean_{split}' / f'photo{index}.png').write_bytes(
+          native_images.encode_pages([smooth_image(rng, height, width)], 'png'))
+
+
 def pillow_bytes(image, mode, fmt):
   """image [H, W, 3] uint8 converted to a Pillow mode (P, CMYK, LA...) and encoded as fmt.
 

@@ -23,6 +23,12 @@ BASE = dict(train_data='x', val_data='', model_dir='m')
     (dict(rampdown_fraction=1.5), r'--rampdown_fraction=1.5 must be <= 1'),
     (dict(eval_every=-1), r'--eval_every=-1 must be >= 0'),
     (dict(profile_steps=(5, 2)), r'--profile_steps=5,2 must be START,END'),
+    (dict(normalization='percentile'), r'^--normalization=percentile applies to real noisy '
+     r'captures \(--noise=none\); --noise=gaussian adds its noise on the white-level scale'),
+    (dict(normalization='percentile', noise='none', percentile_low=99.0, percentile_high=50.0),
+     r'^--percentile_low=99 must be below --percentile_high=50$'),
+    (dict(noise='none', percentile_high=120.0), r'--percentile_high=120.0 must be <= 100'),
+    (dict(normalization='minmax'), r"--normalization='minmax' is not one of white_level, "),
 ])
 def test_bad_values_name_the_flag(overrides, message):
   with pytest.raises(ValueError, match=message):

@@ -177,6 +177,17 @@ def like_input(values, original, white_level=None):
   return scaled.astype(original.dtype, copy=False)
 
 
+def in_dtype_of(pixels, original):
+  """float32 pixels in the original's own units -> the original's dtype:
+  integers rounded and clipped to the dtype's range, floats clipped to the
+  range the original spans."""
+  if np.issubdtype(original.dtype, np.integer):
+    limits = np.iinfo(original.dtype)
+    clipped = np.clip(pixels, limits.min, limits.max)
+    return np.round(clipped, out=clipped).astype(original.dtype)
+  return np.clip(pixels, original.min(), original.max()).astype(original.dtype, copy=False)
+
+
 def output_family(input_path, requested='auto'):
   """The format written for an input: its own when lossless, else PNG, unless requested."""
   if requested != 'auto':

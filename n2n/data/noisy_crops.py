@@ -3,7 +3,8 @@
 The single-image methods (n2n/training/single_image.py) make their own input
 and target from one noisy crop; this module supplies the crops:
 
-  [B, S, S, C] float32 batches (1.0 at the data's white level), augmented
+  [B, S, S, C] float32 batches (1.0 at the data's white level, or each
+  image's own percentiles mapped to 0 and 1), augmented
   (flips, rotations, channel permutations), from
   - a clean-image dataset with --noise: every image corrupted once (or
     --noise_captures times, each capture a training image) with fixed seeds
@@ -22,6 +23,7 @@ from n2n import config as config_lib
 from n2n.data import augmentation
 from n2n.data import fixed_captures
 from n2n.data import input_pipeline
+from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import tfrecord
 
@@ -40,15 +42,19 @@ def _noisy_images(records, config):
   channels = config_lib.model_channels(config)
   if config.noise == config_lib.NO_NOISE:
     dtype = tf.as_dtype(config.data_dtype)
+    rule = normalization.rule_of(config)
 
     def captures_of(record):
       scene = tfrecord.parse_scene(record)
       return tf.data.Dataset.from_tensor_slices(scene['captures'])
 
     def decode(data):
-      pixels = tfrecord.decode_pixels(data, dtype, config.data_channels)
-      return rgb_images.convert_channels_tf(
-          tf.cast(pixels, tf.float32) / config.white_level, channels)
+      pixels = tf.cast(tfrecord.decode_pixels(data, dtype, config.data_channels), tf.float32)
+      if rule.per_image:
+        values = normalization.normalize_tf(pixels[tf.newaxis], rule)[0][0]
+      else:
+        values = pixels / config.white_level
+      return rgb_images.convert_channels_tf(values, channels)
 
     return records.flat_map(captures_of).map(decode, num_parallel_calls=tf.data.AUTOTUNE)
 

@@ -1,8 +1,11 @@
 """tf.data pipelines of scene datasets (real noisy captures, --noise=none).
 
 Training elements are dicts of per-replica batches, as for clean images:
-  'input'   [B, S, S, C] float32, one capture (1.0 at the data's white level)
-  'target'  [B, S, S, C] float32, another capture of the scene, or its reference
+  'input'   [B, S, S, C] float32, one capture (1.0 at the data's white level,
+            or, with --normalization=percentile, the capture's own percentiles
+            mapped to 0 and 1)
+  'target'  [B, S, S, C] float32, another capture of the scene, or its
+            reference, on the input capture's scale
 Captures are decoded and cropped at their native bit depth; only the crops
 become float. Randomness is stateless, as in input_pipeline.
 """
@@ -12,6 +15,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.data import augmentation
 from n2n.data import input_pipeline
+from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import tfrecord
 
@@ -26,7 +30,8 @@ def scene_pair(scene, target, dtype, data_channels, seed):
     seed: [2] int32 stateless seed.
 
   Returns:
-    [H, W, 2 * data_channels] of dtype: input channels, then target channels.
+    [H, W, 2 * data_channels] of dtype: input channels, then target channels;
+    and the input capture's index.
   """
   count = tf.shape(scene['captures'])[0]
   first = tf.random.stateless_uniform([], seed, 0, count, dtype=tf.int32)
@@ -37,7 +42,20 @@ def scene_pair(scene, target, dtype, data_channels, seed):
     offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
     target_bytes = scene['captures'][(first + offset) % count]
   decode = lambda data: tfrecord.decode_pixels(data, dtype, data_channels)
-  return tf.concat([decode(scene['captures'][first]), decode(target_bytes)], axis=-1)
+  return tf.concat([decode(scene['captures'][first]), decode(target_bytes)], axis=-1), first
+
+
+def with_capture_maps(scene, dtype, data_channels, rule):
+  """scene with 'maps' [N, 2] float32: each capture's (offset, scale) by its
+  percentiles (normalization.percentile_maps_tf), computed once per scene."""
+
+  def map_of(data):
+    pixels = tf.cast(tfrecord.decode_pixels(data, dtype, data_channels), tf.float32)
+    offset, scale = normalization.percentile_maps_tf(pixels[tf.newaxis], rule)
+    return tf.stack([tf.reshape(offset, []), tf.reshape(scale, [])])
+
+  maps = tf.map_fn(map_of, scene['captures'], fn_output_signature=tf.float32)
+  return dict(scene, maps=maps)
 
 
 def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
@@ -58,21 +76,32 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
   """
   records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
+  dtype = tf.as_dtype(config.data_dtype)
+  rule = normalization.rule_of(config)
+  if rule.per_image:
+    # Before the cache: each capture is sorted for its percentiles once.
+    scenes = scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data_channels, rule),
+                        num_parallel_calls=tf.data.AUTOTUNE)
   scenes = input_pipeline.usable_items(scenes, config, cache,
                                       height_width=lambda scene: scene['shape'][:2])
   crop_size = config.crop_size
   pick_seed, crop_seed, pair_seed = input_pipeline.stream_seeds(config, pipeline_id, start_step,
                                                                 3)
-  dtype = tf.as_dtype(config.data_dtype)
   channels = config_lib.model_channels(config)
 
   def crops_of(index, scene):
     pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
     # Cropped at native bit depth: only the crops are converted to float.
-    stacked = scene_pair(scene, config.target, dtype, config.data_channels, pick)
-    return input_pipeline.random_crops(
+    stacked, first = scene_pair(scene, config.target, dtype, config.data_channels, pick)
+    crops = input_pipeline.random_crops(
         stacked, crop_size, config.crops_per_image,
         tf.random.experimental.stateless_fold_in(crop_seed, index))
+    if not rule.per_image:
+      return crops
+    # Target on the input's scale: the network learns to answer in the map
+    # denoising undoes with the input's own percentiles.
+    offset, scale = scene['maps'][first][0], scene['maps'][first][1]
+    return (tf.cast(crops, tf.float32) - offset) / scale
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
                                         pipeline_id, start_step)
@@ -83,7 +112,8 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     # channel order moves both, so the pair stays a Noise2Noise pair. Without
     # permutations a model knows only its training scenes' colours and turns
     # others (saturated greens) towards them (issue 20).
-    both = augmentation.augment_crops(crops, config.augment, seed, divisor=config.white_level,
+    both = augmentation.augment_crops(crops, config.augment, seed,
+                                      divisor=1.0 if rule.per_image else config.white_level,
                                       channel_groups=2)
     data_channels = config.data_channels
     return {'input': rgb_images.convert_channels_tf(both[..., :data_channels], channels),

@@ -13,7 +13,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.data import file_lists
-from n2n.data import native_images
+from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
@@ -64,7 +64,9 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
 
 @dataclasses.dataclass(frozen=True)
 class EvalScene:
-  """A validation scene, on the [0, 1] scale of the training data.
+  """A validation scene, on the network's scale: 1.0 at the training data's
+  white level, or the first capture's percentiles mapped to 0 and 1
+  (--normalization=percentile; its PSNR is then relative to that range).
 
   Attributes:
     name: the scene folder below the validation folder.
@@ -119,13 +121,17 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
     if arrays.dtype != run_config.data_dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
                        f'trained on {run_config.data_dtype} data')
-    convert = lambda array: rgb_images.convert_channels(
-        native_images.to_unit_range(array, run_config.white_level), run_config.model.channels)
+    # Every image of a scene on the scale of the capture that is denoised, as
+    # denoise.py maps it (by its own percentiles with --normalization=percentile).
+    pixel_map = normalization.image_map(arrays.captures[0], normalization.rule_of(run_config),
+                                    run_config.white_level)
+    convert = lambda array: rgb_images.convert_channels(normalization.normalize(array, pixel_map),
+                                                        run_config.model.channels)
     loaded.append(EvalScene(
         scene.name, convert(arrays.captures[0]),
         convert(arrays.captures[1]) if len(arrays.captures) > 1 else None,
         convert(arrays.reference) if arrays.reference is not None else None,
-        scenes_lib.quantization_step(arrays.dtype, run_config.white_level)))
+        scenes_lib.quantization_step(arrays.dtype, pixel_map.scale)))
   return loaded
 
 

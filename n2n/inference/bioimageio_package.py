@@ -4,11 +4,14 @@ napari, QuPath and ilastik (export.py --bioimageio).
 The zip holds rdf.yaml, the ONNX weights (export.write_onnx: padding inside the
 graph, so any tile size runs), a test input and the output n2n computes for
 it (.npy), a cover image (noisy | denoised), and a documentation page written
-from the run's config.json. The tensors are in the data's own units: the
-preprocessing divides by the run's white level and the postprocessing
-multiplies by it again, exactly n2n's scaling, so a consumer hands over the
-raw pixels of a file. The output axes carry a halo of the network's receptive
-field, so consumers that tile get no seams.
+from the run's config.json. The tensors are in the data's own units, so a
+consumer hands over the raw pixels of a file, and n2n's scaling is reproduced
+exactly: with --normalization=white_level the preprocessing divides by the
+run's white level and the postprocessing multiplies by it again; with
+--normalization=percentile the ONNX graph maps each input tensor by its own
+percentiles and back (BMZ's scale_range has no inverse for the output). The
+output axes carry a halo of the network's receptive field, so consumers that
+tile get no seams.
 
 Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
@@ -20,6 +23,7 @@ import tempfile
 
 import numpy as np
 
+from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.inference import denoiser
 from n2n.inference import export
@@ -113,12 +117,17 @@ def default_name(run_config):
 
 def _documentation(run_config, step, validation_psnr):
   facts = '\n'.join(export.model_facts(run_config, step, validation_psnr))
+  if normalization.rule_of(run_config).per_image:
+    scaling = ('The network\'s graph maps each input tensor by its own percentiles, denoises '
+               'and maps the result back; a consumer that tiles an image maps each tile by the '
+               'tile\'s percentiles, so give it tiles as large as memory allows.')
+  else:
+    scaling = ('The preprocessing divides by the white level, the network denoises, the '
+               'postprocessing multiplies by it again.')
   return f'# n2n denoiser (BioImage Model Zoo)\n\n{facts}\n\n' + (
       'Input: the raw pixels of an image (any size; consumers tile it with the halo given in '
-      'rdf.yaml), axes batch, y, x, channel. The preprocessing divides by the white level, the '
-      'network denoises, the postprocessing multiplies by it again: the output is in the '
-      'input\'s units, not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX '
-      '(opset 17).\n')
+      f'rdf.yaml), axes batch, y, x, channel. {scaling} The output is in the input\'s units, '
+      'not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX (opset 17).\n')
 
 
 def write_package(model, run_config, output_dir, step, validation_psnr=None, sample=None,
@@ -130,8 +139,11 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     run_config: config.TrainConfig of the run.
     output_dir: an existing folder (the export's).
     step, validation_psnr: as export.export_model.
-    sample: [H, W, C] float32 noisy image on the [0, 1] scale for the test
-      tensors and the cover (its centre TEST_SIZE square); None: synthetic_sample.
+    sample: [H, W, C] float32 noisy image on the network's scale (1.0 at the
+      white level) for the test tensors and the cover (its centre TEST_SIZE
+      square; times the white level, it is the raw test input, for a
+      percentile run mapped to a quarter to three quarters of it); None:
+      synthetic_sample.
     authors: names for rdf.yaml; license_id: an SPDX licence of the weights;
     name: the model's name (default from the run).
 
@@ -143,10 +155,21 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     raise ValueError(EXTRAS_MESSAGE)
   from bioimageio.spec import save_bioimageio_package  # pylint: disable=g-import-not-at-top
   noisy = centre_crop(synthetic_sample(model.input_shape[-1]) if sample is None else sample)
+  rule = normalization.rule_of(run_config)
+  # With a per-image map any positive scale and offset of the sample is the
+  # same input to the network: keep the raw tensor well inside the data's
+  # range, as real frames are, rather than crossing zero, where the BMZ test's
+  # relative tolerance would fail on float rounding.
+  raw = (noisy * np.float32(0.5) + np.float32(0.25) if rule.per_image
+         else noisy) * np.float32(run_config.white_level)
+  # The expected output by n2n's own rule (denoise.py's path), for the whole test tensor.
+  pixel_map = normalization.image_map(raw, rule, run_config.white_level)
+  values = normalization.normalize(raw, pixel_map)
+  denoised = denoiser.make_denoiser(model)(values)
   with tempfile.TemporaryDirectory() as folder:
-    export.write_onnx(model, folder)
-    _write_files(folder, noisy, denoiser.make_denoiser(model)(noisy), run_config, step,
-                 validation_psnr)
+    export.write_onnx(model, folder, rule)
+    _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
+                 (values, denoised), run_config, step, validation_psnr)
     try:
       description = _description(folder, run_config, model.input_shape[-1], authors,
                                  license_id, name)
@@ -160,13 +183,16 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   return path
 
 
-def _write_files(folder, noisy, denoised, run_config, step, validation_psnr):
-  """The package's test tensors (in the data's units), cover and page, into folder."""
-  white_level = float(run_config.white_level)
-  np.save(os.path.join(folder, 'test_input.npy'),
-          (noisy * white_level)[np.newaxis].astype(np.float32))
-  np.save(os.path.join(folder, 'test_output.npy'),
-          (denoised * white_level)[np.newaxis].astype(np.float32))
+def _write_files(folder, test_tensors, network_values, run_config, step, validation_psnr):
+  """The package's test tensors, cover and page, into folder.
+
+  Args:
+    test_tensors: (input, expected output), [H, W, C] float32 in the data's units.
+    network_values: (noisy, denoised), the same on the network's scale (the cover).
+  """
+  for name, tensor in zip(('test_input.npy', 'test_output.npy'), test_tensors):
+    np.save(os.path.join(folder, name), tensor[np.newaxis].astype(np.float32))
+  noisy, denoised = network_values
   cover = np.concatenate([noisy, np.ones_like(noisy[:, :8]), denoised], axis=1)
   cover = np.round(np.clip(cover, 0.0, 1.0) * 255).astype(np.uint8)
   with open(os.path.join(folder, 'cover.png'), 'wb') as cover_file:
@@ -179,6 +205,8 @@ def _description(folder, run_config, channels, authors, license_id, name):
   """The v0.5 ModelDescr of the files in folder (_write_files, export.write_onnx)."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
   white_level = float(run_config.white_level)
+  # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
+  scaled = not normalization.rule_of(run_config).per_image
   downsampling = run_config.model.downsampling
   file_in = lambda name: bmz.FileDescr(source=os.path.join(folder, name))
   channel_names = ([bmz.Identifier('gray')] if channels == 1 else
@@ -191,8 +219,8 @@ def _description(folder, run_config, channels, authors, license_id, name):
             bmz.SpaceInputAxis(id=bmz.AxisId('x'), size=size),
             bmz.ChannelAxis(channel_names=channel_names)],
       test_tensor=file_in('test_input.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
-      preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32')),
-                     bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))])
+      preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32'))] + [
+          bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))][:scaled])
   output_axis = lambda axis: bmz.SpaceOutputAxisWithHalo(
       id=bmz.AxisId(axis), size=bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis)),
       halo=halo(downsampling))
@@ -201,7 +229,8 @@ def _description(folder, run_config, channels, authors, license_id, name):
       axes=[bmz.BatchAxis(), output_axis('y'), output_axis('x'),
             bmz.ChannelAxis(channel_names=channel_names)],
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
-      postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))])
+      postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))][
+          :scaled])
   citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
   return bmz.ModelDescr(
       name=name or default_name(run_config),

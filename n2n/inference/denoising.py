@@ -17,6 +17,7 @@ import tensorflow as tf
 from n2n import errors
 from n2n.data import file_lists
 from n2n.data import native_images
+from n2n.data import normalization
 
 
 @dataclasses.dataclass(frozen=True)
@@ -102,7 +103,8 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
     denoise: fn([H, W, model_channels] float32) -> same shape float32.
     model_channels: 1 or 3.
     run_config: the run's config.json dict, or None: pixels of the training
-      data's dtype are scaled by its white level (data_white_level).
+      data's dtype are scaled by its white level (data_white_level), or,
+      with --normalization=percentile, every page by its own percentiles.
     colour_channels: leading colour channels, where the file says
       (native_images.split_alpha); the rest pass through untouched.
     white_level_override: --white_level (0: the run's).
@@ -112,8 +114,17 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
   """
   colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
-  white_level = data_white_level(run_config, colour.dtype, white_level_override)
-  values = native_images.to_unit_range(colour, white_level)
+  rule = normalization.rule_of(run_config or {})
+  if rule.per_image and colour.dtype != bool:
+    # One map for the whole page, never per tile: the tiles of an image share it.
+    pixel_map = normalization.percentile_map(colour, rule)
+    values = normalization.normalize(colour, pixel_map)
+    back = lambda denoised: native_images.in_dtype_of(
+        normalization.denormalize(denoised, pixel_map), colour)
+  else:
+    white_level = data_white_level(run_config, colour.dtype, white_level_override)
+    values = native_images.to_unit_range(colour, white_level)
+    back = lambda denoised: native_images.like_input(denoised, colour, white_level)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:
@@ -123,7 +134,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
                                for channel in range(values.shape[2])], axis=2)
   # Dropped before converting back: on a 24-MP image each float copy is 288 MB.
   del values
-  result = native_images.like_input(denoised, colour, white_level)
+  result = back(denoised)
   del denoised
   if non_finite is not None:
     result[non_finite.mask] = non_finite.values
@@ -181,6 +192,16 @@ def _fill_non_finite(colour):
   return filled, NonFinite(mask, colour[mask])
 
 
+def check_white_level_override(run_config, white_level_override):
+  """Raises ValueError when --white_level is given for a model that maps each
+  image by its own percentiles (the override would be silently unused)."""
+  rule = normalization.rule_of(run_config or {})
+  if white_level_override and rule.per_image:
+    raise ValueError(f'--white_level={white_level_override:g} does not apply: the model maps '
+                     f'each image\'s {rule.low_percentile:g} and {rule.high_percentile:g} '
+                     'percentiles to 0 and 1 (--normalization=percentile)')
+
+
 def values_above_white(pages, colour_channels, run_config, white_level_override=0.0):
   """(largest colour value, white level) when a page's colour channels pass the
   white level the model was trained with, else None. Alpha and extra samples
@@ -190,6 +211,8 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
     pages: ImageFile.pages; colour_channels: one entry per page (None: decided
       from the channel count), as for native_images.split_alpha.
   """
+  if normalization.rule_of(run_config or {}).per_image:
+    return None  # each image is mapped by its own percentiles: nothing is clipped
   above = None
   for page, colour_count in zip(pages, colour_channels):
     colour, _ = native_images.split_alpha(page, colour_count)

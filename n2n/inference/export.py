@@ -1,10 +1,16 @@
 """A trained network as a SavedModel that runs without n2n (and in TF Serving).
 
-The export holds one signature, serving_default:
-  images   [N, H, W, C] float32 in [0, 1], any H and W
-  -> denoised [N, H, W, C] float32 (not clipped)
+The export's signature serving_default:
+  images   [N, H, W, C] float32, any H and W: in [0, 1] (1.0 at the run's
+           white level); with --normalization=percentile, raw pixels in the
+           image's own units
+  -> denoised [N, H, W, C] float32 on the input's scale (not clipped)
 Reflect padding to a multiple of 32 and the crop back happen inside the
-graph. Beside it: the run's config.json and a README.md describing the model.
+graph, and with --normalization=percentile the map of each image by its own
+percentiles and back (n2n/data/normalization.py). Such an export also holds
+the signature `network`: the same without the percentile map (values in, values
+out), which denoise.py uses after mapping a whole image once, so its tiles share
+one map. Beside it: the run's config.json and a README.md describing the model.
 """
 
 import json
@@ -16,9 +22,11 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
+from n2n.data import normalization
 from n2n.model import unet
 
 SIGNATURE = 'serving_default'
+NETWORK_SIGNATURE = 'network'
 INPUT_NAME = 'images'
 OUTPUT_NAME = 'denoised'
 TFLITE_NAME = 'model.tflite'
@@ -60,13 +68,20 @@ def input_signature(model):
   return [tf.TensorSpec([None, None, None, model.input_shape[-1]], tf.float32, name=INPUT_NAME)]
 
 
-def serving_function(model):
-  """images [N, H, W, C] -> {OUTPUT_NAME: denoised}: padding and crop around the network."""
+def serving_function(model, rule=None):
+  """images [N, H, W, C] -> {OUTPUT_NAME: denoised}: padding and crop around the
+  network, and, for a per-image rule (normalization.Rule), each image's
+  percentile map before and its inverse after."""
+
+  def network(images):
+    height, width = tf.shape(images)[1], tf.shape(images)[2]
+    return model(reflect_pad_to_multiple(images), training=False)[:, :height, :width, :]
 
   def serve(images):
-    height, width = tf.shape(images)[1], tf.shape(images)[2]
-    denoised = model(reflect_pad_to_multiple(images), training=False)
-    return {OUTPUT_NAME: denoised[:, :height, :width, :]}
+    if rule is None or not rule.per_image:
+      return {OUTPUT_NAME: network(images)}
+    values, offset, scale = normalization.normalize_tf(images, rule)
+    return {OUTPUT_NAME: network(values) * scale + offset}
 
   return serve
 
@@ -83,9 +98,14 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
     validation_psnr: list of evaluation.scoring.LevelScores (the run's logged
       scores, evaluation.summaries.logged_psnr), or None when unknown.
   """
+  rule = normalization.rule_of(run_config)
   archive = keras.export.ExportArchive()
   archive.track(model)
-  archive.add_endpoint(SIGNATURE, serving_function(model), input_signature=input_signature(model))
+  archive.add_endpoint(SIGNATURE, serving_function(model, rule),
+                       input_signature=input_signature(model))
+  if rule.per_image:
+    archive.add_endpoint(NETWORK_SIGNATURE, serving_function(model),
+                         input_signature=input_signature(model))
   tf.io.gfile.makedirs(output_dir)
   archive.write_out(output_dir, verbose=False)
   with tf.io.gfile.GFile(os.path.join(output_dir, run_dir.CONFIG_NAME), 'w') as config_file:
@@ -119,8 +139,7 @@ def model_facts(run_config, step, validation_psnr=None):
   lines = [
       f'- trained as: {trained_as(run_config)}',
       f'- channels: {run_config.model.channels} ({channels})',
-      f'- pixel scale: the training data were {run_config.data_dtype} with white level '
-      f'{run_config.white_level:g}; the model takes and returns pixel / {run_config.white_level:g}',
+      f'- pixel scale: {pixel_scale(run_config)}',
       f'- training step: {step} of {run_config.train_steps}; data: {run_config.train_data}',
   ]
   for scores in validation_psnr or []:
@@ -133,13 +152,29 @@ def model_facts(run_config, step, validation_psnr=None):
   return lines
 
 
+def pixel_scale(run_config):
+  """How the model's input and output relate to the data's pixels, one line."""
+  rule = normalization.rule_of(run_config)
+  data = f'the training data were {run_config.data_dtype}'
+  if rule.per_image:
+    return (f'{data}; each image is mapped by its own percentiles '
+            f'(--normalization=percentile): its {rule.low_percentile:g} and '
+            f'{rule.high_percentile:g} percentiles, over all pixels and channels, go to 0 and 1, '
+            'and the output goes back to the image\'s own scale. The graph does this: it takes '
+            'and returns raw pixel values')
+  return (f'{data} with white level {run_config.white_level:g} (--normalization=white_level); '
+          f'the model takes and returns pixel / {run_config.white_level:g}')
+
+
 def describe(run_config, step, validation_psnr=None):
   """The export's README.md text."""
+  batch = ('raw pixels (each image mapped by its own percentiles inside)'
+           if normalization.rule_of(run_config).per_image else 'in [0, 1]')
   lines = ['# n2n denoiser (TensorFlow SavedModel)', '']
   lines += model_facts(run_config, step, validation_psnr)
   lines += ['', 'Use it without n2n:', '', '```python', 'import tensorflow as tf',
             "denoise = tf.saved_model.load('EXPORT_DIR').signatures['serving_default']",
-            "denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 in [0, 1]",
+            f"denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 {batch}",
             '```', '']
   return '\n'.join(lines)
 
@@ -165,12 +200,14 @@ def onnx_extras_installed():
   return all(importlib.util.find_spec(name) for name in ('tf2onnx', 'onnxruntime'))
 
 
-def write_onnx(model, export_dir):
+def write_onnx(model, export_dir, rule=None):
   """Writes export_dir/model.onnx: the serving signature (padding and crop
-  inside the graph, any H and W) as ONNX; returns its path.
+  inside the graph, any H and W; the percentile map for a per-image rule) as
+  ONNX; returns its path.
 
   Args:
     model: float32 keras.Model from build_unet(upsampling='resize').
+    rule: normalization.Rule of the run, or None (white level: values in [0, 1]).
 
   Raises:
     ValueError: the optional export extras are not installed.
@@ -178,7 +215,7 @@ def write_onnx(model, export_dir):
   if not onnx_extras_installed():
     raise ValueError(ONNX_EXTRAS_MESSAGE)
   import tf2onnx  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
-  serve = tf.function(serving_function(model), input_signature=input_signature(model))
+  serve = tf.function(serving_function(model, rule), input_signature=input_signature(model))
   path = os.path.join(export_dir, ONNX_NAME)
   # tf2onnx's transpose optimiser gives up on the scalar Add of the input's
   # centring and logs a traceback as a warning; the graph it leaves is the
@@ -228,9 +265,11 @@ def is_export(path):
 
 
 def load_export(path):
-  """(fn([N, H, W, C] float32) -> same, channels, the run's config dict) of an export."""
+  """(fn([N, H, W, C] float32) -> same, channels, the run's config dict) of an
+  export. The function takes and returns network values (its `network`
+  signature where it has one): the caller applies the run's normalisation."""
   loaded = tf.saved_model.load(path)
-  signature = loaded.signatures[SIGNATURE]
+  signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
   channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
   config_path = os.path.join(path, run_dir.CONFIG_NAME)
   with tf.io.gfile.GFile(config_path) as config_file:

@@ -239,3 +239,26 @@ def test_noisy_image_records_round_trip_every_bit_depth_and_channel_count(dtype,
   assert 0.0 <= crops.min() and crops.max() <= 1.0
   values = np.round(crops * top)
   np.testing.assert_allclose(crops * top, values, atol=1e-2)  # on the native grid
+
+
+def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scenes, tmp_path):
+  scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path))
+  # Every capture of a scene has the same spread; only the offset moves by 100 per capture.
+  spreads = []
+  for name in ('one', 'two'):
+    capture = native_images.read_pages(str(offset_scenes / name / 'capture_0.png'))[0]
+    low, high = np.percentile(capture, [1, 99.8])
+    spreads.append(high - low)
+  differences = set()
+  for batch in _pairs(tmp_path, 'noisy', normalization='percentile'):
+    inputs = batch['input'].numpy()
+    # The input on its own percentiles' scale: about 0-1, not pixel / 65535.
+    assert inputs.min() >= -0.1 and inputs.max() > 0.5
+    per_crop = (batch['target'] - batch['input']).numpy().reshape(4, -1)
+    assert np.allclose(per_crop, per_crop[:, :1], atol=1e-5)
+    for difference in per_crop[:, 0]:
+      # The target mapped by its own percentiles would differ by 0.
+      levels = {round(float(difference * spread)) for spread in spreads}
+      assert levels & {-200, -100, 100, 200}, levels
+      differences.add(round(float(np.sign(difference))))
+  assert differences == {-1, 1}

@@ -31,15 +31,16 @@ def test_the_halo_is_half_the_networks_receptive_field():
   assert bioimageio_package.receptive_field('max_blur_pool') == 348
 
 
-@pytest.mark.parametrize('channels, dtype, white_level', [(1, 'uint16', 4095.0),
-                                                          (3, 'uint8', 255.0)])
-def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_level, tmp_path):
+@pytest.mark.parametrize('channels, dtype, white_level, rule', [
+    (1, 'uint16', 4095.0, 'percentile'), (3, 'uint8', 255.0, 'white_level')])
+def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_level, rule,
+                                                       tmp_path):
   from bioimageio.spec import load_description  # pylint: disable=g-import-not-at-top
   model = unet.build_unet(channels, seed=2, upsampling='resize')
   run_config = config_lib.resolve_data(
       config_lib.TrainConfig(train_data='data/noisy', model_dir='runs/x', noise='none',
-                             method='neighbor2neighbor', crop_size=64), channels, dtype,
-      white_level)
+                             method='neighbor2neighbor', crop_size=64, normalization=rule),
+      channels, dtype, white_level)
   path = bioimageio_package.write_package(model, run_config, str(tmp_path), 100,
                                           authors=('A. Tester',))
   description = load_description(path)
@@ -51,16 +52,25 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
           'README.md'} <= names
   rdf = zipfile.ZipFile(path).read('rdf.yaml').decode()
   assert 'Neighbor2Neighbor' in rdf and 'Noise2Noise' in rdf and 'halo: 143' in rdf
-  # The test output is n2n's own output, in the data's units (white level kept).
+  # n2n's scaling: by the white level in pre- and postprocessing, or by the
+  # percentiles inside the graph (no scaling in rdf.yaml).
+  assert ('scale_linear' in rdf) == (rule == 'white_level')
+  # The test output is n2n's own output, in the data's units.
   with zipfile.ZipFile(path) as package:
     package.extractall(tmp_path / 'unpacked')
   test_input = np.load(tmp_path / 'unpacked' / 'test_input.npy')
   test_output = np.load(tmp_path / 'unpacked' / 'test_output.npy')
   assert test_input.shape == (1, bioimageio_package.TEST_SIZE, bioimageio_package.TEST_SIZE,
                               channels)
-  ours = denoiser.make_denoiser(model)(test_input[0] / white_level) * white_level
+  if rule == 'percentile':
+    low, high = np.percentile(test_input, [1, 99.8])
+    ours = denoiser.make_denoiser(model)((test_input[0] - low) / (high - low)) * (high - low) + low
+  else:
+    ours = denoiser.make_denoiser(model)(test_input[0] / white_level) * white_level
   np.testing.assert_allclose(test_output[0], ours, atol=1e-3 * white_level)
-  assert 'white level ' + f'{white_level:g}' in (tmp_path / 'unpacked' / 'README.md').read_text()
+  page = (tmp_path / 'unpacked' / 'README.md').read_text()
+  assert (f'white level {white_level:g}' if rule == 'white_level' else '1 and 99.8 percentiles'
+          ) in page
 
 
 def test_without_the_extras_the_package_is_refused_in_one_line(monkeypatch, tmp_path):

@@ -10,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.data import normalization
 from n2n.evaluation import scoring
 from n2n.inference import denoiser
 from n2n.inference import export
@@ -107,3 +108,37 @@ def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tm
                      r'onnxruntime\): pip install -r requirements-export.txt$'):
     export.write_onnx(unet.build_unet(1), str(tmp_path))
   assert not list(tmp_path.iterdir())
+
+
+def rule_output(model, raw, rule):
+  """n2n's percentile rule in numpy (denoise.py's path) on one raw [H, W, C] image."""
+  pixel_map = normalization.percentile_map(raw, rule)
+  denoised = denoiser.make_denoiser(model)(normalization.normalize(raw, pixel_map))
+  return normalization.denormalize(denoised, pixel_map)
+
+
+def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
+  model = unet.build_unet(1, seed=7, upsampling='resize')
+  run_config = config_lib.resolve_data(config_lib.TrainConfig(
+      train_data='data/scenes', model_dir='runs/x', noise='none', normalization='percentile',
+      percentile_low=2.0, percentile_high=99.5), 1, 'uint16', 65535.0)
+  export.export_model(model, run_config, str(tmp_path), 10, [])
+  rule = normalization.rule_of(run_config)
+  # 16-bit microscopy filling 1000-1400 of 65535.
+  raw = np.random.default_rng(3).integers(1000, 1400, (45, 70, 1)).astype(np.float32)
+  expected = rule_output(model, raw, rule)
+  serve = tf.saved_model.load(str(tmp_path)).signatures[export.SIGNATURE]
+  np.testing.assert_allclose(serve(images=tf.constant(raw[np.newaxis]))['denoised'][0], expected,
+                             atol=2e-3)
+  runner = tf.lite.Interpreter(model_path=export.write_tflite(str(tmp_path))).get_signature_runner(
+      export.SIGNATURE)
+  np.testing.assert_allclose(runner(images=raw[np.newaxis])[export.OUTPUT_NAME][0], expected,
+                             atol=2e-3)
+  # denoise.py maps whole images itself and runs the network signature on tiles.
+  run_batch, _, saved = export.load_export(str(tmp_path))
+  assert normalization.rule_of(saved) == rule
+  values = np.random.default_rng(4).uniform(size=(1, 40, 40, 1)).astype(np.float32)
+  np.testing.assert_allclose(np.asarray(run_batch(values))[0],
+                             denoiser.make_denoiser(model)(values[0]), atol=1e-5)
+  readme = (tmp_path / 'README.md').read_text()
+  assert 'its 2 and 99.5 percentiles' in readme and 'float32 raw pixels' in readme

@@ -4,6 +4,7 @@ denoise.py's output (issue 23)."""
 import numpy as np
 import pytest
 
+from n2n.data import normalization
 from n2n.inference import denoiser
 from n2n.inference import export
 from n2n.model import unet
@@ -42,3 +43,18 @@ def test_a_batch_of_two_runs_as_two_single_images(tmp_path):
   for index in range(2):
     alone, = session.run(None, {export.INPUT_NAME: batch[index:index + 1]})
     np.testing.assert_allclose(both[index], alone[0], atol=1e-5)
+
+
+def test_a_percentile_models_onnx_maps_each_image_by_its_own_percentiles(tmp_path):
+  rule = normalization.Rule(normalization.PERCENTILE, 1.0, 99.8)
+  model = unet.build_unet(1, seed=8, upsampling='resize')
+  session = onnxruntime.InferenceSession(export.write_onnx(model, str(tmp_path), rule))
+  rng = np.random.default_rng(5)
+  for height, width in ((45, 70), (500, 500), (1, 1)):
+    raw = rng.integers(1000, 1400, (height, width, 1)).astype(np.float32)
+    output, = session.run(None, {export.INPUT_NAME: raw[np.newaxis]})
+    pixel_map = normalization.percentile_map(raw, rule)
+    ours = normalization.denormalize(
+        denoiser.make_denoiser(model)(normalization.normalize(raw, pixel_map)), pixel_map)
+    # 1e-4 of the 400 levels the data span.
+    np.testing.assert_allclose(output[0], ours, atol=0.04, err_msg=f'{height}x{width}')

@@ -4,7 +4,6 @@ warnings when a validation score falls."""
 import json
 
 import numpy as np
-import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib

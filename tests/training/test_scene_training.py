@@ -5,30 +5,23 @@ any, by the noisy-target error."""
 
 import json
 
-import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.data import native_images
 from n2n.data import scene_writer
 from n2n.data import simulated_scenes
 from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import preflight
 from n2n.training import train_lib
-from tests.conftest import smooth_image
+from tests.conftest import write_clean_photo_splits
 
 
 @pytest.fixture(scope='module')
 def scene_data(tmp_path_factory):
   """(training records, validation scene folder) of simulated grayscale 16-bit captures."""
   root = tmp_path_factory.mktemp('scene_data')
-  rng = np.random.default_rng(0)
-  for split, count in (('clean_train', 4), ('clean_val', 2)):
-    (root / split).mkdir()
-    for index in range(count):
-      (root / split / f'photo{index}.png').write_bytes(
-          native_images.encode_pages([smooth_image(rng, 64, 80)], 'png'))
+  write_clean_photo_splits(root, (('train', 4), ('val', 2)), 64, 80)
   simulated_scenes.write_scenes(str(root / 'clean_train'), str(root / 'train'), captures=3,
                                 grayscale=True, seed=1)
   simulated_scenes.write_scenes(str(root / 'clean_val'), str(root / 'val'), captures=2,
