@@ -79,3 +79,20 @@ def tfrecord_dir(image_folder, tmp_path_factory):
   output = tmp_path_factory.mktemp('records')
   dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
   return output
+
+
+@pytest.fixture(scope='session')
+def denoise_model_dir(tmp_path_factory):
+  """A run folder with config.json and one checkpoint of a seeded, untrained RGB U-Net."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  from n2n import run_dir  # pylint: disable=g-import-not-at-top
+  from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
+  folder = tmp_path_factory.mktemp('run')
+  config = config_lib.TrainConfig(train_data='unused', model_dir=str(folder), seed=3,
+                                  precision='float32')
+  trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
+                                checkpoint_dir=str(folder))
+  trainer.save(1)
+  run_dir.write_config(str(folder), config)
+  return folder

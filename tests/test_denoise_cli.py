@@ -6,27 +6,16 @@ import sys
 
 import numpy as np
 import pytest
-import tensorflow as tf
 
-from n2n import config as config_lib
-from n2n import run_dir
+from n2n import hardware
 from n2n.data import native_images
-from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
 from tests.conftest import smooth_image
 
 
 @pytest.fixture(scope='module')
-def model_dir(tmp_path_factory):
-  """A run folder with config.json and one checkpoint of a seeded RGB U-Net."""
-  folder = tmp_path_factory.mktemp('run')
-  config = config_lib.TrainConfig(train_data='unused', model_dir=str(folder), seed=3,
-                                  precision='float32')
-  trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
-                                checkpoint_dir=str(folder))
-  trainer.save(1)
-  run_dir.write_config(str(folder), config)
-  return folder
+def model_dir(denoise_model_dir):
+  return denoise_model_dir
 
 
 def _denoise(*flags):
@@ -55,6 +44,8 @@ def test_every_layout_comes_back_as_it_went_in(model_dir, tmp_path):
   (inputs / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')
   output = tmp_path / 'denoised'
   result = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={output}')
+  # The first line names the precision: by default what this hardware runs natively.
+  assert result.stdout.splitlines()[0] == f'precision {hardware.resolve_precision("auto")} (auto)'
   # 3: some files were skipped (broken.png), the rest written.
   assert result.returncode == 3, result.stderr[-3000:]
   assert 'denoised 6 of 7 files, 1 skipped' in result.stdout
@@ -120,9 +111,11 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   assert not (exported / 'model.onnx').exists()
   assert sorted(path.name for path in tmp_path.iterdir()) == ['exported', 'noisy']
   for source, name in ((model_dir, 'from_run'), (exported, 'from_export')):
+    # An export runs in float32, as saved: the run is asked for the same.
     result = _denoise(f'--model={source}', f'--input={tmp_path / "noisy"}',
-                      f'--output_dir={tmp_path / name}')
+                      f'--output_dir={tmp_path / name}', '--precision=float32')
     assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.startswith('precision float32')
   (from_run,) = native_images.read_pages(str(tmp_path / 'from_run' / 'a.png'))
   (from_export,) = native_images.read_pages(str(tmp_path / 'from_export' / 'a.png'))
   assert np.abs(from_run.astype(int) - from_export.astype(int)).max() <= 1
@@ -270,8 +263,9 @@ def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_
   _write(tmp_path / 'in' / 'frame.png', [page])
   outputs = {}
   for name, extra in (('plain', ()), ('tta', ('--tta',))):
+    # float32, as the library's reference below (bfloat16 keeps about 3 significant digits).
     result = _denoise(f'--model={model_dir}', f'--input={tmp_path / "in"}',
-                      f'--output_dir={tmp_path / name}', *extra)
+                      f'--output_dir={tmp_path / name}', '--precision=float32', *extra)
     assert result.returncode == 0, result.stderr[-3000:]
     (outputs[name],) = native_images.read_pages(str(tmp_path / name / 'frame.png'))
   assert outputs['tta'].dtype == np.uint16 and outputs['tta'].shape == page.shape

@@ -6,7 +6,10 @@ returns their mean; a grayscale model denoises each channel of a colour image
 on its own. An alpha channel is passed through untouched.
 """
 
+import collections
+import concurrent.futures
 import dataclasses
+import itertools
 import os
 import time
 
@@ -226,11 +229,12 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
   return above
 
 
-def denoise_file(job, denoise, model_channels, run_config=None, white_level_override=0.0):
-  """Reads, denoises and writes one file; returns its megapixels.
+def read_input(job, run_config=None, white_level_override=0.0):
+  """Reads one input file and warns once if it holds values above the white
+  level; returns native_images.ImageFile. (denoise_files' read stage.)
 
   Raises:
-    Exception: of any kind, when the file cannot be read, denoised or encoded.
+    Exception: of any kind, when the file cannot be read.
   """
   image = native_images.read_image(job.source)
   colour_channels = image.colour_channels or (None,) * len(image.pages)
@@ -240,9 +244,23 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
     logging.warning('%s holds values up to %g, above the white level %g the model was trained '
                     'with; they are clipped to it. Pass --white_level to scale this file\'s '
                     'data differently.', job.source, above[0], above[1])
-  denoised = [denoise_page(page, denoise, model_channels, run_config, colour,
-                           white_level_override)
-              for page, colour in zip(image.pages, colour_channels)]
+  return image
+
+
+def denoise_image(image, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """Every page of a read file denoised (denoise_files' network stage)."""
+  colour_channels = image.colour_channels or (None,) * len(image.pages)
+  return [denoise_page(page, denoise, model_channels, run_config, colour, white_level_override)
+          for page, colour in zip(image.pages, colour_channels)]
+
+
+def write_output(job, denoised, image):
+  """Encodes denoised pages like image and writes them to job.destination;
+  returns the megapixels written. (denoise_files' write stage.)
+
+  Raises:
+    Exception: of any kind, when the pages cannot be encoded or written.
+  """
   data = native_images.encode_pages(denoised, job.family, like=image)
   tf.io.gfile.makedirs(os.path.dirname(job.destination))
   # Written beside and renamed: an interrupted run never leaves a truncated
@@ -258,43 +276,128 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
   return sum(page.shape[0] * page.shape[1] for page in image.pages) / 1e6
 
 
+def denoise_file(job, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """Reads, denoises and writes one file; returns its megapixels.
+
+  Raises:
+    Exception: of any kind, when the file cannot be read, denoised or encoded.
+  """
+  image = read_input(job, run_config, white_level_override)
+  denoised = denoise_image(image, denoise, model_channels, run_config, white_level_override)
+  return write_output(job, denoised, image)
+
+
 def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
-                  white_level_override=0.0):
+                  white_level_override=0.0, prefetch=2):
   """Denoises every job's file, each on its own: a file that fails is skipped
   with one plain line and the batch goes on.
+
+  The network runs on the calling thread, file after file. With prefetch > 0
+  one reader thread reads and decodes up to prefetch files ahead, and one
+  writer thread encodes and writes up to prefetch finished files behind, so a
+  folder of small files pays its I/O beside the network instead of after it.
+  Outputs are written in the batch's order either way.
 
   Args:
     overwrite: replace existing outputs; else a job whose output exists is
       already done (a rerun of an interrupted batch resumes it).
     white_level_override: --white_level (0: the run's).
+    prefetch: files read ahead and written behind (0: one stage after the other).
 
   Returns:
     Summary.
   """
   summary = Summary([], [], [], 0.0, 0.0)
   started = time.perf_counter()
-  for index, job in enumerate(jobs):
+  todo = []
+  for job in jobs:
     if not overwrite and tf.io.gfile.exists(job.destination):
       summary.already_done.append(job.destination)
-      continue
-    file_started = time.perf_counter()
+    else:
+      todo.append(job)
+  done = len(jobs) - len(todo)
+
+  def skip(job, error):
+    reason = errors.first_line(error)
+    logging.warning('Skipping %s: %s', job.source, reason)
+    summary.skipped.append((job.source, reason))
+
+  def finish(job, file_started, written):
     try:
-      megapixels = denoise_file(job, denoise, model_channels, run_config, white_level_override)
+      megapixels = written.result()
     except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
-      reason = errors.first_line(error)
-      logging.warning('Skipping %s: %s', job.source, reason)
-      summary.skipped.append((job.source, reason))
-      continue
+      skip(job, error)
+      return
     seconds = time.perf_counter() - file_started
     summary.written.append(job.destination)
     summary.megapixels += megapixels
+    finished = len(summary.written) + len(summary.skipped)
     elapsed = time.perf_counter() - started
-    eta = elapsed / (index + 1) * (len(jobs) - index - 1)
-    logging.info('[%d/%d] %s: %.2f MP in %.1f s (%.2f MP/s), ETA %s', index + 1, len(jobs),
-                 job.destination, megapixels, seconds, megapixels / max(seconds, 1e-9),
-                 time.strftime('%H:%M:%S', time.gmtime(eta)))
+    eta = elapsed / finished * (len(todo) - finished)
+    logging.info('[%d/%d] %s: %.2f MP in %.1f s (%.2f MP/s), ETA %s', done + finished,
+                 len(jobs), job.destination, megapixels, seconds,
+                 megapixels / max(seconds, 1e-9), time.strftime('%H:%M:%S', time.gmtime(eta)))
+
+  with _Stages(prefetch) as stages:
+    reads = collections.deque()
+    writes = collections.deque()
+    upcoming = iter(todo)
+
+    def read_ahead(count):
+      for job in itertools.islice(upcoming, max(0, count - len(reads))):
+        reads.append((job, stages.read(read_input, job, run_config, white_level_override)))
+
+    for _ in todo:
+      read_ahead(max(1, prefetch))
+      job, read = reads.popleft()
+      read_ahead(prefetch)  # read while this file is denoised
+      file_started = time.perf_counter()
+      try:
+        image = read.result()
+        denoised = denoise_image(image, denoise, model_channels, run_config, white_level_override)
+      except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
+        skip(job, error)
+        continue
+      writes.append((job, file_started, stages.write(write_output, job, denoised, image)))
+      del image, denoised
+      while len(writes) > prefetch:
+        finish(*writes.popleft())
+    while writes:
+      finish(*writes.popleft())
   summary.seconds = time.perf_counter() - started
   return summary
+
+
+class _Stages:
+  """The read and write stages of denoise_files: a thread each with prefetch,
+  else run at once on the calling thread (as finished futures)."""
+
+  def __init__(self, prefetch):
+    self._pools = ([concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+                    for name in ('n2n-read', 'n2n-write')] if prefetch else [])
+
+  def __enter__(self):
+    return self
+
+  def __exit__(self, *exc_info):
+    for pool in self._pools:
+      pool.shutdown(wait=True)
+
+  def _run(self, index, function, *args):
+    if self._pools:
+      return self._pools[index].submit(function, *args)
+    future = concurrent.futures.Future()
+    try:
+      future.set_result(function(*args))
+    except Exception as error:  # pylint: disable=broad-except  (reported by the caller)
+      future.set_exception(error)
+    return future
+
+  def read(self, function, *args):
+    return self._run(0, function, *args)
+
+  def write(self, function, *args):
+    return self._run(1, function, *args)
 
 
 def format_summary(summary, total, source):
