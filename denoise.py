@@ -20,14 +20,17 @@ import sys
 from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
+import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
 from n2n import hardware
 from n2n.inference import denoiser
+from n2n.inference import devices
 from n2n.inference import denoising
 from n2n.inference import export
 from n2n.inference import restore
+from n2n.inference import sharding
 
 
 def main(argv):
@@ -35,24 +38,41 @@ def main(argv):
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('denoise.py'):
     config = n2n_flags.config_from_flags(config_lib.DenoiseConfig)
-    jobs = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
-                               config.format, config.overwrite)
+    shard = sharding.parse_shard(config.shard)
+    planned = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
+                                  config.format, config.overwrite)
+    jobs = sharding.select(planned, shard)
+    tiles_per_call = config.batch_tiles
     if export.is_export(config.model):
       run_batch, channels, run_config = export.load_export(config.model)
       source = f'the export {config.model}'
+      print('precision float32 (an export runs as it was saved)', flush=True)
     else:
-      restored = restore.restore_model(
-          config.model, hardware.resolve_precision(config.precision), flag_name='model')
-      run_batch = denoiser.model_function(restored.model)
+      if not tf.config.list_physical_devices('GPU'):
+        devices.split_cpu(config.logical_cpu_devices)
+      precision = hardware.resolve_precision(config.precision)
+      print(f'precision {precision}' + (' (auto)' if config.precision == 'auto' else ''),
+            flush=True)
+      strategy = devices.inference_strategy()
+      restored = restore.restore_model(config.model, precision, flag_name='model',
+                                       strategy=strategy)
+      if strategy:
+        run_batch = devices.distributed_function(restored.model, strategy)
+        tiles_per_call *= strategy.num_replicas_in_sync
+      else:
+        run_batch = denoiser.model_function(restored.model)
+      print(f'network on {devices.describe(strategy)}', flush=True)
       channels, source = restored.run_config.model.channels, restored.prefix
       run_config = json.loads(restored.run_config.to_json())
+    if shard:
+      print(f'shard {shard}: {len(jobs)} of the {len(planned)} planned files', flush=True)
     denoising.check_white_level_override(run_config, config.white_level)
     denoise = denoiser.tiled_denoiser(run_batch, config.tile_size, config.tile_overlap,
-                                      config.batch_tiles)
+                                      tiles_per_call)
     if config.tta:
       denoise = denoiser.with_test_time_augmentation(denoise)
     summary = denoising.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
-                                      config.white_level)
+                                      config.white_level, config.prefetch)
     print(denoising.format_summary(summary, len(jobs), source))
   if summary.exit_status == denoising.EXIT_NOTHING:
     print('denoise.py: error: no file could be denoised', file=sys.stderr)

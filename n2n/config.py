@@ -371,9 +371,19 @@ class DenoiseConfig:
   tile_size: int = setting(1024, 'Tile side in pixels (a multiple of 32); larger images are '
                            'denoised in overlapping tiles.', multiple_of=32)
   tile_overlap: int = setting(64, 'Pixels neighbouring tiles share and blend over.', minimum=0)
-  batch_tiles: int = setting(1, 'Tiles per network call.', minimum=1)
-  precision: str = setting('float32', 'Inference precision; auto: what this hardware runs '
-                           'natively.', choices=PRECISIONS)
+  batch_tiles: int = setting(1, 'Tiles per network call on each device: with several GPUs (or '
+                            'logical CPU devices) each call splits that many times their count '
+                            'across them.', minimum=1)
+  logical_cpu_devices: int = setting(0, 'Split the CPU into this many logical devices and run '
+                                     'the network on all of them (tf.distribute), as on a host '
+                                     'with several GPUs; for trying and measuring multi-device '
+                                     'runs. 0: no split. Ignored where there are GPUs.',
+                                     minimum=0)
+  precision: str = setting('auto', 'Inference precision. auto: mixed_bfloat16 where the '
+                           'hardware runs bfloat16 natively (CPUs with AVX512-BF16 or AMX, GPUs '
+                           'of compute capability 8.0+, TPUs), mixed_float16 on older GPUs of '
+                           'capability 7.x, else float32; within 0.03 dB of float32 on every '
+                           'model measured (bench/precision_quality.py).', choices=PRECISIONS)
   white_level: float = setting(0.0, "The pixel value that maps to 1.0 for the network, in the "
                                "files' own units (e.g. 4095 for 12-bit data in 16-bit files). "
                                "0: the run's, for files of the training data's type, else the "
@@ -383,6 +393,13 @@ class DenoiseConfig:
                             'allow --output_dir inside an input folder.')
   tta: bool = setting(False, 'Test-time augmentation: average the outputs of the 8 flips and '
                       'rotations of each image (8 times the time).')
+  shard: str = setting('', 'K/N: denoise only part K (0-based) of N of the planned files, a '
+                       'deterministic split balanced by file size, for job arrays (together the N '
+                       'shards write every file once). auto: K and N from SLURM_ARRAY_TASK_ID and '
+                       'SLURM_ARRAY_TASK_COUNT, or from JOB_COMPLETION_INDEX and N2N_SHARD_COUNT '
+                       '(a Kubernetes Indexed Job). Empty: every file.')
+  prefetch: int = setting(2, 'Files read and decoded ahead, and encoded and written behind, '
+                          'while the network runs (0: one after the other).', minimum=0)
 
   def __post_init__(self):
     check_settings(self)

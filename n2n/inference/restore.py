@@ -1,5 +1,6 @@
 """Rebuilding a trained network from a run's config.json and checkpoint: data only."""
 
+import contextlib
 import dataclasses
 
 import tensorflow as tf
@@ -65,7 +66,8 @@ def load_weights(model, prefix, flag_name='checkpoint'):
                      f'({errors.first_line(error)[:200]})') from None
 
 
-def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat'):
+def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat',
+                  strategy=None):
   """Rebuilds the network from config.json and loads the checkpoint's weights.
 
   Args:
@@ -74,6 +76,8 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
       'mixed_float16').
     flag_name: the flag named in error messages.
     upsampling: see unet.build_unet ('resize' for exports).
+    strategy: a tf.distribute.Strategy to build the network and load its
+      weights under (one copy per device), or None.
 
   Returns:
     RestoredModel.
@@ -84,8 +88,9 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   """
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
-  model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling,
-                          downsampling=run_config.model.downsampling,
-                          top_skip=run_config.model.top_skip)
-  load_weights(model, prefix, flag_name)
+  with strategy.scope() if strategy else contextlib.nullcontext():
+    model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling,
+                            downsampling=run_config.model.downsampling,
+                            top_skip=run_config.model.top_skip)
+    load_weights(model, prefix, flag_name)
   return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)
