@@ -72,7 +72,8 @@ def main(argv):
     if config.tta:
       denoise = denoiser.with_test_time_augmentation(denoise)
     summary = denoising.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
-                                      config.white_level, config.prefetch)
+                                      config.white_level, config.prefetch,
+                                      config.png_compression)
     print(denoising.format_summary(summary, len(jobs), source))
   if summary.exit_status == denoising.EXIT_NOTHING:
     print('denoise.py: error: no file could be denoised', file=sys.stderr)

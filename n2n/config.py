@@ -398,6 +398,12 @@ class DenoiseConfig:
                        'shards write every file once). auto: K and N from SLURM_ARRAY_TASK_ID and '
                        'SLURM_ARRAY_TASK_COUNT, or from JOB_COMPLETION_INDEX and N2N_SHARD_COUNT '
                        '(a Kubernetes Indexed Job). Empty: every file.')
+  png_compression: int = setting(
+      2, 'zlib level of PNG outputs, 0 (none) to 9. At 2 a denoised photograph encodes 8.7x '
+      'faster than at zlib\'s default 6 and comes out 9% larger; 4 is as small as 6 (within '
+      '0.1%) at 3.4x its speed. Encoding at 6 took longer than the network on a folder of '
+      '512x512 photographs.',
+      minimum=0, maximum=9)
   prefetch: int = setting(2, 'Files read and decoded ahead, and encoded and written behind, '
                           'while the network runs (0: one after the other).', minimum=0)
 

@@ -201,12 +201,13 @@ def output_suffix(family):
   return _SUFFIX[family]
 
 
-def encode_pages(pages, family, like=None):
+def encode_pages(pages, family, like=None, png_compression=-1):
   """Encodes pages in a format family; bytes.
 
   Args:
     like: the ImageFile the pages came from: TIFF keeps its colour channels
       and extra samples, and an ImageJ hyperstack stays one.
+    png_compression: zlib level of PNG, 0-9 (-1: zlib's default, 6).
 
   Raises:
     ValueError: the format cannot hold these pages (naming why).
@@ -238,7 +239,7 @@ def encode_pages(pages, family, like=None):
       raise ValueError(f'PNG holds 8- or 16-bit integers, not {page.dtype}; use --format=tiff')
     if page.ndim == 2:
       page = page[:, :, np.newaxis]
-    return tf.io.encode_png(page).numpy()
+    return tf.io.encode_png(page, compression=png_compression).numpy()
   if page.dtype != np.uint8:
     raise ValueError(f'{family} holds 8-bit images, not {page.dtype}; use --format=png or tiff')
   if family == 'jpeg':

@@ -254,14 +254,18 @@ def denoise_image(image, denoise, model_channels, run_config=None, white_level_o
           for page, colour in zip(image.pages, colour_channels)]
 
 
-def write_output(job, denoised, image):
+def write_output(job, denoised, image, png_compression=-1):
   """Encodes denoised pages like image and writes them to job.destination;
   returns the megapixels written. (denoise_files' write stage.)
+
+  Args:
+    png_compression: zlib level of PNG outputs (-1: zlib's default).
 
   Raises:
     Exception: of any kind, when the pages cannot be encoded or written.
   """
-  data = native_images.encode_pages(denoised, job.family, like=image)
+  data = native_images.encode_pages(denoised, job.family, like=image,
+                                    png_compression=png_compression)
   tf.io.gfile.makedirs(os.path.dirname(job.destination))
   # Written beside and renamed: an interrupted run never leaves a truncated
   # file under the final name, and the name appears only when complete.
@@ -288,7 +292,7 @@ def denoise_file(job, denoise, model_channels, run_config=None, white_level_over
 
 
 def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
-                  white_level_override=0.0, prefetch=2):
+                  white_level_override=0.0, prefetch=2, png_compression=-1):
   """Denoises every job's file, each on its own: a file that fails is skipped
   with one plain line and the batch goes on.
 
@@ -303,6 +307,7 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
       already done (a rerun of an interrupted batch resumes it).
     white_level_override: --white_level (0: the run's).
     prefetch: files read ahead and written behind (0: one stage after the other).
+    png_compression: zlib level of PNG outputs (-1: zlib's default).
 
   Returns:
     Summary.
@@ -358,7 +363,8 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
       except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
         skip(job, error)
         continue
-      writes.append((job, file_started, stages.write(write_output, job, denoised, image)))
+      writes.append((job, file_started, stages.write(write_output, job, denoised, image,
+                                                     png_compression)))
       del image, denoised
       while len(writes) > prefetch:
         finish(*writes.popleft())

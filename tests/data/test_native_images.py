@@ -3,6 +3,7 @@
 import imageio.v3 as iio
 import numpy as np
 import pytest
+import tensorflow as tf
 
 from n2n.data import native_images
 from n2n.data import rgb_images
@@ -83,3 +84,16 @@ def test_webp_reads_through_imageio(tmp_path):
   iio.imwrite(tmp_path / 'x.webp', image, lossless=True)
   (back,) = native_images.read_pages(str(tmp_path / 'x.webp'))
   np.testing.assert_array_equal(back, image)
+
+
+def test_png_compression_changes_the_size_and_never_the_pixels():
+  rng = np.random.default_rng(0)
+  page = (np.kron(rng.integers(0, 65535, (8, 8, 3)), np.ones((8, 8, 1)))
+          + rng.integers(0, 50, (64, 64, 3))).astype(np.uint16)
+  sizes = {}
+  for level in (0, 2, 9):
+    data = native_images.encode_pages([page], 'png', png_compression=level)
+    sizes[level] = len(data)
+    decoded = tf.io.decode_png(data, dtype=tf.uint16).numpy()
+    np.testing.assert_array_equal(decoded, page)
+  assert sizes[0] > sizes[2] >= sizes[9]

@@ -83,6 +83,7 @@ def train_and_score(data, model_dir, normalization, to_unit, **overrides):
   return float(np.mean(scores)), float(np.mean(inputs))
 
 
+@pytest.mark.slow
 def test_narrow_16_bit_data_trains_to_within_half_a_db_of_the_stretched_data(datasets,
                                                                             tmp_path):
   # Scored on one scale: the narrow data's 1000-1400 and the stretched data's
