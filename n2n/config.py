@@ -428,9 +428,9 @@ class ExportConfig:
                        'beside the SavedModel; needs the optional export extras: pip install -r '
                        'requirements-export.txt.')
   bioimageio: bool = setting(False, 'Also write bioimageio_model.zip, a BioImage Model Zoo package '
-                             '(spec 0.5, ONNX weights) for Fiji/deepImageJ, napari, QuPath and '
-                             'ilastik, validated and tested before it is kept; needs the optional '
-                             'export extras.')
+                             '(spec 0.5, ONNX and TensorFlow SavedModel weights) for '
+                             'Fiji/deepImageJ, napari, QuPath and ilastik, validated and tested '
+                             'before it is kept; needs the optional export extras.')
   bioimageio_authors: tuple[str, ...] = setting(('n2n user',), 'Authors named in the package.')
   bioimageio_license: str = setting('CC-BY-4.0', 'SPDX licence of the packaged weights.')
 

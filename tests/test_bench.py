@@ -1,4 +1,3 @@
-import pytest
 """bench/throughput.py runs end to end in its tiny configuration and writes
 well-formed JSON (the benchmark's numbers themselves are not tested)."""
 
@@ -6,6 +5,8 @@ import json
 import os
 import subprocess
 import sys
+
+import pytest
 
 from tests.conftest import REPO_ROOT
 

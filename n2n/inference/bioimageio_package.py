@@ -2,7 +2,8 @@
 napari, QuPath and ilastik (export.py --bioimageio).
 
 The zip holds rdf.yaml, the ONNX weights (export.write_onnx: padding inside the
-graph, so any tile size runs), a test input and the output n2n computes for
+graph, so any tile size runs) and the TensorFlow SavedModel they were converted
+from (for consumers with a TensorFlow engine but no ONNX one), a test input and the output n2n computes for
 it (.npy), a cover image (noisy | denoised), and a documentation page written
 from the run's config.json. The tensors are in the data's own units, so a
 consumer hands over the raw pixels of a file, and n2n's scaling is reproduced
@@ -22,6 +23,7 @@ import shutil
 import tempfile
 
 import numpy as np
+import tensorflow as tf
 
 from n2n.data import normalization
 from n2n.data import rgb_images
@@ -30,6 +32,7 @@ from n2n.inference import export
 from n2n.model import unet
 
 PACKAGE_NAME = 'bioimageio_model.zip'
+SAVED_MODEL_ZIP = 'tensorflow_saved_model.zip'
 # Test tensors are TEST_SIZE x TEST_SIZE crops: a valid size of the input axes
 # (min_input_size + k * unet.SIZE_MULTIPLE) that is small enough to ship twice.
 TEST_SIZE = 352
@@ -127,7 +130,8 @@ def _documentation(run_config, step, validation_psnr):
   return f'# n2n denoiser (BioImage Model Zoo)\n\n{facts}\n\n' + (
       'Input: the raw pixels of an image (any size; consumers tile it with the halo given in '
       f'rdf.yaml), axes batch, y, x, channel. {scaling} The output is in the input\'s units, '
-      'not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX (opset 17).\n')
+      'not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX (opset 17), and the '
+      f'TensorFlow SavedModel it was converted from (TensorFlow {tf.__version__}).\n')
 
 
 def write_package(model, run_config, output_dir, step, validation_psnr=None, sample=None,
@@ -168,6 +172,7 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   denoised = denoiser.make_denoiser(model)(values)
   with tempfile.TemporaryDirectory() as folder:
     export.write_onnx(model, folder, rule)
+    _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), run_config, step, validation_psnr)
     try:
@@ -181,6 +186,15 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     if os.path.abspath(str(written)) != os.path.abspath(path):
       shutil.move(str(written), path)
   return path
+
+
+def _write_saved_model_bundle(model, run_config, folder, step, validation_psnr):
+  """folder/SAVED_MODEL_ZIP: the export's SavedModel (serving_default, the same
+  graph the ONNX weights were converted from), zipped as the spec asks."""
+  saved = os.path.join(folder, 'saved_model')
+  export.export_model(model, run_config, saved, step, validation_psnr)
+  shutil.make_archive(os.path.join(folder, os.path.splitext(SAVED_MODEL_ZIP)[0]), 'zip', saved)
+  shutil.rmtree(saved)
 
 
 def _write_files(folder, test_tensors, network_values, run_config, step, validation_psnr):
@@ -239,8 +253,13 @@ def _description(folder, run_config, channels, authors, license_id, name):
       cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
       license=bmz.LicenseId(license_id), documentation=file_in('README.md'),
       covers=[file_in('cover.png')], inputs=[inputs], outputs=[outputs],
-      weights=bmz.WeightsDescr(onnx=bmz.OnnxWeightsDescr(
-          source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET)))
+      weights=bmz.WeightsDescr(
+          tensorflow_saved_model_bundle=bmz.TensorflowSavedModelBundleWeightsDescr(
+              source=os.path.join(folder, SAVED_MODEL_ZIP),
+              tensorflow_version=bmz.Version(tf.__version__)),
+          onnx=bmz.OnnxWeightsDescr(
+              source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET,
+              parent='tensorflow_saved_model_bundle')))
 
 
 def test_package(path):

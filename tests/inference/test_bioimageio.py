@@ -48,10 +48,12 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
   passed, failure = bioimageio_package.test_package(path)
   assert passed, failure
   names = set(zipfile.ZipFile(path).namelist())
-  assert {'rdf.yaml', 'model.onnx', 'test_input.npy', 'test_output.npy', 'cover.png',
-          'README.md'} <= names
+  assert {'rdf.yaml', 'model.onnx', 'tensorflow_saved_model.zip', 'test_input.npy',
+          'test_output.npy', 'cover.png', 'README.md'} <= names
   rdf = zipfile.ZipFile(path).read('rdf.yaml').decode()
   assert 'Neighbor2Neighbor' in rdf and 'Noise2Noise' in rdf and 'halo: 143' in rdf
+  # Both weight formats, each tested by core's test_model above.
+  assert 'tensorflow_saved_model_bundle:' in rdf and 'onnx:' in rdf
   # n2n's scaling: by the white level in pre- and postprocessing, or by the
   # percentiles inside the graph (no scaling in rdf.yaml).
   assert ('scale_linear' in rdf) == (rule == 'white_level')

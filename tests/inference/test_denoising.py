@@ -149,10 +149,10 @@ def test_reading_ahead_and_writing_behind_keep_every_file_and_the_batch_order(tm
                              'auto', False)
   encode = native_images.encode_pages
 
-  def encode_failing_on_fifties(pages, family, like=None):
+  def encode_failing_on_fifties(pages, family, **options):
     if (pages[0] == 50).all():
       raise ValueError('disk full')  # fails while written, on the writer thread
-    return encode(pages, family, like=like)
+    return encode(pages, family, **options)
 
   monkeypatch.setattr(native_images, 'encode_pages', encode_failing_on_fifties)
   summary = denoising.denoise_files(jobs, _identity, 3, prefetch=prefetch)
