@@ -44,6 +44,9 @@ def main(argv):
     jobs = sharding.select(planned, shard)
     tiles_per_call = config.batch_tiles
     if export.is_export(config.model):
+      if config.logical_cpu_devices > 1:
+        raise ValueError(f'--logical_cpu_devices={config.logical_cpu_devices}: an export from '
+                         'export.py runs on one device; pass the run\'s model_dir to use several')
       run_batch, channels, run_config = export.load_export(config.model)
       source = f'the export {config.model}'
       print('precision float32 (an export runs as it was saved)', flush=True)

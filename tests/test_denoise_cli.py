@@ -79,6 +79,10 @@ def test_refusals_are_one_line_and_nothing_readable_fails(model_dir, tmp_path):
   no_model = _denoise(f'--model={tmp_path}', f'--input={inputs}', f'--output_dir={tmp_path}/o')
   assert no_model.stderr.strip().splitlines()[-1] == (
       f"denoise.py: error: --model: no checkpoint in '{tmp_path}'")
+  no_shard = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={tmp_path}/o',
+                      '--shard=auto')
+  assert no_shard.returncode == 1 and no_shard.stderr.strip().splitlines()[-1].startswith(
+      'denoise.py: error: --shard=auto: neither SLURM_ARRAY_TASK_ID')
 
 
 @pytest.mark.slow
