@@ -60,7 +60,9 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
   theirs = np.load(tmp_path / 'out.npy')[0]
   ours = denoiser.make_denoiser(model)(image)
   assert theirs.shape == image.shape
-  np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=1e-6)
+  # Separate processes may pick other oneDNN kernels: a few 1e-6 apart, far below
+  # an 8-bit level (3.9e-3).
+  np.testing.assert_allclose(theirs, ours, rtol=1e-5, atol=2e-5)
 
 
 def test_export_carries_config_and_a_readme(exported):

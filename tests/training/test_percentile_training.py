@@ -64,7 +64,7 @@ def train_and_score(data, model_dir, normalization, to_unit, **overrides):
       train_data=str(records), val_data=str(val), model_dir=str(model_dir), noise='none',
       normalization=normalization, crop_size=32, batch_size=16, train_steps=300,
       steps_per_loop=20, log_every=100, eval_every=0, checkpoint_every=300,
-      learning_rate=1e-3, rampdown_fraction=0.6, precision='float32', seed=3)
+      learning_rate=1e-3, rampdown_fraction=0.6, precision='auto', seed=3)
   settings.update(overrides)
   config = config_lib.TrainConfig(**settings)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
@@ -98,5 +98,6 @@ def test_narrow_16_bit_data_trains_to_within_half_a_db_of_the_stretched_data(dat
                                              'percentile', squeezed)
   assert abs(narrow_input - stretched_input) < 0.1  # the same noisy data on the same scale
   assert stretched > stretched_input + 3.0
-  # Not more than 0.5 dB below; over seeds 3-5 it scored 0.19-0.53 dB above.
+  # Not more than 0.5 dB below; over seeds 3-5 it scored 0.19-0.53 dB above in float32
+  # and 0.18-0.60 dB above in mixed bfloat16 (what 'auto' picks on AVX512-BF16 hosts).
   assert percentile >= stretched - 0.5, (percentile, stretched)
