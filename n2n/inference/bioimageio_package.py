@@ -18,6 +18,7 @@ Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
 """
 
+import contextlib
 import os
 import shutil
 import tempfile
@@ -266,7 +267,11 @@ def test_package(path):
   """bioimageio.core's model test of a package (its own test tensors through its
   weights); returns (passed, first failure message or '')."""
   from bioimageio.core import test_model  # pylint: disable=g-import-not-at-top
-  summary = test_model(path)
+  path = os.path.abspath(path)
+  # Its TensorFlow adapter unzips the SavedModel into ./bioimageio_unzipped_tf_weights:
+  # run it from a scratch folder, never from the user's (or the repository's).
+  with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
+    summary = test_model(path)
   failures = [f'{detail.name}: {"; ".join(str(error.msg) for error in detail.errors)}'
               for detail in summary.details if detail.status == 'failed']
   return summary.status == 'passed', (failures[0] if failures else '')

@@ -34,7 +34,7 @@ def test_the_halo_is_half_the_networks_receptive_field():
 @pytest.mark.parametrize('channels, dtype, white_level, rule', [
     (1, 'uint16', 4095.0, 'percentile'), (3, 'uint8', 255.0, 'white_level')])
 def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_level, rule,
-                                                       tmp_path):
+                                                       tmp_path, monkeypatch):
   from bioimageio.spec import load_description  # pylint: disable=g-import-not-at-top
   model = unet.build_unet(channels, seed=2, upsampling='resize')
   run_config = config_lib.resolve_data(
@@ -45,8 +45,12 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
                                           authors=('A. Tester',))
   description = load_description(path)
   assert description.validation_summary.status == 'valid-format', description.validation_summary
+  (tmp_path / 'cwd').mkdir()
+  monkeypatch.chdir(tmp_path / 'cwd')
   passed, failure = bioimageio_package.test_package(path)
   assert passed, failure
+  # core's TensorFlow adapter unzips into its working folder: never the user's.
+  assert not list((tmp_path / 'cwd').iterdir())
   names = set(zipfile.ZipFile(path).namelist())
   assert {'rdf.yaml', 'model.onnx', 'tensorflow_saved_model.zip', 'test_input.npy',
           'test_output.npy', 'cover.png', 'README.md'} <= names
