@@ -25,6 +25,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
 from n2n import hardware
+from n2n.inference import batch
 from n2n.inference import denoiser
 from n2n.inference import devices
 from n2n.inference import denoising
@@ -74,11 +75,11 @@ def main(argv):
                                       tiles_per_call)
     if config.tta:
       denoise = denoiser.with_test_time_augmentation(denoise)
-    summary = denoising.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
+    summary = batch.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
                                       config.white_level, config.prefetch,
                                       config.png_compression)
-    print(denoising.format_summary(summary, len(jobs), source))
-  if summary.exit_status == denoising.EXIT_NOTHING:
+    print(batch.format_summary(summary, len(jobs), source))
+  if summary.exit_status == batch.EXIT_NOTHING:
     print('denoise.py: error: no file could be denoised', file=sys.stderr)
   sys.exit(summary.exit_status)
 

@@ -73,18 +73,6 @@ def test_outputs_keep_relative_paths_and_inputs_are_never_overwritten(tmp_path):
   assert denoising.plan_jobs(inputs, str(tmp_path / 'in'), 'auto', overwrite=True)
 
 
-def test_unreadable_files_are_skipped_and_listed(tmp_path):
-  _write(tmp_path / 'in' / 'a.png', np.full((4, 4, 3), 7, np.uint8))
-  (tmp_path / 'in' / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')
-  jobs = denoising.plan_jobs(denoising.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
-                             'auto', False)
-  summary = denoising.denoise_files(jobs, _identity, 3)
-  assert summary.written == [str(tmp_path / 'out' / 'a.png')]
-  assert [path for path, _ in summary.skipped] == [str(tmp_path / 'in' / 'broken.png')]
-  (page,) = native_images.read_pages(summary.written[0])
-  assert (page == 7).all()
-
-
 def test_pixels_of_the_training_data_type_use_its_white_level():
   run_config = {'data_dtype': 'uint16', 'white_level': 4095.0}
   seen = []
@@ -137,29 +125,3 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
                                          str(tmp_path / 'out' / 'c.png'), 'png'),
                            lambda values: values, 1, run_config)
   assert 'above the white level' not in caplog.text
-
-
-@pytest.mark.parametrize('prefetch', [0, 1, 3])
-def test_reading_ahead_and_writing_behind_keep_every_file_and_the_batch_order(tmp_path, prefetch,
-                                                                             monkeypatch):
-  for index in range(7):
-    _write(tmp_path / 'in' / f'{index}.png', np.full((4, 4, 3), 10 * index, np.uint8))
-  (tmp_path / 'in' / '3.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')  # fails while read
-  jobs = denoising.plan_jobs(denoising.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
-                             'auto', False)
-  encode = native_images.encode_pages
-
-  def encode_failing_on_fifties(pages, family, **options):
-    if (pages[0] == 50).all():
-      raise ValueError('disk full')  # fails while written, on the writer thread
-    return encode(pages, family, **options)
-
-  monkeypatch.setattr(native_images, 'encode_pages', encode_failing_on_fifties)
-  summary = denoising.denoise_files(jobs, _identity, 3, prefetch=prefetch)
-  assert summary.written == [str(tmp_path / 'out' / f'{index}.png') for index in (0, 1, 2, 4, 6)]
-  assert [(path.rsplit('/', 1)[1], reason) for path, reason in summary.skipped][1] == (
-      '5.png', 'disk full')
-  for index in (0, 1, 2, 4, 6):
-    (page,) = native_images.read_pages(str(tmp_path / 'out' / f'{index}.png'))
-    assert (page == 10 * index).all()
-  assert not list((tmp_path / 'out').glob('*.partial'))

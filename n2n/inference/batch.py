@@ -1,0 +1,167 @@
+"""denoise.py's batch: every planned file read, denoised and written, a failing
+file skipped with one line, the I/O of the next and previous files beside the
+network (--prefetch), and the summary and exit status a script can act on.
+"""
+
+import collections
+import concurrent.futures
+import dataclasses
+import itertools
+import time
+
+from absl import logging
+import tensorflow as tf
+
+from n2n import errors
+from n2n.inference import denoising
+
+
+# denoise.py's exit statuses: a script can tell a finished batch from a partial one.
+EXIT_DONE = 0          # every file denoised now or already done by an earlier run
+EXIT_NOTHING = 2       # no file could be denoised
+EXIT_SOME_SKIPPED = 3  # some files were skipped (listed), the rest written
+
+
+@dataclasses.dataclass
+class Summary:
+  """What a denoise run did."""
+  written: list
+  skipped: list  # (path, reason)
+  already_done: list  # destinations that existed and were kept
+  megapixels: float
+  seconds: float
+
+  @property
+  def exit_status(self):
+    if not self.skipped:
+      return EXIT_DONE
+    return EXIT_SOME_SKIPPED if self.written or self.already_done else EXIT_NOTHING
+
+
+def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
+                  white_level_override=0.0, prefetch=2, png_compression=-1):
+  """Denoises every job's file, each on its own: a file that fails is skipped
+  with one plain line and the batch goes on.
+
+  The network runs on the calling thread, file after file. With prefetch > 0
+  one reader thread reads and decodes up to prefetch files ahead, and one
+  writer thread encodes and writes up to prefetch finished files behind, so a
+  folder of small files pays its I/O beside the network instead of after it.
+  Outputs are written in the batch's order either way.
+
+  Args:
+    overwrite: replace existing outputs; else a job whose output exists is
+      already done (a rerun of an interrupted batch resumes it).
+    white_level_override: --white_level (0: the run's).
+    prefetch: files read ahead and written behind (0: one stage after the other).
+    png_compression: zlib level of PNG outputs (-1: zlib's default).
+
+  Returns:
+    Summary.
+  """
+  summary = Summary([], [], [], 0.0, 0.0)
+  started = time.perf_counter()
+  todo = []
+  for job in jobs:
+    if not overwrite and tf.io.gfile.exists(job.destination):
+      summary.already_done.append(job.destination)
+    else:
+      todo.append(job)
+  done = len(jobs) - len(todo)
+
+  def skip(job, error):
+    reason = errors.first_line(error)
+    logging.warning('Skipping %s: %s', job.source, reason)
+    summary.skipped.append((job.source, reason))
+
+  def finish(job, file_started, written):
+    try:
+      megapixels = written.result()
+    except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
+      skip(job, error)
+      return
+    summary.written.append(job.destination)
+    summary.megapixels += megapixels
+    finished = len(summary.written) + len(summary.skipped)
+    _log_progress(job, done + finished, len(jobs), megapixels,
+                  time.perf_counter() - file_started,
+                  (time.perf_counter() - started) / finished * (len(todo) - finished))
+
+  with _Stages(prefetch) as stages:
+    reads = collections.deque()
+    writes = collections.deque()
+    upcoming = iter(todo)
+
+    def read_ahead(count):
+      for job in itertools.islice(upcoming, max(0, count - len(reads))):
+        reads.append((job, stages.read(denoising.read_input, job, run_config, white_level_override)))
+
+    for _ in todo:
+      read_ahead(max(1, prefetch))
+      job, read = reads.popleft()
+      read_ahead(prefetch)  # read while this file is denoised
+      file_started = time.perf_counter()
+      try:
+        image = read.result()
+        denoised = denoising.denoise_image(image, denoise, model_channels, run_config, white_level_override)
+      except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
+        skip(job, error)
+        continue
+      writes.append((job, file_started, stages.write(denoising.write_output, job, denoised, image,
+                                                     png_compression)))
+      del image, denoised
+      while len(writes) > prefetch:
+        finish(*writes.popleft())
+    while writes:
+      finish(*writes.popleft())
+  summary.seconds = time.perf_counter() - started
+  return summary
+
+
+def _log_progress(job, index, total, megapixels, seconds, eta_seconds):
+  logging.info('[%d/%d] %s: %.2f MP in %.1f s (%.2f MP/s), ETA %s', index, total,
+               job.destination, megapixels, seconds, megapixels / max(seconds, 1e-9),
+               time.strftime('%H:%M:%S', time.gmtime(eta_seconds)))
+
+
+class _Stages:
+  """The read and write stages of denoise_files: a thread each with prefetch,
+  else run at once on the calling thread (as finished futures)."""
+
+  def __init__(self, prefetch):
+    self._pools = ([concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix=name)
+                    for name in ('n2n-read', 'n2n-write')] if prefetch else [])
+
+  def __enter__(self):
+    return self
+
+  def __exit__(self, *exc_info):
+    for pool in self._pools:
+      pool.shutdown(wait=True)
+
+  def _run(self, index, function, *args):
+    if self._pools:
+      return self._pools[index].submit(function, *args)
+    future = concurrent.futures.Future()
+    try:
+      future.set_result(function(*args))
+    except Exception as error:  # pylint: disable=broad-except  (reported by the caller)
+      future.set_exception(error)
+    return future
+
+  def read(self, function, *args):
+    return self._run(0, function, *args)
+
+  def write(self, function, *args):
+    return self._run(1, function, *args)
+
+
+def format_summary(summary, total, source):
+  """The closing lines of denoise.py: counts, then each skipped file and why."""
+  done = (f', {len(summary.already_done)} already done (kept; --overwrite replaces them)'
+          if summary.already_done else '')
+  skipped = f', {len(summary.skipped)} skipped' if summary.skipped else ''
+  lines = [f'denoised {len(summary.written)} of {total} files{done}{skipped} '
+           f'({summary.megapixels:.1f} MP) in {summary.seconds:.1f} s with {source}']
+  lines += [f'  skipped {path}: {reason}' for path, reason in summary.skipped]
+  return '\n'.join(lines)
