@@ -78,8 +78,11 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
   dtype = tf.as_dtype(config.data_dtype)
   rule = normalization.rule_of(config)
-  if rule.per_image:
-    # Before the cache: each capture is sorted for its percentiles once.
+  # Percentile maps: with the cache, every capture is sorted once, before it;
+  # without, only the input capture a visit decodes anyway (not all N of them
+  # at every visit).
+  precomputed_maps = rule.per_image and cache
+  if precomputed_maps:
     scenes = scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data_channels, rule),
                         num_parallel_calls=tf.data.AUTOTUNE)
   scenes = input_pipeline.usable_items(scenes, config, cache,
@@ -100,7 +103,11 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
       return crops
     # Target on the input's scale: the network learns to answer in the map
     # denoising undoes with the input's own percentiles.
-    offset, scale = scene['maps'][first][0], scene['maps'][first][1]
+    if precomputed_maps:
+      offset, scale = scene['maps'][first][0], scene['maps'][first][1]
+    else:
+      offset, scale = normalization.percentile_maps_tf(
+          tf.cast(stacked[tf.newaxis, ..., :config.data_channels], tf.float32), rule)
     return (tf.cast(crops, tf.float32) - offset) / scale
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,

@@ -72,12 +72,12 @@ def test_scenes_of_different_pixel_types_are_refused(offset_scenes, tmp_path):
     scene_writer.write_scene_dataset(str(source), str(tmp_path / 'out'))
 
 
-def _pairs(records, target, **overrides):
+def _pairs(records, target, cache=False, **overrides):
   config = config_lib.TrainConfig(train_data=str(records / '*.tfrecord'), model_dir='unused',
                                   noise='none', target=target, crop_size=32, batch_size=4,
                                   **overrides)
   config = config_lib.resolve_data(config, 1, 'uint16', 65535.0)
-  dataset = scene_pipeline.build_scene_dataset(config, 4, cache=False)
+  dataset = scene_pipeline.build_scene_dataset(config, 4, cache=cache)
   return [batch for batch in dataset.take(8)]
 
 
@@ -241,7 +241,10 @@ def test_noisy_image_records_round_trip_every_bit_depth_and_channel_count(dtype,
   np.testing.assert_allclose(crops * top, values, atol=1e-2)  # on the native grid
 
 
-def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scenes, tmp_path):
+# With the cache every capture's map is computed once before it; without, per visit.
+@pytest.mark.parametrize('cache', [False, True])
+def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scenes, tmp_path,
+                                                                    cache):
   scene_writer.write_scene_dataset(str(offset_scenes), str(tmp_path))
   # Every capture of a scene has the same spread; only the offset moves by 100 per capture.
   spreads = []
@@ -250,7 +253,7 @@ def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scen
     low, high = np.percentile(capture, [1, 99.8])
     spreads.append(high - low)
   differences = set()
-  for batch in _pairs(tmp_path, 'noisy', normalization='percentile'):
+  for batch in _pairs(tmp_path, 'noisy', cache, normalization='percentile'):
     inputs = batch['input'].numpy()
     # The input on its own percentiles' scale: about 0-1, not pixel / 65535.
     assert inputs.min() >= -0.1 and inputs.max() > 0.5
