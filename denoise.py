@@ -20,7 +20,6 @@ import sys
 from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
-import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
@@ -52,8 +51,7 @@ def main(argv):
       source = f'the export {config.model}'
       print('precision float32 (an export runs as it was saved)', flush=True)
     else:
-      if not tf.config.list_physical_devices('GPU'):
-        devices.split_cpu(config.logical_cpu_devices)
+      devices.split_cpu(config.logical_cpu_devices)
       precision = hardware.resolve_precision(config.precision)
       print(f'precision {precision}' + (' (auto)' if config.precision == 'auto' else ''),
             flush=True)
@@ -76,8 +74,7 @@ def main(argv):
     if config.tta:
       denoise = denoiser.with_test_time_augmentation(denoise)
     summary = batch.denoise_files(jobs, denoise, channels, run_config, config.overwrite,
-                                      config.white_level, config.prefetch,
-                                      config.png_compression)
+                                  config.white_level, config.prefetch, config.png_compression)
     print(batch.format_summary(summary, len(jobs), source))
   if summary.exit_status == batch.EXIT_NOTHING:
     print('denoise.py: error: no file could be denoised', file=sys.stderr)

@@ -11,12 +11,13 @@ import tensorflow as tf
 
 def split_cpu(count):
   """Splits the CPU into count logical devices (before TensorFlow starts using
-  it); count <= 1 leaves it whole.
+  it); count <= 1, or a host with GPUs (which the network runs on), leaves it
+  whole.
 
   Raises:
     ValueError: TensorFlow's devices were already initialised.
   """
-  if count <= 1:
+  if count <= 1 or tf.config.list_physical_devices('GPU'):
     return
   cpu = tf.config.list_physical_devices('CPU')[0]
   try:
