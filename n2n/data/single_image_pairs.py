@@ -90,9 +90,29 @@ def neighbor2neighbor_pair(noisy, seed):
           'positions': positions}
 
 
-def _medians_without_centre(images, positions):
-  """The median of the 5x5 neighbourhood without the pixel itself (reflect-padded
-  at the borders), per channel, at the given pixels only.
+def _reflected(index, size):
+  """Coordinates mirrored into 0..size-1 about the edge pixels, as numpy's and
+  TensorFlow's 'reflect' padding (-1 -> 1, -2 -> 2, size -> size - 2).
+
+  Args:
+    index: int32 tensor of coordinates, any integers.
+    size: scalar int32, the axis length (>= 1; an axis of 1 maps everything to 0).
+  """
+  period = tf.maximum(2 * (size - 1), 1)
+  index = tf.math.floormod(index, period)
+  return tf.where(index >= size, period - index, index)
+
+
+def medians_without_centre(images, positions):
+  """The median of the 5x5 neighbourhood without the pixel itself, per channel,
+  at the given pixels only.
+
+  At the borders the window's coordinates are mirrored into the image. A
+  mirrored coordinate can land on the pixel itself (in rows and columns 1 and
+  S-2, an offset of 2 towards the edge reflects back onto it): those copies are
+  left out, so the median is over the other neighbours and the pixel's own
+  value never reaches its replacement (a blind spot that saw itself would let
+  the network learn the identity there).
 
   Args:
     images: [B, H, W, C] float32.
@@ -102,14 +122,30 @@ def _medians_without_centre(images, positions):
     [N, C] float32.
   """
   half = BLIND_SPOT_WINDOW // 2
-  padded = tf.pad(images, [[0, 0], [half, half], [half, half], [0, 0]], mode='REFLECT')
-  # In padded coordinates the window of (row, column) starts at (row, column).
-  neighbours = [tf.gather_nd(padded, positions + tf.constant([0, row, column], tf.int32))
-                for row in range(BLIND_SPOT_WINDOW) for column in range(BLIND_SPOT_WINDOW)
-                if (row, column) != (half, half)]
-  stacked = tf.sort(tf.stack(neighbours, axis=-1), axis=-1)  # [N, C, 24]
-  middle = len(neighbours) // 2
-  return 0.5 * (stacked[..., middle - 1] + stacked[..., middle])
+  shape = tf.shape(images)
+  height, width = shape[1], shape[2]
+  image, row, column = positions[:, 0], positions[:, 1], positions[:, 2]
+  neighbours, usable = [], []
+  for row_offset in range(-half, half + 1):
+    for column_offset in range(-half, half + 1):
+      if (row_offset, column_offset) == (0, 0):
+        continue
+      rows = _reflected(row + row_offset, height)
+      columns = _reflected(column + column_offset, width)
+      neighbours.append(tf.gather_nd(images, tf.stack([image, rows, columns], axis=-1)))
+      usable.append(tf.logical_or(rows != row, columns != column))
+  values = tf.stack(neighbours, axis=-1)  # [N, C, 24]
+  usable = tf.stack(usable, axis=-1)[:, tf.newaxis, :]  # [N, 1, 24]
+  # The pixel's own mirrored copies sort to the end, past every usable value.
+  largest = tf.fill(tf.shape(values), values.dtype.max)
+  ordered = tf.sort(tf.where(usable, values, largest), axis=-1)
+  count = tf.broadcast_to(tf.reduce_sum(tf.cast(usable, tf.int32), axis=-1),
+                          tf.shape(values)[:2])  # [N, C]
+  lower = tf.gather(ordered, tf.maximum(count - 1, 0) // 2, batch_dims=2)
+  upper = tf.gather(ordered, count // 2, batch_dims=2)
+  median = 0.5 * (lower + upper)
+  # A 1x1 image has no neighbour at all: it keeps its value.
+  return tf.where(count > 0, median, tf.gather_nd(images, positions))
 
 
 def blind_spot_pair(noisy, fraction, seed):
@@ -141,7 +177,7 @@ def blind_spot_pair(noisy, fraction, seed):
   images = tf.repeat(tf.range(batch)[:, tf.newaxis], count, axis=1)
   positions = tf.reshape(tf.stack([images, chosen // width, chosen % width], axis=-1), [-1, 3])
   replaced = tf.tensor_scatter_nd_update(noisy, positions,
-                                         _medians_without_centre(noisy, positions))
+                                         medians_without_centre(noisy, positions))
   mask = tf.scatter_nd(positions, tf.ones([batch * count, 1], noisy.dtype),
                        [batch, height, width, 1])
   return {'input': replaced, 'target': noisy, 'target_mask': mask}

@@ -70,30 +70,63 @@ def test_odd_sizes_are_cropped_to_whole_cells():
   assert pairs.subsample(even, positions[..., 0]).shape == (1, 4, 3, 1)
 
 
-def _median_without_centre(image, row, column):
-  padded = np.pad(image, [(2, 2), (2, 2), (0, 0)], mode='reflect')
-  window = padded[row:row + 5, column:column + 5].reshape(25, -1)
-  return np.median(np.delete(window, 12, axis=0), axis=0)
+def _mirrored(index, size):
+  """A coordinate outside 0..size-1 mirrored back about the edge pixel, written
+  out case by case (-1 -> 1, -2 -> 2, size -> size - 2, size + 1 -> size - 3)."""
+  if index < 0:
+    return -index
+  if index >= size:
+    return 2 * (size - 1) - index
+  return index
 
 
-def test_a_masked_pixel_takes_its_neighbourhood_median_never_itself():
+def _reference_median(image, row, column):
+  """The median over the 5x5 window's other pixels, by explicit coordinates: a
+  window position that mirrors onto (row, column) itself is not a neighbour."""
+  height, width = image.shape[:2]
+  values = []
+  for row_offset in range(-2, 3):
+    for column_offset in range(-2, 3):
+      at = (_mirrored(row + row_offset, height), _mirrored(column + column_offset, width))
+      if at != (row, column):
+        values.append(image[at])
+  return np.median(np.array(values), axis=0)
+
+
+def test_a_masked_pixel_takes_its_neighbourhood_median_at_every_position_and_border_ring():
   rng = np.random.default_rng(1)
   noisy = rng.uniform(size=(2, 16, 16, 3)).astype(np.float32)
-  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.05, tf.constant([7, 8]))
+  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.3, tf.constant([7, 8]))
   mask = pair['target_mask'].numpy()[..., 0].astype(bool)
   replaced = pair['input'].numpy()
   np.testing.assert_array_equal(pair['target'].numpy(), noisy)
   np.testing.assert_array_equal(replaced[~mask], noisy[~mask])
-  for image, row, column in zip(*np.nonzero(mask)):
+  masked = list(zip(*np.nonzero(mask)))
+  # The draw covers each border ring, where the window mirrors.
+  for ring in (0, 1, 14, 15):
+    assert any(ring in (row, column) for _, row, column in masked), ring
+  for image, row, column in masked:
     np.testing.assert_allclose(replaced[image, row, column],
-                               _median_without_centre(noisy[image], row, column), rtol=1e-6)
-  # Whatever the masked pixel held, its replacement is the same.
-  image, row, column = [int(value[0]) for value in np.nonzero(mask)]
-  changed = noisy.copy()
-  changed[image, row, column] = 100.0
-  again = pairs.blind_spot_pair(tf.constant(changed), 0.05, tf.constant([7, 8]))
-  np.testing.assert_array_equal(again['input'].numpy()[image, row, column],
-                                replaced[image, row, column])
+                               _reference_median(noisy[image], row, column), rtol=1e-6)
+
+
+def test_no_pixel_of_the_image_sees_itself_in_its_replacement():
+  """Every pixel of a 9x7 image (all border rings included) is perturbed in a
+  copy of its own; its replacement must not move, whatever it held."""
+  rng = np.random.default_rng(2)
+  height, width = 9, 7
+  image = rng.uniform(size=(height, width, 2)).astype(np.float32)
+  pixels = [(row, column) for row in range(height) for column in range(width)]
+  copies = np.repeat(image[np.newaxis], len(pixels), axis=0)
+  for index, (row, column) in enumerate(pixels):
+    copies[index, row, column] = 50.0 + index
+  positions = tf.constant([(index, row, column) for index, (row, column) in enumerate(pixels)],
+                          tf.int32)
+  untouched = pairs.medians_without_centre(tf.constant(np.repeat(image[np.newaxis],
+                                                                 len(pixels), axis=0)), positions)
+  perturbed = pairs.medians_without_centre(tf.constant(copies), positions)
+  np.testing.assert_array_equal(perturbed.numpy(), untouched.numpy())
+  assert perturbed.numpy().max() < 1.0
 
 
 def test_the_mask_fraction_is_the_setting_and_the_loss_sees_masked_pixels_only():
