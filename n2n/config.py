@@ -11,6 +11,8 @@ config.json costs nothing.
 import dataclasses
 
 from n2n.corruptions import catalog
+from n2n.methods import registry as methods_registry
+from n2n import settings as settings_lib
 from n2n.settings import check_settings
 from n2n.settings import format_value
 from n2n.settings import from_dict
@@ -22,15 +24,13 @@ PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
 STRATEGIES = ('auto', 'default', 'mirrored', 'multi_worker', 'tpu')
 TARGETS = ('noisy', 'clean')
 LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
-# pairs: Noise2Noise from two noisy copies (or a clean target); the others
-# train from single noisy images (n2n/training/single_image.py).
-METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
-SINGLE_IMAGE_METHODS = METHODS[1:]
+# The training methods (n2n/methods/): pairs (Noise2Noise from two noisy
+# copies, or a clean target) and those that train from single noisy images.
+METHODS = methods_registry.NAMES
 CACHE_MODES = ('auto', 'true', 'false')
 # How raw pixels become network values (n2n/data/normalization.py).
 NORMALIZATIONS = ('white_level', 'percentile')
-# --noise=none: real noisy captures (scene datasets), no synthetic corruption.
-NO_NOISE = 'none'
+NO_NOISE = catalog.NO_NOISE
 NOISES = catalog.NAMES + (NO_NOISE,)
 # Clean-image datasets hold 8-bit RGB; scene datasets say in their manifest.
 CLEAN_IMAGE_CHANNELS = 3
@@ -119,12 +119,6 @@ class TrainConfig:
                                   "(CSBDeep's default).", minimum=0.0, maximum=100.0)
   percentile_high: float = setting(99.8, '--normalization=percentile: the percentile mapped to 1 '
                                    "(CSBDeep's default).", minimum=0.0, maximum=100.0)
-  neighbor2neighbor_gamma: float = setting(
-      2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
-      '0 (the official schedule reaches 2).', minimum=0.0)
-  blind_spot_fraction: float = setting(
-      0.002, 'Blind-spot: share of pixels masked per crop, 0-0.5 (Noise2Void masks 0.198%).',
-      minimum=1e-6, maximum=0.5)
   loss: str = setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
                       'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for bernoulli).',
                       choices=LOSSES)
@@ -181,6 +175,9 @@ class TrainConfig:
                                            'those steps to model_dir/plugins/profile.')
   model: ModelConfig = section(ModelConfig, '')
   augment: AugmentConfig = section(AugmentConfig, 'augment_')
+  # Each method's own settings (n2n/methods/), flags named by its prefix
+  # (--neighbor2neighbor_gamma, --blind_spot_fraction): config.methods.<method>.
+  methods: methods_registry.MethodSettings = section(methods_registry.MethodSettings, '')
   # Resolved from the training data's manifest when the run starts (not flags):
   # the pixel type and the value that maps to 1.0, so validate.py, denoise.py
   # and export.py hand results back in the data's own units.
@@ -198,13 +195,12 @@ class TrainConfig:
         'noise_range': tuple(float(v) for v in self.noise_range or corruption.default_range),
         'eval_noise_levels': tuple(float(v) for v in
                                    self.eval_noise_levels or corruption.default_eval_levels),
-        'loss': corruption.default_loss if self.loss == 'auto' else self.loss,
         'profile_steps': tuple(int(v) for v in self.profile_steps),
     }
     for name, value in resolved.items():
       object.__setattr__(self, name, value)
     check_settings(self)
-    self._check_method()
+    self._resolve_method()
     if len(self.noise_range) != 2:
       raise ValueError(f'--noise_range={format_value(self.noise_range)} needs exactly two '
                        'numbers: low,high')
@@ -220,46 +216,20 @@ class TrainConfig:
                          f'for --noise={self.noise}')
     self._check_run_settings()
 
-  def _check_captures(self):
-    """--noise_captures' refusals; 1 for the single-image methods when 0."""
-    captures = self.noise_captures
+  def _resolve_method(self):
+    """The method's loss and fixed captures, then its refusals (n2n/methods/)."""
+    method = methods_registry.get(self.method)
+    object.__setattr__(self, 'loss', method.resolve_loss(self.loss, _default_loss(self.noise)))
     if self.noise == NO_NOISE:
-      if captures:
-        raise ValueError(f'--noise_captures={captures} simulates captures with synthetic noise; '
-                         'with --noise=none the scenes\' own captures are the data')
-      return
-    if self.method in SINGLE_IMAGE_METHODS:
-      object.__setattr__(self, 'noise_captures', captures or 1)
-      return
-    if captures == 1 and self.target == 'noisy':
-      raise ValueError('--noise_captures=1 leaves one capture of each image: --method=pairs with '
-                       '--target=noisy needs 2 or more (or train it with '
-                       '--method=neighbor2neighbor or --method=blind_spot)')
-    if captures and catalog.get_spec(self.noise).name == 'bernoulli':
-      raise ValueError(f'--noise_captures={captures} is not supported with --noise=bernoulli '
-                       '(its loss needs each target\'s kept-pixel mask)')
-
-  def _check_method(self):
-    """The single-image methods' refusals; blind-spot's loss resolved."""
-    self._check_captures()
-    if self.method == 'pairs':
-      return
-    if self.target == 'clean':
-      raise ValueError(f'--target=clean trains on clean targets; --method={self.method} trains '
-                       'from single noisy images (use --method=pairs for the clean baseline)')
-    if self.noise == 'bernoulli':
-      raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
-                       f'--method={self.method} has no second copy to give')
-    if self.method == 'neighbor2neighbor' and self.crop_size % 64:
-      raise ValueError(f'--crop_size={self.crop_size}: Neighbor2Neighbor trains on half-size '
-                       'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
-                       'of 64')
-    if self.method == 'blind_spot':
-      # 'auto' is resolved to the noise's default loss by now, so that one is allowed.
-      if self.loss not in ('masked_l2', _default_loss(self.noise)):
-        raise ValueError(f'--loss={self.loss}: --method=blind_spot takes the loss at the masked '
-                         'pixels only (masked_l2)')
-      object.__setattr__(self, 'loss', 'masked_l2')
+      if self.loss == 'masked_l2' and not method.masks_targets:
+        raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
+      if self.noise_captures:
+        raise ValueError(f'--noise_captures={self.noise_captures} simulates captures with '
+                         'synthetic noise; with --noise=none the scenes\' own captures are the '
+                         'data')
+    else:
+      object.__setattr__(self, 'noise_captures', method.resolve_captures(self.noise_captures))
+    method.check(self)
 
   def _check_normalization(self):
     if self.normalization != 'percentile':
@@ -289,20 +259,24 @@ class TrainConfig:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 
   def _check_without_noise(self):
-    object.__setattr__(self, 'loss', 'l2' if self.loss == 'auto' else self.loss)
     object.__setattr__(self, 'profile_steps', tuple(int(v) for v in self.profile_steps))
     check_settings(self)
     for name in ('noise_range', 'eval_noise_levels'):
       if getattr(self, name):
         raise ValueError(f'--{name} does not apply to --noise=none (real noisy captures)')
-    if self.loss == 'masked_l2' and self.method != 'blind_spot':
-      raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
-    self._check_method()
+    self._resolve_method()
     self._check_run_settings()
 
   def to_json(self):
     """The configuration as a JSON string (tuples become lists)."""
     return to_json(self)
+
+
+def train_config(**flag_values):
+  """A TrainConfig from settings named as train.py's flags name them
+  (blind_spot_fraction=0.01, channels=1, augment_flips=False); ValueError for
+  a name that is no flag."""
+  return settings_lib.from_flag_values(TrainConfig, flag_values)
 
 
 def _default_loss(noise):

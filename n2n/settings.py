@@ -108,19 +108,53 @@ def from_dict(config_class, values):
   """Builds a config from a dict such as a parsed config.json.
 
   Lists become tuples, nested sections nested configs; keys this version
-  does not know are ignored, so an older or newer config.json still reads.
+  does not know are ignored, so an older or newer config.json still reads. A
+  setting missing from its section is read from its flag name at the top
+  level: flags never change, so that is where a config.json written before the
+  setting moved into a section holds it.
   """
+  values = dict(values)
+  for spec in settings_of(config_class):
+    if len(spec.path) > 1 and spec.flag in values:
+      target = values
+      for name in spec.path[:-1]:
+        target[name] = target = dict(target.get(name) or {})
+      target.setdefault(spec.path[-1], values[spec.flag])
+  return _nested_from_dict(config_class, values)
+
+
+def _nested_from_dict(config_class, values):
   kwargs = {}
   for field in dataclasses.fields(config_class):
     if field.name not in values:
       continue
     value = values[field.name]
     if 'section' in field.metadata:
-      value = from_dict(field.metadata['section'], value)
+      value = _nested_from_dict(field.metadata['section'], value)
     elif isinstance(value, list):
       value = tuple(value)
     kwargs[field.name] = value
   return config_class(**kwargs)
+
+
+def from_flag_values(config_class, values):
+  """Builds a config from {flag name: value}, as the flags of an entry point
+  name them (nested settings by their flag names, e.g. blind_spot_fraction).
+
+  Raises:
+    ValueError: a name that is no setting of config_class.
+  """
+  specs = {spec.flag: spec for spec in settings_of(config_class)}
+  unknown = sorted(set(values) - set(specs))
+  if unknown:
+    raise ValueError(f'{", ".join(unknown)}: not a setting of {config_class.__name__}')
+  nested = {}
+  for flag, value in values.items():
+    target = nested
+    for name in specs[flag].path[:-1]:
+      target = target.setdefault(name, {})
+    target[specs[flag].path[-1]] = value
+  return _nested_from_dict(config_class, nested)
 
 
 def to_json(config):

@@ -1,6 +1,7 @@
 """Imports point one way: entry points -> training -> evaluation -> inference
-(serving) -> data, model, corruptions. A module that imported upwards would
-tie serving to training code, which an export or a denoising job never needs."""
+(serving) -> methods -> data, model, corruptions. A module that imported
+upwards would tie serving to training code, which an export or a denoising job
+never needs."""
 
 import ast
 import os
@@ -12,16 +13,27 @@ FORBIDDEN = {
     'inference': ('training', 'evaluation'),
     'evaluation': ('training',),
     'training': ('inference',),  # it reaches the network through evaluation
-    'data': ('training', 'evaluation', 'inference', 'model'),
-    'model': ('training', 'evaluation', 'inference', 'data'),
-    'corruptions': ('training', 'evaluation', 'inference', 'data', 'model'),
+    # Methods declare what the trainer, evaluation and export ask of them.
+    'methods': ('training', 'evaluation', 'inference', 'model'),
+    'data': ('training', 'evaluation', 'inference', 'model', 'methods'),
+    'model': ('training', 'evaluation', 'inference', 'data', 'methods'),
+    'corruptions': ('training', 'evaluation', 'inference', 'data', 'model', 'methods'),
 }
+# The modules at the package's root (config, settings, flags, run_dir...) are
+# what every layer uses; they use none of the layers that run things.
+ROOT_FORBIDDEN = ('training', 'evaluation', 'inference')
+PACKAGES = ('training', 'evaluation', 'inference', 'methods', 'data', 'model', 'corruptions')
 
 
 def _n2n_imports(path):
+  """The n2n package (or root module) each import of path names, in every form:
+  `import n2n.x`, `from n2n.x import y`, `from n2n import x`."""
   tree = ast.parse(open(path).read())
   for node in ast.walk(tree):
-    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith('n2n.'):
+    if isinstance(node, ast.ImportFrom) and node.module == 'n2n':
+      for alias in node.names:
+        yield alias.name
+    elif isinstance(node, ast.ImportFrom) and node.module and node.module.startswith('n2n.'):
       yield node.module.split('.')[1]
     elif isinstance(node, ast.Import):
       for alias in node.names:
@@ -29,13 +41,50 @@ def _n2n_imports(path):
           yield alias.name.split('.')[1]
 
 
+def _python_files(folder):
+  return [os.path.join(folder, name) for name in sorted(os.listdir(folder))
+          if name.endswith('.py')]
+
+
+def test_the_import_reader_sees_every_form(tmp_path):
+  path = tmp_path / 'module.py'
+  path.write_text('import n2n.training.trainer\nfrom n2n import evaluation, config\n'
+                  'from n2n.inference import denoiser\n\ndef f():\n  from n2n import methods\n')
+  assert sorted(_n2n_imports(path)) == ['config', 'evaluation', 'inference', 'methods',
+                                        'training']
+
+
 def test_packages_import_downwards_only():
   wrong = []
   for package, forbidden in FORBIDDEN.items():
-    folder = os.path.join(REPO_ROOT, 'n2n', package)
-    for name in sorted(os.listdir(folder)):
+    for path in _python_files(os.path.join(REPO_ROOT, 'n2n', package)):
+      for imported in _n2n_imports(path):
+        if imported in forbidden:
+          wrong.append(f'{os.path.relpath(path, REPO_ROOT)} imports n2n.{imported}')
+  assert not wrong, wrong
+  assert set(FORBIDDEN) == set(PACKAGES)
+
+
+def test_root_modules_use_no_layer_that_runs_things():
+  wrong = []
+  for path in _python_files(os.path.join(REPO_ROOT, 'n2n')):
+    if os.path.basename(path) == '__init__.py':
+      continue  # the front door (n2n.Denoiser, n2n.train) reaches every layer, lazily
+    for imported in _n2n_imports(path):
+      if imported in ROOT_FORBIDDEN:
+        wrong.append(f'{os.path.relpath(path, REPO_ROOT)} imports n2n.{imported}')
+  assert not wrong, wrong
+
+
+def test_the_package_never_imports_the_measuring_tools():
+  wrong = []
+  for folder, _, names in os.walk(os.path.join(REPO_ROOT, 'n2n')):
+    for name in names:
       if name.endswith('.py'):
-        for imported in _n2n_imports(os.path.join(folder, name)):
-          if imported in forbidden:
-            wrong.append(f'n2n/{package}/{name} imports n2n.{imported}')
+        tree = ast.parse(open(os.path.join(folder, name)).read())
+        for node in ast.walk(tree):
+          modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ''] if isinstance(node, ast.ImportFrom) else [])
+          wrong += [f'{name} imports {module}' for module in modules
+                    if module.split('.')[0] in ('bench', 'tools', 'datasets', 'tests')]
   assert not wrong, wrong

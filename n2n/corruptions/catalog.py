@@ -41,6 +41,8 @@ SPECS = {spec.name: spec for spec in (
                    'masked_l2', drops_pixels=True),
 )}
 NAMES = tuple(SPECS)
+# --noise=none: real noisy captures (scene datasets), no synthetic corruption.
+NO_NOISE = 'none'
 
 
 def get_spec(name):

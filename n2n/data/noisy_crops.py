@@ -1,6 +1,6 @@
 """tf.data pipelines of noisy crops, for training from single noisy images.
 
-The single-image methods (n2n/training/single_image.py) make their own input
+The single-image methods (n2n/methods/) make their own input
 and target from one noisy crop; this module supplies the crops:
 
   [B, S, S, C] float32 batches (1.0 at the data's white level, or each

@@ -1,6 +1,6 @@
 """Training elements from single noisy images: Neighbor2Neighbor sub-images and
-blind-spot masks (pure data transforms; the loss terms are in
-n2n/training/single_image.py).
+blind-spot masks (pure data transforms; the methods that use them, with their
+loss terms, are n2n/methods/neighbor2neighbor.py and blind_spot.py).
 
 Neither needs a second capture or a clean image; both train the ordinary
 U-Net, so validation, denoising and export are unchanged.
@@ -11,7 +11,7 @@ U-Net, so validation, denoising and export are unchanged.
   vertical neighbours, as the paper's sampler), one for each sub-image; the
   network maps the first sub-image to the second. The regulariser compares
   that difference with the same sub-sampling of the network's output on the
-  whole noisy image, computed without gradient (n2n/training/single_image.py).
+  whole noisy image, computed without gradient (n2n/methods/neighbor2neighbor.py).
 - Blind-spot (Noise2Void, Krull et al., CVPR 2019, with N2V2's replacement,
   Hoeck et al. 2022): a small fraction of pixels is replaced by the median of
   its 5x5 neighbourhood without the pixel itself, and the loss is taken at
@@ -80,7 +80,7 @@ def neighbor2neighbor_pair(noisy, seed):
   Returns:
     {'input': first sub-image, 'target': second sub-image ([B, S/2, S/2, C]),
      'full': noisy, 'positions': [B, S/2, S/2, 2] int32} for the regulariser
-    (n2n/training/single_image.py).
+    (n2n/methods/neighbor2neighbor.py).
   """
   shape = tf.shape(noisy)
   positions = neighbour_positions(shape[0], shape[1], shape[2], seed)
@@ -181,28 +181,3 @@ def blind_spot_pair(noisy, fraction, seed):
   mask = tf.scatter_nd(positions, tf.ones([batch * count, 1], noisy.dtype),
                        [batch, height, width, 1])
   return {'input': replaced, 'target': noisy, 'target_mask': mask}
-
-
-def method_dataset(noisy_batches, method, blind_spot_fraction, seed):
-  """Turns batches of noisy crops into the training elements of a method.
-
-  Args:
-    noisy_batches: tf.data.Dataset of [B, S, S, C] float32 (noisy_crops).
-    method: 'neighbor2neighbor' or 'blind_spot'.
-    blind_spot_fraction: the masked share of pixels (blind_spot).
-    seed: [2] int64 stateless seed of this pipeline and resume step; every
-      batch folds its index in, so sub-sampling and masks differ per image and
-      per step and repeat exactly for the same seed.
-
-  Returns:
-    tf.data.Dataset of the method's dicts (neighbor2neighbor_pair, blind_spot_pair).
-  """
-
-  def element(index, noisy):
-    batch_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, index), tf.int32)
-    if method == 'neighbor2neighbor':
-      return neighbor2neighbor_pair(noisy, batch_seed)
-    return blind_spot_pair(noisy, blind_spot_fraction, batch_seed)
-
-  return noisy_batches.enumerate().map(element, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
-      tf.data.AUTOTUNE)

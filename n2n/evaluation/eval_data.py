@@ -17,6 +17,7 @@ from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
+from n2n.methods import registry as methods_registry
 
 
 def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
@@ -159,7 +160,7 @@ def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
   scenes, or, for a single-image method and a folder without any reference,
   every image file as a held-out noisy image of its own."""
   if noise == config_lib.NO_NOISE:
-    if (run_config.method in config_lib.SINGLE_IMAGE_METHODS and tf.io.gfile.isdir(path)
+    if (methods_registry.get(run_config.method).single_image and tf.io.gfile.isdir(path)
         and not holds_references(path)):
       return load_eval_noisy_images(path, run_config, max_images, flag_name)
     return load_eval_scenes(path, run_config, max_images, flag_name)

@@ -30,6 +30,7 @@ from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.inference import denoiser
 from n2n.inference import export
+from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
 PACKAGE_NAME = 'bioimageio_model.zip'
@@ -39,19 +40,10 @@ SAVED_MODEL_ZIP = 'tensorflow_saved_model.zip'
 TEST_SIZE = 352
 EXTRAS_MESSAGE = ('--bioimageio needs the optional export extras (bioimageio.spec, '
                   'bioimageio.core, tf2onnx, onnxruntime): pip install -r requirements-export.txt')
-# The papers a package cites: the network and training of every model, and the
-# method's own paper for the single-image methods.
+# The papers a package cites: the network's (every model), then the method's own
+# (n2n/methods/).
 NOISE2NOISE = ('Lehtinen et al. Noise2Noise: Learning Image Restoration without Clean Data. '
                'ICML 2018.', '10.48550/arXiv.1803.04189')
-METHOD_CITATIONS = {
-    'neighbor2neighbor': [('Huang et al. Neighbor2Neighbor: Self-Supervised Denoising from '
-                           'Single Noisy Images. CVPR 2021.', '10.48550/arXiv.2101.02824')],
-    'blind_spot': [('Krull et al. Noise2Void - Learning Denoising from Single Noisy Images. '
-                    'CVPR 2019.', '10.48550/arXiv.1811.10980'),
-                   ('Hoeck et al. N2V2 - Fixing Noise2Void Checkerboard Artifacts with Modified '
-                    'Sampling Strategies and a Tweaked Network Architecture. 2022.',
-                    '10.48550/arXiv.2211.08512')],
-}
 
 
 def extras_installed():
@@ -246,7 +238,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
       postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))][
           :scaled])
-  citations = [NOISE2NOISE] + METHOD_CITATIONS.get(run_config.method, [])
+  citations = [NOISE2NOISE] + list(methods_registry.get(run_config.method).citations)
   return bmz.ModelDescr(
       name=name or default_name(run_config),
       description=f'trained as: {export.trained_as(run_config)}',

@@ -23,6 +23,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import run_dir
 from n2n.data import normalization
+from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
 SIGNATURE = 'serving_default'
@@ -117,10 +118,7 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
 def trained_as(run_config):
   """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
   the method (and any non-default network) and the training data, one line."""
-  kind = {'neighbor2neighbor': 'Neighbor2Neighbor (single noisy images)',
-          'blind_spot': 'blind-spot (single noisy images)'}.get(
-              run_config.method,
-              'Noise2Noise (noisy targets)' if run_config.target == 'noisy' else 'Noise2Clean')
+  kind = methods_registry.get(run_config.method).describe(run_config)
   if (run_config.model.downsampling, run_config.model.top_skip) != ('max_pool', True):
     kind += (f'; network: {run_config.model.downsampling} downsampling, '
              f'{"with" if run_config.model.top_skip else "without"} the top skip connection')

@@ -18,11 +18,15 @@ def flat_hparams(config):
   Tuples become comma-separated strings; the hparams plugin takes nothing else.
   """
   flat = {}
-  for name, value in dataclasses.asdict(config).items():
-    if isinstance(value, dict):
-      flat.update({f'{name}.{key}': inner for key, inner in value.items()})
-    else:
-      flat[name] = value
+
+  def add(values, prefix):
+    for name, value in values.items():
+      if isinstance(value, dict):  # a section, at any depth ('methods.blind_spot.fraction')
+        add(value, f'{prefix}{name}.')
+      else:
+        flat[prefix + name] = value
+
+  add(dataclasses.asdict(config), '')
   return {name: ','.join(f'{item:g}' if isinstance(item, float) else str(item) for item in value)
           if isinstance(value, (tuple, list)) else value for name, value in flat.items()}
 

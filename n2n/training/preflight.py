@@ -15,6 +15,7 @@ from n2n.data import file_lists
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
 from n2n.evaluation import eval_data
+from n2n.methods import registry as methods_registry
 from n2n.training import distribute
 
 
@@ -95,10 +96,7 @@ def check_data_kind(config, manifests):
   if len(kinds) > 1:
     raise ValueError(f'--train_data mixes datasets of kinds {", ".join(sorted(kinds))}; train '
                      'on one kind')
-  if kinds == {'noisy_images'} and config.method == 'pairs':
-    raise ValueError('--method=pairs needs two captures of each scene, but --train_data holds '
-                     'single noisy images (datasets/make_tfrecords.py --noisy_images); train '
-                     'them with --method=neighbor2neighbor or --method=blind_spot')
+  methods_registry.get(config.method).check_data_kinds(kinds)
   scenes = kinds <= {'scenes', 'noisy_images'}
   if config.noise == config_lib.NO_NOISE and not scenes:
     raise ValueError('--noise=none needs scenes of real noisy captures (datasets/'

@@ -7,15 +7,10 @@ import os
 from absl import logging
 import tensorflow as tf
 
-from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
-from n2n.data import fixed_captures
-from n2n.data import input_pipeline
-from n2n.data import noisy_crops
-from n2n.data import scene_pipeline
-from n2n.data import single_image_pairs
 from n2n.evaluation import evaluator
+from n2n.methods import registry as methods_registry
 from n2n.evaluation import summaries
 from n2n.training import actions
 from n2n.training import best
@@ -88,20 +83,8 @@ def train_and_evaluate(config, strategy):
 
 def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset of one input pipeline, for the data kind and --method."""
-  if config.method in config_lib.SINGLE_IMAGE_METHODS:
-    crops = noisy_crops.build_noisy_crops_dataset(config, per_replica_batch, cache, start_step,
-                                                  input_context)
-    pipeline_id = input_context.input_pipeline_id if input_context else 0
-    seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
-    return single_image_pairs.method_dataset(crops, config.method, config.blind_spot_fraction,
-                                             seed)
-  if config.noise == config_lib.NO_NOISE:
-    build = scene_pipeline.build_scene_dataset
-  elif config.noise_captures:
-    build = fixed_captures.build_capture_pairs_dataset
-  else:
-    build = input_pipeline.build_train_dataset
-  return build(config, per_replica_batch, cache, start_step, input_context)
+  return methods_registry.get(config.method).build_dataset(config, per_replica_batch, cache,
+                                                           start_step, input_context)
 
 
 def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request):

@@ -12,11 +12,11 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
+from n2n.methods import registry as methods_registry
 from n2n.model import unet
 from n2n.training import controller
 from n2n.training import gradient_clipping
 from n2n.training import losses
-from n2n.training import single_image
 from n2n.training import schedules
 
 # The checkpoint entry of the running gradient-norm average (checkpoints
@@ -76,13 +76,6 @@ def _max_ignoring_nan(first, second):
   """The larger of two scalars, NaN standing for "no value"."""
   return tf.where(tf.math.is_nan(first), second,
                   tf.where(tf.math.is_nan(second), first, tf.maximum(first, second)))
-
-
-def _neighbor2neighbor_term(config, batch, prediction, full_prediction, step_fraction):
-  """The weighted Neighbor2Neighbor regulariser per example, [B] float32."""
-  weight = single_image.regulariser_weight(config.neighbor2neighbor_gamma, step_fraction)
-  return weight * single_image.neighbor2neighbor_regulariser(
-      tf.cast(prediction, tf.float32), batch['target'], full_prediction, batch['positions'])
 
 
 class Trainer:
@@ -195,20 +188,21 @@ class Trainer:
     clip_multiple = float(config.gradient_clip_multiple)
     norm_average = self.gradient_norm_average
 
-    regularised = config.method == 'neighbor2neighbor'
+    # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
+    regulariser = methods_registry.get(config.method).regulariser(config)
 
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
         prediction = model(batch['input'], training=True)
         per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'),
                               step_fraction)
-        if regularised:
-          # The whole noisy image through the network, outside the tape: the
-          # regulariser's f(y) carries no gradient.
-          with tape.stop_recording():
-            full_prediction = model(batch['full'], training=True)
-          per_example += _neighbor2neighbor_term(config, batch, prediction, full_prediction,
-                                                 step_fraction)
+        if regulariser is not None:
+
+          def predict_without_gradient(images):
+            with tape.stop_recording():
+              return model(images, training=True)
+
+          per_example += regulariser(prediction, batch, predict_without_gradient, step_fraction)
         # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
         loss = tf.reduce_sum(per_example) / config.batch_size
         scaled_loss = optimizer.scale_loss(loss)

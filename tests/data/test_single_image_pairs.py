@@ -5,6 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import single_image_pairs as pairs
+from n2n.methods import registry as methods_registry
 from n2n.training import losses
 
 _DIAGONALS = ({0, 3}, {1, 2})
@@ -36,14 +37,15 @@ def test_every_channel_takes_the_same_pixel_of_a_cell():
     assert sub.shape == (2, 4, 4, 3)
     np.testing.assert_array_equal(sub[..., 1] - sub[..., 0], 1e4)
     np.testing.assert_array_equal(sub[..., 2] - sub[..., 0], 2e4)
-  # Each value is the pixel its cell's position names.
+  # Each value of either sub-image is the pixel its cell's position names.
   positions = pair['positions'].numpy()
-  for image in range(2):
-    for row in range(4):
-      for column in range(4):
-        cell = positions[image, row, column, 0]
-        pixel = (2 * row + cell // 2) * 8 + 2 * column + cell % 2
-        assert pair['input'].numpy()[image, row, column, 0] == image * 1e5 + pixel
+  for which, key in enumerate(('input', 'target')):
+    for image in range(2):
+      for row in range(4):
+        for column in range(4):
+          cell = positions[image, row, column, which]
+          pixel = (2 * row + cell // 2) * 8 + 2 * column + cell % 2
+          assert pair[key].numpy()[image, row, column, 0] == image * 1e5 + pixel, (key, row)
 
 
 def test_positions_are_random_per_image_and_step_and_repeat_for_a_seed():
@@ -54,8 +56,9 @@ def test_positions_are_random_per_image_and_step_and_repeat_for_a_seed():
   assert (first != second).mean() > 0.5  # two images of one batch
   # Through the dataset: every batch folds its index into the run's seed.
   noisy = tf.data.Dataset.from_tensors(_numbered(2, 64, 1)).repeat(3)
-  run = lambda: [element['positions'].numpy() for element in pairs.method_dataset(
-      noisy, 'neighbor2neighbor', 0.0, tf.constant([1, 2], tf.int64))]
+  method = methods_registry.get('neighbor2neighbor')
+  run = lambda: [element['positions'].numpy() for element in method.elements_dataset(
+      noisy, tf.constant([1, 2], tf.int64), config=None)]
   again, other = run(), run()
   for ours, theirs in zip(again, other):
     np.testing.assert_array_equal(ours, theirs)

@@ -10,6 +10,7 @@ from n2n.evaluation import eval_data
 from n2n.evaluation import held_out
 from n2n.evaluation import report
 from n2n.evaluation import scoring
+from n2n.methods import registry as methods_registry
 from tests.conftest import smooth_image
 
 
@@ -28,7 +29,7 @@ def _box_blur(size):
   return denoise
 
 
-@pytest.mark.parametrize('method', config_lib.SINGLE_IMAGE_METHODS)
+@pytest.mark.parametrize('method', methods_registry.SINGLE_IMAGE_NAMES)
 def test_the_held_out_loss_ranks_denoisers_as_the_true_error_does(method):
   rng = np.random.default_rng(0)
   rows, columns = np.mgrid[0:192, 0:256]
@@ -56,7 +57,7 @@ def test_the_held_out_draws_are_fixed_per_image_and_differ_between_images():
   rng = np.random.default_rng(1)
   noisy = rng.uniform(size=(64, 64, 1)).astype(np.float32)
   blur = _box_blur(3)
-  for method in config_lib.SINGLE_IMAGE_METHODS:
+  for method in methods_registry.SINGLE_IMAGE_NAMES:
     score = held_out.make_held_out_loss(method, blur, 7)
     assert score(noisy, 0) == score(noisy, 0)
     assert score(noisy, 0) != score(noisy, 1)

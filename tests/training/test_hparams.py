@@ -14,6 +14,7 @@ def test_flat_hparams_are_plain_values_with_section_prefixes():
   assert flat['learning_rate'] == 1e-3 and flat['model.channels'] == 3
   assert flat['data_dtype'] == 'uint8' and flat['white_level'] == 255
   assert flat['noise_range'] == '0,50' and flat['augment.flips'] is True
+  assert flat['methods.blind_spot.fraction'] == 0.002
   assert all(isinstance(value, (str, int, float, bool)) for value in flat.values())
 
 

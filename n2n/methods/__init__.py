@@ -1,0 +1,1 @@
+"""Training methods, one module each, and the registry everything else asks."""

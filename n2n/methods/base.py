@@ -1,0 +1,98 @@
+"""What every training method declares, and what the rest of n2n may ask of it.
+
+A method is how a batch of training crops becomes (input, target[, mask]) and
+what the loss adds to the per-pixel error. The trainer, evaluation, export and
+the BioImage Model Zoo package ask the method (n2n/methods/registry.py) and
+never compare method names.
+
+Declarations are read by n2n/config.py, which imports no TensorFlow (reading
+a config.json stays cheap): a method's module therefore imports its tensor
+code (n2n/data/...) inside the functions that run it, not at the top.
+"""
+
+
+class Method:
+  """One training method. Subclasses set the attributes and override what differs.
+
+  Attributes:
+    name: the --method value.
+    settings_class: a frozen dataclass of settings.setting(...) fields, or
+      None; its fields become flags named flag_prefix + field name and live in
+      the run's config as config.methods.<name>.
+    flag_prefix: see settings_class.
+    single_image: True when it trains from one noisy capture of each scene
+      (synthetic noise: fixed captures; scenes: every capture), so a folder of
+      noisy images without references can score it (its held-out loss).
+    crop_multiple: training crops must be a multiple of this (the U-Net pools
+      five times: 32; half-size sub-images: 64).
+    citations: ((text, doi), ...) of the method's own papers, beside
+      Noise2Noise's for the network.
+    network_note: the network settings its paper recommends, for help texts.
+    masks_targets: its elements carry a 'target_mask' (the masked L2 loss).
+  """
+  name = ''
+  settings_class = None
+  flag_prefix = ''
+  single_image = False
+  crop_multiple = 32
+  citations = ()
+  network_note = ''
+  masks_targets = False
+
+  def settings(self, config):
+    """This method's settings object of a TrainConfig, or None."""
+    if self.settings_class is None:
+      return None
+    return getattr(config.methods, self.name)
+
+  def describe(self, config):
+    """What an export's README and BMZ page say the model was trained as."""
+    raise NotImplementedError
+
+  def resolve_loss(self, loss, noise_loss):
+    """The loss the run trains with.
+
+    Args:
+      loss: --loss as given ('auto' or a name).
+      noise_loss: the corruption's own loss ('l2' for real captures).
+
+    Returns:
+      The resolved loss name. Raises ValueError where the method cannot take it.
+    """
+    return noise_loss if loss == 'auto' else loss
+
+  def resolve_captures(self, noise_captures):
+    """--noise_captures for synthetic noise as the method uses it (0: fresh noise)."""
+    return noise_captures
+
+  def check(self, config):
+    """Refuses settings the method cannot train with: ValueError, one line.
+
+    config is the TrainConfig being built, with its loss and captures resolved.
+    """
+
+  def check_data_kinds(self, kinds):
+    """Refuses training data of kinds ('images', 'scenes', 'noisy_images') it cannot use."""
+
+  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
+    """The training tf.data.Dataset of one input pipeline: dicts with 'input',
+    'target' ([B, S, S, C] float32) and optionally 'target_mask' and whatever
+    regulariser() reads."""
+    raise NotImplementedError
+
+  def regulariser(self, config):
+    """None, or fn(prediction, batch, predict_without_gradient, step_fraction) ->
+    [B] float32 added to the per-example loss; predict_without_gradient(images)
+    runs the network outside the gradient tape."""
+    return None
+
+  def held_out_loss(self, denoise, noisy, seed):
+    """The method's own loss on a held-out noisy image (a score without any
+    reference), or None for methods that have references to score against.
+
+    Args:
+      denoise: fn([h, w, C] float32) -> [h, w, C] float32, any size.
+      noisy: [H, W, C] float32 on the network's scale.
+      seed: [2] int32 tensor, fixed per image.
+    """
+    return None

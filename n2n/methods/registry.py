@@ -1,0 +1,39 @@
+"""The training methods by name: the one place that lists them.
+
+A new method is a module of this package defining METHOD (a base.Method), one
+line below, its tests, a config file and a README line; its settings become
+flags and a section of the run's config by themselves (methods_section).
+"""
+
+import dataclasses
+
+from n2n.methods import blind_spot
+from n2n.methods import neighbor2neighbor
+from n2n.methods import pairs
+from n2n.settings import section
+
+_METHODS = {method.name: method for method in (pairs.METHOD, neighbor2neighbor.METHOD,
+                                               blind_spot.METHOD)}
+NAMES = tuple(_METHODS)
+SINGLE_IMAGE_NAMES = tuple(name for name, method in _METHODS.items() if method.single_image)
+
+
+def get(name):
+  """The method called name; ValueError naming --method for an unknown one."""
+  try:
+    return _METHODS[name]
+  except KeyError:
+    raise ValueError(f'--method={name!r} is not one of {", ".join(NAMES)}') from None
+
+
+def _methods_section():
+  """A frozen dataclass with one field per method that has settings: that
+  method's settings, flags prefixed with its flag_prefix."""
+  fields = [(method.name, method.settings_class, section(method.settings_class, method.flag_prefix))
+            for method in _METHODS.values() if method.settings_class is not None]
+  return dataclasses.make_dataclass('MethodSettings', fields, frozen=True,
+                                   namespace={'__module__': __name__})
+
+
+# config.TrainConfig's `methods` section: config.methods.<name>.<setting>.
+MethodSettings = _methods_section()
