@@ -1,4 +1,4 @@
-"""The README's flag table says what n2n/config.py declares."""
+"""The training guide's flag table (docs/training.md) says what n2n/config.py declares."""
 
 import os
 import re
@@ -9,8 +9,8 @@ from tests.conftest import REPO_ROOT
 
 
 def _training_flag_rows():
-  with open(os.path.join(REPO_ROOT, 'README.md')) as readme:
-    text = readme.read()
+  with open(os.path.join(REPO_ROOT, 'docs', 'training.md')) as guide:
+    text = guide.read()
   table = text.split('## Training flags', 1)[1].split('\n\n', 2)[1]
   rows = {}
   for line in table.splitlines()[2:]:
