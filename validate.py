@@ -1,3 +1,3 @@
-from n2n.apps.validate import __doc__, run  # noqa: F401  (absl's --help prints __main__'s __doc__)
+from n2n.apps.validate import run
 if __name__ == '__main__':
   run()

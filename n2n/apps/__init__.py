@@ -7,3 +7,19 @@ them into a config and makes one library call. Importing one of these modules
 quiets TensorFlow's start-up on stderr (n2n/cli.py): they are programs, not
 library code.
 """
+
+import sys
+
+from absl import app
+
+
+def start(main, doc, argv=None):
+  """absl.app.run(main, argv) with doc as the program's --help text.
+
+  absl prints the __main__ module's docstring for --help; a console script's
+  generated __main__ and the root wrappers have none of their own.
+  """
+  main_module = sys.modules['__main__']
+  if not main_module.__doc__:
+    main_module.__doc__ = doc
+  app.run(main, argv=argv)

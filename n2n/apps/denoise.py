@@ -21,6 +21,7 @@ from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it 
 from absl import app
 from absl import flags
 
+from n2n import apps
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
 from n2n import hardware
@@ -88,4 +89,4 @@ def main(argv):
 def run(argv=None):
   """The program: defines the flags and runs main."""
   n2n_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
-  app.run(main, argv=argv)
+  apps.start(main, __doc__, argv)

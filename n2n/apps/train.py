@@ -14,6 +14,7 @@ from absl import app
 from absl import flags
 from absl import logging
 
+from n2n import apps
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
 from n2n.training import launch
@@ -57,4 +58,4 @@ def with_demo_flagfile(argv):
 def run(argv=None):
   """The program: defines the flags and runs main (with no flags, the demo)."""
   n2n_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
-  app.run(main, argv=with_demo_flagfile(sys.argv if argv is None else argv))
+  apps.start(main, __doc__, with_demo_flagfile(sys.argv if argv is None else argv))

@@ -16,6 +16,7 @@ from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it 
 from absl import app
 from absl import flags
 
+from n2n import apps
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
 from n2n.evaluation import validation
@@ -39,4 +40,4 @@ def main(argv):
 def run(argv=None):
   """The program: defines the flags and runs main."""
   n2n_flags.define_flags(config_lib.ValidateConfig, flags.FLAGS)
-  app.run(main, argv=argv)
+  apps.start(main, __doc__, argv)
