@@ -1,15 +1,10 @@
 """tools/results_grid.py's page and curves, from made-up results: every number
 shown is the one given, and the SVG is well formed."""
 
-import os
-import sys
 import xml.etree.ElementTree as ElementTree
 
-from tests.conftest import REPO_ROOT
-
-sys.path.insert(0, os.path.join(REPO_ROOT, 'tools'))
-import results_page  # pylint: disable=g-import-not-at-top,wrong-import-position
-import svg_plot  # pylint: disable=g-import-not-at-top,wrong-import-position
+from tools import results_page
+from tools import svg_plot
 
 
 class Row:
@@ -59,7 +54,7 @@ def test_the_curves_are_well_formed_svg_with_one_line_per_series():
 
 
 def test_the_single_image_section_compares_at_equal_time_and_steps_and_states_the_goal():
-  import results_single_image  # pylint: disable=g-import-not-at-top
+  from tools import results_single_image  # pylint: disable=g-import-not-at-top
   results = {}
   finals = {'n2nb': 29.40, 'blind_spot': 27.10, 'n2n2': 29.90, 'n2c': 30.20,
             'n2nb_time': 29.70, 'blind_spot_time': 26.50, 'n2nb_f32': 29.30, 'n2n2_f32': 29.85}

@@ -31,9 +31,9 @@ import sys
 import time
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# Run by path (python tools/results_grid.py) Python puts tools/ first, not the
+# checkout's root: the root goes first, so n2n, bench and tools are this checkout's.
 sys.path.insert(0, REPO_ROOT)
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO_ROOT, 'bench'))  # colour_check, a measuring tool
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order,unused-import
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -48,10 +48,10 @@ from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-import colour_check  # pylint: disable=g-import-not-at-top
-import tta_gain  # pylint: disable=g-import-not-at-top
-import results_single_image  # pylint: disable=g-import-not-at-top
-import svg_plot  # pylint: disable=g-import-not-at-top
+from bench import colour_check  # pylint: disable=g-import-not-at-top
+from bench import tta_gain  # pylint: disable=g-import-not-at-top
+from tools import results_single_image  # pylint: disable=g-import-not-at-top
+from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
 
 @dataclasses.dataclass(frozen=True)
@@ -393,7 +393,7 @@ def main(argv):
     measure_tta(results)
     with open(RESULTS_JSON, 'w') as results_file:
       json.dump(results, results_file, indent=1)
-  import results_page  # pylint: disable=g-import-not-at-top
+  from tools import results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
     page.write(results_page.render(ROWS, VARIANT_TITLES, results,
                                    colour_bar=colour_check.MAX_CHANNEL_ERROR,

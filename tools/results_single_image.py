@@ -23,10 +23,9 @@ import shutil
 import subprocess
 import sys
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, os.path.join(REPO_ROOT, 'bench'))
+from bench import reference_free_correlation
 
-import reference_free_correlation  # pylint: disable=g-import-not-at-top,wrong-import-position
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The reference run of a section, and the single-image methods timed against it.
 REFERENCE = 'n2n2'

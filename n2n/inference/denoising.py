@@ -211,13 +211,18 @@ def read_input(job, run_config=None, white_level_override=0.0):
   """
   image = native_images.read_image(job.source)
   colour_channels = image.colour_channels or (None,) * len(image.pages)
-  above = values_above_white(image.pages, colour_channels, run_config, white_level_override)
+  warn_above_white(job.source, image.pages, colour_channels, run_config, white_level_override)
+  return image
+
+
+def warn_above_white(source, pages, colour_channels, run_config, white_level_override=0.0):
+  """Logs one warning when pages hold colour values above the white level
+  (values_above_white), naming source: they come back clipped to it."""
+  above = values_above_white(pages, colour_channels, run_config, white_level_override)
   if above:
-    # Values above the white level come back clipped to it: say so, once per file.
     logging.warning('%s holds values up to %g, above the white level %g the model was trained '
                     'with; they are clipped to it. Pass --white_level to scale this file\'s '
-                    'data differently.', job.source, above[0], above[1])
-  return image
+                    'data differently.', source, above[0], above[1])
 
 
 def denoise_image(image, denoise, model_channels, run_config=None, white_level_override=0.0):

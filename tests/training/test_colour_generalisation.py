@@ -11,10 +11,10 @@ the full budget against the bar of 0.03 on every image).
 """
 
 import os
-import sys
 
 import pytest
 
+from bench import colour_check
 from n2n import config as config_lib
 from n2n.data import dataset_writer
 from n2n.data import scene_writer
@@ -23,9 +23,6 @@ from n2n.inference import restore
 from n2n.training import distribute
 from n2n.training import train_lib
 from tests.conftest import REPO_ROOT
-
-sys.path.insert(0, os.path.join(REPO_ROOT, 'bench'))
-import colour_check  # pylint: disable=g-import-not-at-top,wrong-import-position
 
 DEMO_TRAIN = os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')
 # A fifth of the demo budget in pixels (600 steps of 8 crops of 32x32): enough to

@@ -1,0 +1,25 @@
+"""The command-line programs: train.py, validate.py, denoise.py and export.py at
+the repository root, and the n2n-train, n2n-validate, n2n-denoise and
+n2n-export console scripts of an installed package, run the same main.
+
+Each module's run() defines its flags and hands argv to absl; main(argv) reads
+them into a config and makes one library call. Importing one of these modules
+quiets TensorFlow's start-up on stderr (n2n/cli.py): they are programs, not
+library code.
+"""
+
+import sys
+
+from absl import app
+
+
+def start(main, doc, argv=None):
+  """absl.app.run(main, argv) with doc as the program's --help text.
+
+  absl prints the __main__ module's docstring for --help; a console script's
+  generated __main__ and the root wrappers have none of their own.
+  """
+  main_module = sys.modules['__main__']
+  if not main_module.__doc__:
+    main_module.__doc__ = doc
+  app.run(main, argv=argv)

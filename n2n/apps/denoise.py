@@ -1,0 +1,92 @@
+"""Denoises a user's noisy images with a trained run (denoise.py, n2n-denoise).
+
+  python denoise.py --model=runs/demo --input=~/noisy_photos --output_dir=~/denoised
+
+Nothing is added to the input: it is already noisy. Each output keeps its
+input's format family (lossy formats become PNG), bit depth, channels, alpha,
+pages and path below the input folder. Images of any size are denoised in
+overlapping tiles.
+
+A batch never stops for one file: a file that cannot be read, denoised or
+written is skipped with one line and listed at the end. Outputs that already
+exist are kept (so a rerun resumes an interrupted batch) unless --overwrite.
+Exit status: 0 every file denoised or already done; 3 some skipped; 2 none
+could be denoised; 1 a bad flag or plan (nothing written).
+"""
+
+import os
+import sys
+
+from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
+from absl import app
+from absl import flags
+
+from n2n import apps
+from n2n import config as config_lib
+from n2n import flags as n2n_flags
+from n2n import hardware
+from n2n.inference import batch
+from n2n.inference import denoising
+from n2n.inference import devices
+from n2n.inference import export
+from n2n.inference import loading
+from n2n.inference import sharding
+
+
+def plan(config):
+  """(this shard's jobs, the parsed shard or None, how many files were planned in all).
+
+  Raises:
+    ValueError: a bad --input, --output_dir or --shard (nothing is written).
+  """
+  shard = sharding.parse_shard(config.shard)
+  planned = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
+                                config.format, config.overwrite)
+  return sharding.select(planned, shard), shard, len(planned)
+
+
+def load_network(config):
+  """loading.Network of --model, printing the precision and devices it runs on."""
+  if export.is_export(config.model):
+    if config.logical_cpu_devices > 1:
+      raise ValueError(f'--logical_cpu_devices={config.logical_cpu_devices}: an export from '
+                       'export.py runs on one device; pass the run\'s model_dir to use several')
+    network = loading.from_export(config.model)
+    print('precision float32 (an export runs as it was saved)', flush=True)
+    return network
+  devices.split_cpu(config.logical_cpu_devices)
+  precision = hardware.resolve_precision(config.precision)
+  print(f'precision {precision}' + (' (auto)' if config.precision == 'auto' else ''),
+        flush=True)
+  strategy = devices.inference_strategy()
+  network = loading.from_checkpoint(config.model, precision, strategy)
+  print(f'network on {devices.describe(strategy)}', flush=True)
+  return network
+
+
+def main(argv):
+  program = os.path.basename(argv[0])
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error(program):
+    config = n2n_flags.config_from_flags(config_lib.DenoiseConfig)
+    jobs, shard, planned = plan(config)
+    network = load_network(config)
+    if shard:
+      print(f'shard {shard}: {len(jobs)} of the {planned} planned files', flush=True)
+    denoising.check_white_level_override(network.run_config, config.white_level)
+    denoise = loading.image_function(network, config.tile_size, config.tile_overlap,
+                                     config.batch_tiles, config.tta)
+    summary = batch.denoise_files(jobs, denoise, network.channels, network.run_config,
+                                  config.overwrite, config.white_level, config.prefetch,
+                                  config.png_compression)
+    print(batch.format_summary(summary, len(jobs), network.source))
+  if summary.exit_status == batch.EXIT_NOTHING:
+    print(f'{program}: error: no file could be denoised', file=sys.stderr)
+  sys.exit(summary.exit_status)
+
+
+def run(argv=None):
+  """The program: defines the flags and runs main."""
+  n2n_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
+  apps.start(main, __doc__, argv)

@@ -1,0 +1,41 @@
+"""Exports a trained run as a TensorFlow SavedModel that runs without n2n
+(export.py, n2n-export).
+
+  python export.py --model=runs/demo --output=exported/demo
+
+The SavedModel's serving_default signature takes float32 [N, H, W, C] of any
+H and W, in [0, 1] (or raw pixels for a --normalization=percentile run, each
+image mapped by its own percentiles inside), and returns the denoised batch; config.json and a
+README.md describing the model are written beside it, with --tflite a
+TensorFlow Lite model.tflite (same signature, builtin ops only), and with
+--onnx a model.onnx (input `images`, output `denoised`; needs the optional
+extras of requirements-export.txt).
+"""
+
+import os
+
+from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
+from absl import app
+from absl import flags
+
+from n2n import apps
+from n2n import config as config_lib
+from n2n import flags as n2n_flags
+from n2n.inference import exporting
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error(os.path.basename(argv[0])):
+    config = n2n_flags.config_from_flags(config_lib.ExportConfig)
+    restored, written = exporting.export_run(config)
+    print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
+    for path in written:
+      print(f'wrote {path}')
+
+
+def run(argv=None):
+  """The program: defines the flags and runs main."""
+  n2n_flags.define_flags(config_lib.ExportConfig, flags.FLAGS)
+  apps.start(main, __doc__, argv)

@@ -1,0 +1,61 @@
+"""Trains a Noise2Noise denoiser (train.py, n2n-train).
+
+  python train.py                                   # the built-in demo (configs/demo.cfg)
+  python train.py --flagfile=configs/gaussian.cfg   # the paper's Gaussian experiment
+
+Rerunning a command with the same --model_dir resumes it.
+"""
+
+import os
+import sys
+
+from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
+from absl import app
+from absl import flags
+from absl import logging
+
+from n2n import apps
+from n2n import config as config_lib
+from n2n import flags as n2n_flags
+from n2n.training import launch
+from n2n.training import preemption
+
+# The demo's flagfile is in the repository, not the package: found only when
+# this package runs from a checkout.
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DEMO_FLAGFILE = os.path.join(REPO_ROOT, 'configs', 'demo.cfg')
+
+
+def main(argv):
+  program = os.path.basename(argv[0])
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error(program):
+    config = n2n_flags.config_from_flags(config_lib.TrainConfig)
+    try:
+      launch.train(config)
+    except preemption.TrainingInterrupted as interrupted:
+      logging.warning('%s', interrupted)
+      sys.exit(128 + interrupted.signal_number)
+
+
+def with_demo_flagfile(argv):
+  """argv, with no flags given, plus --flagfile= the demo's (a new list).
+
+  Raises:
+    SystemExit: no flags given and no demo flagfile beside the package (an
+      installed package run outside the repository), with one line.
+  """
+  if len(argv) > 1:
+    return list(argv)
+  if not os.path.exists(DEMO_FLAGFILE):
+    sys.exit(f'{os.path.basename(argv[0])}: error: no flags given; pass --flagfile=FILE '
+             '(e.g. configs/demo.cfg of the n2n repository) or --train_data and the other '
+             'flags (--help lists them)')
+  return [*argv, f'--flagfile={DEMO_FLAGFILE}']
+
+
+def run(argv=None):
+  """The program: defines the flags and runs main (with no flags, the demo)."""
+  n2n_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
+  apps.start(main, __doc__, with_demo_flagfile(sys.argv if argv is None else argv))

@@ -1,0 +1,43 @@
+"""Scores a trained denoiser on a folder of images or TFRecords (validate.py,
+n2n-validate).
+
+  python validate.py --checkpoint=runs/demo --output_dir=results
+  python validate.py --checkpoint=runs/big --follow     # sidecar: score each new checkpoint
+
+The network is rebuilt from the run's config.json and the checkpoint holds
+weights only: nothing is unpickled or executed. Unset flags take the run's
+values (data, noise, levels, seed, precision), so a checkpoint scores what the
+evaluation during training reported for it.
+"""
+
+import os
+
+from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
+from absl import app
+from absl import flags
+
+from n2n import apps
+from n2n import config as config_lib
+from n2n import flags as n2n_flags
+from n2n.evaluation import validation
+
+
+def main(argv):
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error(os.path.basename(argv[0])):
+    config = n2n_flags.config_from_flags(config_lib.ValidateConfig)
+    if config.follow:
+      scored = validation.follow(config)
+      print(f'scored steps {", ".join(map(str, scored))}; the run is finished')
+      return
+    text, _ = validation.validate_once(config)
+    print(text)
+    if config.output_dir:
+      print(f'wrote denoised images and metrics.json to {config.output_dir}')
+
+
+def run(argv=None):
+  """The program: defines the flags and runs main."""
+  n2n_flags.define_flags(config_lib.ValidateConfig, flags.FLAGS)
+  apps.start(main, __doc__, argv)

@@ -1,0 +1,88 @@
+"""export.py's job as one call: restore a run and write the SavedModel and
+every format asked for beside it, replacing the output folder only when all
+are written."""
+
+import os
+
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n.data import normalization
+from n2n.evaluation import eval_data
+from n2n.evaluation import scoring
+from n2n.evaluation import summaries
+from n2n.inference import bioimageio_package
+from n2n.inference import export
+from n2n.inference import restore
+
+
+def validation_sample(run_config):
+  """The first validation image's noisy input on the network's scale (for synthetic
+  noise corrupted at the first evaluation level, as in training's evaluation;
+  for scenes the first capture), or None when the run's --val_data cannot be read."""
+  try:
+    data = eval_data.load_eval_data(run_config.val_data, run_config, run_config.noise, 1)
+  except (ValueError, OSError, tf.errors.OpError):
+    return None
+  if run_config.noise == config_lib.NO_NOISE:
+    return data[0].first
+  noisy, _ = scoring.evaluation_input(scoring.make_corruption(run_config.noise), data[0][1], 0,
+                                      run_config.eval_noise_levels[0], run_config.seed)
+  return noisy
+
+
+def write_checked_package(restored, folder, psnr, config):
+  """The BioImage Model Zoo package, kept only if bioimageio.core's test passes."""
+  path = bioimageio_package.write_package(
+      restored.model, restored.run_config, folder, restored.step, psnr,
+      sample=validation_sample(restored.run_config) if restored.run_config.val_data else None,
+      authors=config.bioimageio_authors, license_id=config.bioimageio_license)
+  passed, failure = bioimageio_package.test_package(path)
+  if not passed:
+    raise ValueError(f'the BioImage Model Zoo package failed its own test ({failure})')
+
+
+def check_request(config):
+  """Raises ValueError, before any work, for extras that are not installed or
+  an --output that holds something and may not be replaced."""
+  if config.onnx and not export.onnx_extras_installed():
+    raise ValueError(export.ONNX_EXTRAS_MESSAGE)
+  if config.bioimageio and not bioimageio_package.extras_installed():
+    raise ValueError(bioimageio_package.EXTRAS_MESSAGE)
+  if tf.io.gfile.exists(config.output) and tf.io.gfile.listdir(config.output) and (
+      not config.overwrite):
+    raise ValueError(f'--output={config.output!r} is not empty; pass --overwrite to replace it')
+
+
+def export_run(config):
+  """Writes config.model's network to config.output as export.py does.
+
+  Args:
+    config: config.ExportConfig.
+
+  Returns:
+    (restore.RestoredModel exported, paths of the optional files written).
+
+  Raises:
+    ValueError: see check_request and restore.restore_model; a BioImage
+      package that fails its test.
+  """
+  check_request(config)
+  restored = restore.restore_model(config.model, 'float32', flag_name='model',
+                                   upsampling='resize')
+  psnr = summaries.logged_psnr(restored.model_dir, restored.step)
+
+  def write(folder):
+    export.export_model(restored.model, restored.run_config, folder, restored.step, psnr)
+    if config.tflite:
+      export.write_tflite(folder)
+    if config.onnx:
+      export.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config))
+    if config.bioimageio:
+      write_checked_package(restored, folder, psnr, config)
+
+  export.write_replacing(config.output, write)
+  written = [os.path.join(config.output, name) for wanted, name in (
+      (config.tflite, export.TFLITE_NAME), (config.onnx, export.ONNX_NAME),
+      (config.bioimageio, bioimageio_package.PACKAGE_NAME)) if wanted]
+  return restored, written

@@ -1,0 +1,31 @@
+"""train.py's job as one call: the strategy, the TFRecords on first use, training."""
+
+import tensorflow as tf
+
+from n2n.data import dataset_writer
+from n2n.training import distribute
+from n2n.training import train_lib
+
+
+def train(config, strategy=None):
+  """Trains (or resumes) config's run, building its TFRecords first if missing.
+
+  Args:
+    config: config.TrainConfig.
+    strategy: a tf.distribute.Strategy, or None for config.strategy's.
+
+  Returns:
+    train_lib.TrainedRun.
+
+  Raises:
+    ValueError: bad configuration or input, with a one-line message.
+    preemption.TrainingInterrupted: stopped by SIGTERM/SIGINT after saving.
+  """
+  if config.deterministic:
+    tf.config.experimental.enable_op_determinism()
+  if strategy is None:
+    strategy = distribute.create_strategy(config.strategy, config.tpu)
+  dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
+                                  min_size=config.crop_size, seed=config.seed,
+                                  is_chief=distribute.is_chief(strategy))
+  return train_lib.train_and_evaluate(config, strategy)
