@@ -13,12 +13,14 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 ...) live in n2n/apps.
 """
 
-__all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'train']
+__all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'train', 'train_config']
 
 # Name -> module it is imported from on first use (PEP 562), so `import n2n` stays light.
 _LAZY = {
     'Denoiser': 'n2n.inference.array_denoiser',
     'TrainConfig': 'n2n.config',
+    # TrainConfig from train.py's flag names, nested settings included (blind_spot_fraction=...).
+    'train_config': 'n2n.config',
     'ExportConfig': 'n2n.config',
 }
 
@@ -74,7 +76,7 @@ def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=
   """
   import os  # pylint: disable=g-import-not-at-top
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-  from n2n.inference import exporting  # pylint: disable=g-import-not-at-top
+  from n2n.apps import exporting  # pylint: disable=g-import-not-at-top
   config = config_lib.ExportConfig(model=os.fspath(model), output=os.fspath(output),
                                    overwrite=overwrite, tflite=tflite, onnx=onnx,
                                    bioimageio=bioimageio)

@@ -21,7 +21,7 @@ from absl import flags
 from n2n import apps
 from n2n import config as config_lib
 from n2n import flags as n2n_flags
-from n2n.inference import exporting
+from n2n.apps import exporting
 
 
 def main(argv):
