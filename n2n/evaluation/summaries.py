@@ -62,11 +62,15 @@ def comparison_strip(noisy, denoised, clean):
   return np.concatenate(panels + [colour_error_panel(denoised, clean)], axis=1)
 
 
-def write_warnings(writer, step, tag, warnings):
+def write_warnings(writer, step, tag, warnings, note=''):
   """Logs each warning line and shows them together in TensorBoard's Text tab
-  (warnings/TAG); nothing when there is none."""
+  (warnings/TAG); nothing when there is none. With a note, the lines are
+  logged as information followed by the note, not as warnings."""
   for warning in warnings:
-    logging.warning('Step %d: %s.', step, warning)
+    if note:
+      logging.info('Step %d: %s (%s).', step, warning, note)
+    else:
+      logging.warning('Step %d: %s.', step, warning)
   if warnings:
     with writer.as_default(step=step):
       tf.summary.text(f'warnings/{tag}', '\n\n'.join(warnings))

@@ -2,6 +2,7 @@
 
 import contextlib
 import dataclasses
+import gc
 
 import tensorflow as tf
 
@@ -56,14 +57,25 @@ def load_weights(model, prefix, flag_name='checkpoint'):
   Raises:
     ValueError: the weights do not fit the network.
   """
+  failure = None
+  # A half-restored checkpoint object logs ~80 "unrestored value" warnings when it
+  # is garbage-collected, burying the one-line error: it is collected here, with
+  # TensorFlow's logger quiet for this read only.
+  logger = tf.get_logger()
+  level = logger.level
+  logger.setLevel('ERROR')
   try:
-    tf.train.Checkpoint(model=model).read(prefix).expect_partial().assert_existing_objects_matched()
-  except (AssertionError, ValueError, tf.errors.OpError) as error:
-    # The half-restored checkpoint object would log ~80 "unrestored value" warnings
-    # when it is garbage-collected, burying the one-line error.
-    tf.get_logger().setLevel('ERROR')
+    try:
+      tf.train.Checkpoint(model=model).read(prefix).expect_partial(
+      ).assert_existing_objects_matched()
+    except (AssertionError, ValueError, tf.errors.OpError) as error:
+      failure = errors.first_line(error)[:200]
+    gc.collect()
+  finally:
+    logger.setLevel(level)
+  if failure:
     raise ValueError(f'--{flag_name}: {prefix!r} does not fit the network in config.json '
-                     f'({errors.first_line(error)[:200]})') from None
+                     f'({failure})')
 
 
 def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat',

@@ -123,7 +123,8 @@ def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, st
         os.path.join(config.model_dir, summaries.EVAL_SUBDIR))
     evaluate_fn = evaluator.Evaluator(
         trainer.model, inputs.eval_images, config.noise, config.eval_noise_levels, config.seed,
-        config.eval_image_summaries, eval_writer, config.colour_shift_warning, config.method)
+        config.eval_image_summaries, eval_writer, config.colour_shift_warning, config.method,
+        final_step=config.train_steps)
     if config.keep_best and not distribute.is_multi_worker(trainer.strategy):
       keeper = best.BestCheckpoint(config.model_dir, trainer.model, trainer.step, config,
                                    config.psnr_drop_warning_db, eval_writer)
