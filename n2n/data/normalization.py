@@ -41,14 +41,18 @@ class Rule:
 
 
 def rule_of(run_config):
-  """The Rule of a TrainConfig or of its config.json dict (runs from before
-  --normalization existed are WHITE_LEVEL)."""
-  defaults = config_lib.TrainConfig.__dataclass_fields__
-  get = (run_config.get if isinstance(run_config, dict)
-         else lambda name, default: getattr(run_config, name, default))
-  value = lambda name: get(name, defaults[name].default)
-  return Rule(value('normalization'), float(value('percentile_low')),
-              float(value('percentile_high')))
+  """The Rule of a run's TrainConfig; None (no run, e.g. denoising pixels of
+  no known training data) is the default rule, as are runs from before
+  --normalization existed (config.json without it loads with the default)."""
+  if run_config is None:
+    return DEFAULT_RULE
+  return Rule(run_config.normalization, float(run_config.percentile_low),
+              float(run_config.percentile_high))
+
+
+# The rule of no run: the declared defaults.
+DEFAULT_RULE = Rule(*(config_lib.TrainConfig.__dataclass_fields__[name].default
+                              for name in ('normalization', 'percentile_low', 'percentile_high')))
 
 
 @dataclasses.dataclass(frozen=True)

@@ -87,9 +87,9 @@ def data_white_level(run_config, dtype, override=0.0):
   when not 0, replaces it for every file."""
   if override:
     return override
-  if run_config is None or dtype.name != run_config.get('data_dtype', 'uint8'):
+  if run_config is None or dtype.name != run_config.data_dtype:
     return None
-  return run_config.get('white_level') or None
+  return run_config.white_level or None
 
 
 def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
@@ -100,7 +100,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
     page: [H, W] or [H, W, C] array of any image dtype.
     denoise: fn([H, W, model_channels] float32) -> same shape float32.
     model_channels: 1 or 3.
-    run_config: the run's config.json dict, or None: pixels of the training
+    run_config: the run's TrainConfig, or None: pixels of the training
       data's dtype are scaled by its white level (data_white_level), or,
       with --normalization=percentile, every page by its own percentiles.
     colour_channels: leading colour channels, where the file says
@@ -112,7 +112,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
   """
   colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
-  rule = normalization.rule_of(run_config or {})
+  rule = normalization.rule_of(run_config)
   if rule.per_image and colour.dtype != bool:
     # One map for the whole page, never per tile: the tiles of an image share it.
     pixel_map = normalization.percentile_map(colour, rule)
@@ -171,7 +171,7 @@ def _fill_non_finite(colour):
 def check_white_level_override(run_config, white_level_override):
   """Raises ValueError when --white_level is given for a model that maps each
   image by its own percentiles (the override would be silently unused)."""
-  rule = normalization.rule_of(run_config or {})
+  rule = normalization.rule_of(run_config)
   if white_level_override and rule.per_image:
     raise ValueError(f'--white_level={white_level_override:g} does not apply: the model maps '
                      f'each image\'s {rule.low_percentile:g} and {rule.high_percentile:g} '
@@ -187,7 +187,7 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
     pages: ImageFile.pages; colour_channels: one entry per page (None: decided
       from the channel count), as for native_images.split_alpha.
   """
-  if normalization.rule_of(run_config or {}).per_image:
+  if normalization.rule_of(run_config).per_image:
     return None  # each image is mapped by its own percentiles: nothing is clipped
   above = None
   for page, colour_count in zip(pages, colour_channels):

@@ -13,7 +13,6 @@ out), which denoise.py uses after mapping a whole image once, so its tiles share
 one map. Beside it: the run's config.json and a README.md describing the model.
 """
 
-import json
 import logging
 import os
 
@@ -263,15 +262,13 @@ def is_export(path):
 
 
 def load_export(path):
-  """(fn([N, H, W, C] float32) -> same, channels, the run's config dict) of an
+  """(fn([N, H, W, C] float32) -> same, channels, the run's TrainConfig) of an
   export. The function takes and returns network values (its `network`
   signature where it has one): the caller applies the run's normalisation."""
   loaded = tf.saved_model.load(path)
   signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
   channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
-  config_path = os.path.join(path, run_dir.CONFIG_NAME)
-  with tf.io.gfile.GFile(config_path) as config_file:
-    saved = json.load(config_file)
+  saved = config_lib.from_dict(config_lib.TrainConfig, run_dir.read_config(path))
 
   def run_batch(images):
     return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]

@@ -2,8 +2,8 @@
 image function built on it: what denoise.py and n2n.Denoiser share."""
 
 import dataclasses
-import json
 
+from n2n import config as config_lib
 from n2n.inference import denoiser
 from n2n.inference import devices
 from n2n.inference import export
@@ -17,13 +17,13 @@ class Network:
   Attributes:
     run_batch: fn([N, H, W, C] float32 network values) -> same shape.
     channels: C, 1 or 3.
-    run_config: the run's config.json dict (white level, data dtype, normalisation).
+    run_config: the run's TrainConfig (white level, data dtype, normalisation).
     source: what was loaded, for messages: a checkpoint prefix or 'the export PATH'.
     replicas: devices one call splits its batch of tiles across.
   """
   run_batch: object
   channels: int
-  run_config: dict
+  run_config: config_lib.TrainConfig
   source: str
   replicas: int = 1
 
@@ -51,9 +51,8 @@ def from_checkpoint(model, precision, strategy=None, flag_name='model'):
     replicas = strategy.num_replicas_in_sync
   else:
     run_batch, replicas = denoiser.model_function(restored.model), 1
-  run_config = json.loads(restored.run_config.to_json())
-  return Network(run_batch, restored.run_config.model.channels, run_config, restored.prefix,
-                 replicas)
+  return Network(run_batch, restored.run_config.model.channels, restored.run_config,
+                 restored.prefix, replicas)
 
 
 def image_function(network, tile_size, tile_overlap, batch_tiles, tta=False):

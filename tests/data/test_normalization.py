@@ -54,8 +54,8 @@ def percentile_run(**overrides):
 
 
 def as_saved(run_config):
-  """The config.json dict denoise.py reads."""
-  return json.loads(run_config.to_json())
+  """The TrainConfig denoise.py reads back from config.json."""
+  return config_lib.from_dict(config_lib.TrainConfig, json.loads(run_config.to_json()))
 
 
 @pytest.mark.parametrize('page', [

@@ -4,10 +4,17 @@ import numpy as np
 import pytest
 
 from n2n.data import native_images
+from n2n import config as config_lib
 from n2n.inference import denoising
 
 RNG = np.random.default_rng(0)
 
+
+
+def _run_config(data_dtype, white_level):
+  """A run's TrainConfig as restore reads it, trained on data_dtype with white_level."""
+  return config_lib.resolve_data(config_lib.TrainConfig(train_data='x', model_dir='y'), 1,
+                                 data_dtype, white_level)
 
 def _identity(values):
   return values
@@ -74,7 +81,7 @@ def test_outputs_keep_relative_paths_and_inputs_are_never_overwritten(tmp_path):
 
 
 def test_pixels_of_the_training_data_type_use_its_white_level():
-  run_config = {'data_dtype': 'uint16', 'white_level': 4095.0}
+  run_config = _run_config('uint16', 4095.0)
   seen = []
 
   def brighten(values):
@@ -91,14 +98,13 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
   assert denoising.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
       [0, 255]]
   assert seen[-1] == pytest.approx(1.0)
-  assert denoising.data_white_level({'data_dtype': 'uint8', 'white_level': 255.0},
-                                    np.dtype('uint16')) is None
-  assert denoising.data_white_level({}, np.dtype('uint8')) is None
+  assert denoising.data_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
+  assert denoising.data_white_level(None, np.dtype('uint8')) is None
 
 
 def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
                                                                                   caplog):
-  run_config = {'data_dtype': 'uint16', 'white_level': 4095.0}
+  run_config = _run_config('uint16', 4095.0)
   bright = np.array([[0, 1000, 4095, 9000]], np.uint16)
   _write(tmp_path / 'in' / 'bright.png', bright)
   job = denoising.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')

@@ -68,7 +68,7 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
 def test_export_carries_config_and_a_readme(exported):
   _, folder = exported
   run_batch, channels, saved = export.load_export(str(folder))
-  assert channels == 3 and saved['noise'] == 'poisson'
+  assert channels == 3 and saved.noise == 'poisson'
   readme = (folder / 'README.md').read_text()
   assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
   assert 'trained as: Noise2Noise (noisy targets)' in readme
