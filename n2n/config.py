@@ -279,6 +279,24 @@ def train_config(**flag_values):
   return settings_lib.from_flag_values(TrainConfig, flag_values)
 
 
+def resolved_summary(config):
+  """One line with every value the run derived rather than took as given
+  (--noise_range and --eval_noise_levels from the corruption's paper, --loss
+  auto, --noise_captures 0 for a single-image method, --channels 0, and the
+  data's type and white level), as config.json records them: train.py logs it
+  at start, so nothing is changed quietly."""
+  parts = [f'--method={config.method}', f'--noise={config.noise}']
+  if config.noise != NO_NOISE:
+    parts += [f'--noise_range={format_value(config.noise_range)}',
+              f'--eval_noise_levels={format_value(config.eval_noise_levels)}',
+              f'--noise_captures={config.noise_captures}']
+  parts += [f'--loss={config.loss}', f'--channels={model_channels(config)}',
+            f'--normalization={config.normalization}',
+            f'data {config.data_dtype}, {config.data_channels} channel(s), white level '
+            f'{config.white_level:g}']
+  return 'Resolved settings: ' + ', '.join(parts)
+
+
 def _default_loss(noise):
   return 'l2' if noise == NO_NOISE else catalog.get_spec(noise).default_loss
 

@@ -125,3 +125,19 @@ def test_a_clip_multiple_of_one_or_less_is_refused(multiple):
   for allowed in (0.0, 1.5):
     assert config_lib.TrainConfig(train_data='x', model_dir='y',
                                   gradient_clip_multiple=allowed).gradient_clip_multiple == allowed
+
+
+def test_the_start_up_line_names_every_derived_value():
+  """--loss auto, the paper's ranges and one fixed capture for a single-image
+  method are derived, not given: the line train.py logs says what they became."""
+  config = config_lib.resolve_data(
+      config_lib.TrainConfig(train_data='x', model_dir='y', noise='text',
+                             method='neighbor2neighbor', crop_size=64), 1, 'uint16', 4095.0)
+  assert config_lib.resolved_summary(config) == (
+      'Resolved settings: --method=neighbor2neighbor, --noise=text, --noise_range=0,0.5, '
+      '--eval_noise_levels=0.25, --noise_captures=1, --loss=l1, --channels=1, '
+      '--normalization=white_level, data uint16, 1 channel(s), white level 4095')
+  scenes = config_lib.TrainConfig(train_data='x', model_dir='y', noise='none',
+                                  method='blind_spot')
+  assert '--loss=masked_l2' in config_lib.resolved_summary(scenes)
+  assert '--noise_range' not in config_lib.resolved_summary(scenes)

@@ -7,6 +7,7 @@ import os
 from absl import logging
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
 from n2n.evaluation import evaluator
@@ -64,6 +65,8 @@ def train_and_evaluate(config, strategy):
   if start_step >= config.train_steps:
     logging.info('Step %d already reaches --train_steps=%d; nothing to train.', start_step,
                  config.train_steps)
+  logging.info('%s (all of them: %s).', config_lib.resolved_summary(config),
+               os.path.join(config.model_dir, run_dir.CONFIG_NAME))
   if chief:
     run_dir.write_config(config.model_dir, config)
     hparams.write_hparams(config.model_dir, config)
