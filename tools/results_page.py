@@ -391,25 +391,9 @@ def tta_section(results):
   ]
 
 
-def render(rows, titles, results, colour_bar=None, single_image=None):
-  """The page's markdown text.
-
-  Args:
-    colour_bar: the colour check's channel-error bar the runs were judged by
-      (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
-      image's verdict is stored with it in results.json.
-    single_image: tools/results_single_image (its sections, variants and
-      titles), for the "One noisy image per scene" section; None leaves it out.
-  """
-  runs = [run for key, run in results.items() if 'run' in run]
-  if not runs:
-    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
-  total_seconds = sum(run['wall_seconds'] for run in runs)
-  dates = sorted({run['date'] for run in runs})
-  commits = sorted({run['commit'] for run in runs})
-  machines = sorted({run['machine'] for run in runs})
-  first = runs[0]
-  out = [
+def _introduction(rows, results):
+  """The title, the headline gap and the claim the page tests."""
+  return [
       '# Results: Noise2Noise against clean targets, every corruption, on 2 CPU cores',
       '',
       '*Written by `tools/results_grid.py` from the runs\' own evaluation logs; do not edit by '
@@ -423,6 +407,18 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       '(N2N) and once with the clean image (N2C), and scores both on the demo validation '
       'photographs at the paper\'s evaluation level.',
       '',
+  ]
+
+
+def _setup_section(runs):
+  """The shared budget, data, machines and commits of the runs, and the commands
+  that remake them."""
+  total_seconds = sum(run['wall_seconds'] for run in runs)
+  dates = sorted({run['date'] for run in runs})
+  commits = sorted({run['commit'] for run in runs})
+  machines = sorted({run['machine'] for run in runs})
+  first = runs[0]
+  return [
       '## Setup',
       '',
       f'- Budget, equal for every run: {first["train_steps"]} steps of batch '
@@ -451,6 +447,12 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       'python train.py --flagfile=configs/cpu/poisson_n2n.cfg   # one run on its own',
       '```',
       '',
+  ]
+
+
+def _tables_section(rows, titles, results):
+  """The N2N-against-N2C table and the ablations beside it."""
+  return [
       '## The table',
       '',
       'PSNR in dB on `datasets/demo/val`; "input" is the noisy input\'s PSNR.',
@@ -462,31 +464,31 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       _ablation_table(rows, titles, results),
       '',
   ]
-  for row in rows:
-    picture = results.get(row.name, {}).get('picture')
-    if not picture:
-      continue
-    pictured = [titles[variant] for variant in picture.get('variants', ('n2n', 'n2c'))]
-    level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
-    out += [
-        f'## {row.title}',
-        '',
-        EXPLANATIONS[row.name],
-        '',
-        f'![{row.title}: noisy, {", ".join(pictured)}, clean](results/{row.name}.png)',
-        '',
-        f'*{picture["image"]}{level}, a {picture["crop"][2]}x'
-        f'{picture["crop"][2]} crop at row {picture["crop"][0]}, column {picture["crop"][1]}: '
-        f'noisy | {" | ".join(pictured)} | clean.*',
-        '',
-        f'![{row.title}: validation PSNR over training](results/{row.name}_psnr.svg)',
-        '',
-    ]
-  out += colour_check_section(rows, titles, results, colour_bar)
-  if single_image is not None:
-    out += single_image_section(single_image, results)
-  out += tta_section(results)
-  out += [
+
+
+def _row_section(row, titles, picture):
+  """One corruption's explanation, picture and PSNR curves."""
+  pictured = [titles[variant] for variant in picture.get('variants', ('n2n', 'n2c'))]
+  level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
+  return [
+      f'## {row.title}',
+      '',
+      EXPLANATIONS[row.name],
+      '',
+      f'![{row.title}: noisy, {", ".join(pictured)}, clean](results/{row.name}.png)',
+      '',
+      f'*{picture["image"]}{level}, a {picture["crop"][2]}x'
+      f'{picture["crop"][2]} crop at row {picture["crop"][0]}, column {picture["crop"][1]}: '
+      f'noisy | {" | ".join(pictured)} | clean.*',
+      '',
+      f'![{row.title}: validation PSNR over training](results/{row.name}_psnr.svg)',
+      '',
+  ]
+
+
+def _best_section(rows, titles, results):
+  """Each run's best evaluation, and how the curves were drawn."""
+  return [
       '## Best evaluations',
       '',
       'Each run also keeps its best checkpoint by validation PSNR in `MODEL_DIR/best/`.',
@@ -498,5 +500,30 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       'library.',
       '',
   ]
-  return '\n'.join(out)
 
+
+def render(rows, titles, results, colour_bar=None, single_image=None):
+  """The page's markdown text.
+
+  Args:
+    colour_bar: the colour check's channel-error bar the runs were judged by
+      (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
+      image's verdict is stored with it in results.json.
+    single_image: tools/results_single_image (its sections, variants and
+      titles), for the "One noisy image per scene" section; None leaves it out.
+  """
+  runs = [run for run in results.values() if 'run' in run]
+  if not runs:
+    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
+  out = _introduction(rows, results) + _setup_section(runs)
+  out += _tables_section(rows, titles, results)
+  for row in rows:
+    picture = results.get(row.name, {}).get('picture')
+    if picture:
+      out += _row_section(row, titles, picture)
+  out += colour_check_section(rows, titles, results, colour_bar)
+  if single_image is not None:
+    out += single_image_section(single_image, results)
+  out += tta_section(results)
+  out += _best_section(rows, titles, results)
+  return '\n'.join(out)
