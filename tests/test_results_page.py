@@ -1,10 +1,17 @@
 """tools/results_grid.py's page and curves, from made-up results: every number
-shown is the one given, and the SVG is well formed."""
+shown is the one given, the SVG is well formed, runs made from a changed
+checkout are marked on the page, and the grid refuses to make them."""
 
+import os
+import subprocess
+import sys
 import xml.etree.ElementTree as ElementTree
 
+from tools import provenance
 from tools import results_page
 from tools import svg_plot
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 class Row:
@@ -98,3 +105,113 @@ def test_the_tta_section_shows_each_runs_gain_and_cost():
   assert '| impulse_n2n | p 0.7 | 10.00 | 18.70 | 18.80 | +0.10 | 7.90x |' in page
   assert 'Gain from +0.10 to +0.40 dB, median +0.25 dB' in page
   assert results_page.tta_section({}) == []
+
+
+def _figures_of(page, row_label):
+  return next(line for line in page.splitlines() if line.startswith(f'| {row_label} |'))
+
+
+def test_every_figure_of_a_run_from_a_changed_checkout_is_marked_and_counted():
+  rows = [Row('gaussian', 'Gaussian', ('n2n_noclip',)), Row('text', 'Text')]
+  results = {'gaussian_n2n': _run('gaussian_n2n', 'l2', 29.91),
+             'gaussian_n2c': _run('gaussian_n2c', 'l2', 30.13),
+             'gaussian_n2n_noclip': _run('gaussian_n2n_noclip', 'l2', 29.80),
+             'text_n2n': _run('text_n2n', 'l1', 23.56),
+             'text_n2c': _run('text_n2c', 'l1', 23.65),
+             'gaussian': {'picture': {'image': 'chelsea.png', 'level': 25.0,
+                                      'crop': [70, 145, 160]}},
+             'text': {'picture': {'image': 'chelsea.png', 'level': 0.25,
+                                  'crop': [70, 145, 160]}}}
+  results['gaussian_n2c']['commit'] = 'abc1234+changes'
+  results['gaussian_n2n_noclip']['commit'] = 'unknown'
+  titles = {'n2n': 'N2N', 'n2c': 'N2C', 'n2n_noclip': 'N2N, no clipping'}
+  page = results_page.render(rows, titles, results)
+  mark = results_page.MARK
+  assert ('**Not reproducible from a commit: 2 of the 5 runs and 0 of the 0 test-time '
+          'augmentation measurements') in page
+  assert '`python tools/results_grid.py --retrain --rows=gaussian`.' in page
+  assert f'Gaussian -0.22 dB {mark}, Text -0.09 dB.' in page  # the headline
+  assert f'| **29.91** | 30.13 {mark} | -0.22 |' in _figures_of(page, 'Gaussian')
+  assert mark not in _figures_of(page, 'Text')
+  assert f'| Gaussian: N2N, no clipping {mark} |' in page  # ablation and best tables
+  assert f'| Gaussian: N2C {mark} | sigma 25 | 30.13 |' in page
+  assert f'| Gaussian: N2N | sigma 25 | 29.91 |' in page
+  assert f': noisy | N2N | N2C | clean.* {mark}' in page  # the picture shows gaussian_n2c
+  assert f'(results/gaussian_psnr.svg) {mark}' in page
+  assert '(results/text_psnr.svg)\n' in page
+
+
+def test_a_page_of_committed_runs_has_no_banner_and_no_mark():
+  results = {'gaussian_n2n': _run('gaussian_n2n', 'l2', 29.91),
+             'gaussian_n2c': _run('gaussian_n2c', 'l2', 30.13)}
+  page = results_page.render([Row('gaussian', 'Gaussian')], {'n2n': 'N2N', 'n2c': 'N2C'},
+                             results)
+  assert 'Not reproducible' not in page and results_page.MARK not in page
+
+
+def test_single_image_and_tta_figures_of_a_changed_checkout_are_marked():
+  from tools import results_single_image  # pylint: disable=g-import-not-at-top
+  results = {f'single_gaussian_{variant}': _run(f'single_gaussian_{variant}', 'l2', 29.0)
+             for variant in results_single_image.VARIANTS}
+  results['single_gaussian_n2nb']['commit'] = '53c2243+changes'
+  results['tta'] = {'gaussian_n2n': {
+      'levels': {'gaussian_25': {'input': 20.18, 'plain': 29.70, 'tta': 29.95}},
+      'cost': 8.1, 'machine': 'test CPU', 'commit': '8ed2afc+changes'}}
+  mark = results_page.MARK
+  page = '\n'.join(results_page.single_image_section(results_single_image, results)
+                    + results_page.tta_section(results))
+  assert f'| equal steps (1600 x 8) | auto | 20.18 | 29.00 {mark} | 29.00 | 29.00 |' in page
+  assert f'| Neighbor2Neighbor (1 capture) {mark} | 50.0 |' in page
+  assert f'+0.00 dB at equal steps {mark})' in page  # the goal line
+  assert f'| gaussian_n2n {mark} | sigma 25 |' in page
+  banner = '\n'.join(results_page.provenance_banner([], results, results_single_image))
+  assert 'runs and 1 of the 1 test-time augmentation measurements' in banner
+  assert ('`python tools/results_grid.py --retrain --rows=single_gaussian`, then '
+          '`python tools/results_grid.py --tta`.') in banner
+
+
+def _git_checkout(directory):
+  for command in (['init', '-q'], ['add', 'tracked.txt'],
+                  ['-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', 'first']):
+    if command[0] == 'add':
+      with open(os.path.join(directory, 'tracked.txt'), 'w') as tracked:
+        tracked.write('committed\n')
+    subprocess.run(['git', *command], cwd=directory, check=True)
+
+
+def test_a_changed_or_untracked_file_makes_the_commit_label_unreproducible(tmp_path):
+  _git_checkout(tmp_path)
+  clean = provenance.require_clean_tree(tmp_path, allow_dirty=False)
+  assert provenance.is_reproducible(clean) and '+' not in clean
+  (tmp_path / 'new_module.py').write_text('')
+  assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
+  assert not provenance.is_reproducible(provenance.commit(tmp_path))
+  assert not provenance.is_reproducible('unknown')
+
+
+def test_the_grid_refuses_to_train_from_a_changed_checkout_unless_allowed(tmp_path):
+  """results_grid.main in a subprocess (its flags are absl's globals), pointed at a
+  changed checkout, with train() replaced by one that says it would train."""
+  _git_checkout(tmp_path)
+  (tmp_path / 'tracked.txt').write_text('changed\n')
+  driver = (
+      'import sys\n'
+      'from absl import app\n'
+      'from tools import results_grid\n'
+      f'results_grid.REPO_ROOT = {str(tmp_path)!r}\n'
+      'def train(*args, **kwargs):\n'
+      '  raise SystemExit("would train")\n'
+      'results_grid.train = train\n'
+      'app.run(results_grid.main)\n')
+
+  def grid(*flags):
+    return subprocess.run([sys.executable, '-c', driver, '--rows=poisson',
+                           f'--runs_dir={tmp_path / "runs"}', *flags], cwd=REPO_ROOT,
+                          capture_output=True, text=True)
+
+  refused = grid()
+  assert refused.returncode != 0
+  assert 'uncommitted changes (tracked.txt)' in refused.stderr
+  assert 'would train' not in refused.stdout + refused.stderr
+  allowed = grid('--allow_dirty')
+  assert 'would train' in allowed.stdout + allowed.stderr

@@ -6,6 +6,10 @@ page that shows it: docs/results.md, with pictures and PSNR curves.
   python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
   python tools/results_grid.py --tta              # --tta on each row's N2N run, then the page
 
+It trains and measures from a clean checkout only (--allow_dirty overrides):
+each run records the commit it was trained at (tools/provenance.py), and the
+page marks the runs no commit reproduces.
+
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
 (the command a user types), into --runs_dir/<row>_<variant>; a run whose last
 checkpoint already reaches its train_steps is not trained again unless
@@ -50,6 +54,7 @@ from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_single_image  # pylint: disable=g-import-not-at-top
 from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
@@ -106,6 +111,9 @@ flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'), 'Where t
 flags.DEFINE_boolean('retrain', False, 'Delete and retrain runs that are already complete.')
 flags.DEFINE_boolean('ablations', True, 'Also run each row\'s ablations.')
 flags.DEFINE_boolean('render_only', False, 'Train nothing; rewrite the page from results.json.')
+flags.DEFINE_boolean('allow_dirty', False, 'Train and measure even when the checkout has '
+                     'uncommitted changes; the results record "<commit>+changes" and the page '
+                     'marks them as not reproducible from any commit.')
 flags.DEFINE_boolean('tta', False, 'Instead of the grid: measure test-time augmentation '
                      '(bench/tta_gain.py) on the N2N run of each of --rows (training it first if '
                      'it is missing) and on the single-image sections\' equal-step runs that '
@@ -146,8 +154,9 @@ def train(run_name, model_dir, config_name=None, extra_flags=()):
   return time.perf_counter() - started
 
 
-def run_result(run_name, model_dir, wall_seconds):
-  """What the page shows of one run, read from its events and config.json."""
+def run_result(run_name, model_dir, wall_seconds, trained_at):
+  """What the page shows of one run, read from its events and config.json;
+  trained_at: the commit label of the checkout that trained it."""
   config = restore.read_run_config(model_dir)
   evaluations = summaries.read_scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
   training = summaries.read_scalars(os.path.join(model_dir, 'train'))
@@ -172,17 +181,13 @@ def run_result(run_name, model_dir, wall_seconds):
       'wall_seconds': wall_seconds,
       'images_per_second': statistics.median(v for _, v in training['images_per_second']),
       'clipped_steps': int(sum(v for _, v in training.get('clipped_steps', []))),
-      'date': datetime.date.today().isoformat(), 'commit': commit(), 'machine': machine(),
+      'date': datetime.date.today().isoformat(), 'commit': trained_at, 'machine': machine(),
   }
 
 
 def commit():
   """The checkout's commit, '+changes' when the tree differs from it."""
-  head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=REPO_ROOT,
-                        capture_output=True, text=True).stdout.strip()
-  dirty = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=no'],
-                         cwd=REPO_ROOT, capture_output=True, text=True).stdout.strip()
-  return head + ('+changes' if dirty else '')
+  return provenance.commit(REPO_ROOT)
 
 
 def machine():
@@ -285,16 +290,28 @@ def curves_svg(row, results, output_path):
 
 def train_and_read(run_name, config_name=None, extra_flags=()):
   """One run's result dict: trained first (train) unless complete, then read
-  back (run_result) with the wall time its training took."""
+  back (run_result) with the wall time its training took and the commit it was
+  trained at ('unknown' for a run trained before the grid recorded it)."""
   model_dir = os.path.join(FLAGS.runs_dir, run_name)
   timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
+  commit_path = os.path.join(model_dir, 'grid_commit.txt')
   if FLAGS.retrain or not is_complete(model_dir):
+    started_at = commit()
     wall = train(run_name, model_dir, config_name, extra_flags)
+    # The tree changed during training: train.py may have imported either version.
+    trained_at = (started_at if commit() == started_at
+                  else started_at.split('+')[0] + provenance.DIRTY_SUFFIX)
     with open(timing_path, 'w') as timing:
       timing.write(f'{wall:.1f}\n')
+    with open(commit_path, 'w') as commit_file:
+      commit_file.write(f'{trained_at}\n')
   with open(timing_path) as timing:
     wall = float(timing.read())
-  result = run_result(run_name, model_dir, wall)
+  trained_at = 'unknown'
+  if os.path.exists(commit_path):
+    with open(commit_path) as commit_file:
+      trained_at = commit_file.read().strip()
+  result = run_result(run_name, model_dir, wall, trained_at)
   print(f'{run_name}: {format_run(result)}', flush=True)
   return result
 
@@ -355,6 +372,11 @@ def main(argv):
   if unknown:
     raise app.UsageError(f'--rows: unknown {", ".join(sorted(unknown))}; choose from '
                          f'{", ".join(known)}')
+  if not FLAGS.render_only:
+    try:
+      provenance.require_clean_tree(REPO_ROOT, FLAGS.allow_dirty)
+    except ValueError as error:
+      raise app.UsageError(str(error)) from error
   os.makedirs(RESULTS_DIR, exist_ok=True)
   results = {}
   if os.path.exists(RESULTS_JSON):

@@ -1,8 +1,16 @@
 """docs/results.md from the grid's results.json (tools/results_grid.py writes both).
 
 Every number on the page comes from results.json; the prose says why each row
-looks as it does, in terms that hold whatever the numbers of a rerun.
+looks as it does, in terms that hold whatever the numbers of a rerun. A run or
+measurement whose commit label is not a plain commit (made from a checkout with
+uncommitted changes: tools/provenance.py) carries MARK beside its figures, and
+a banner at the top counts them and names the command that remakes them.
 """
+
+from tools import provenance
+
+# Beside each figure of a run that no commit reproduces.
+MARK = '\u2020'  # dagger
 
 # Why each corruption's N2N and N2C compare as they do (the paper's section 3).
 EXPLANATIONS = {
@@ -52,6 +60,14 @@ EXPLANATIONS = {
 }
 
 
+def _mark(*runs):
+  """' MARK' when any of runs (result dicts with a 'commit'; None skipped) was
+  made at no clean commit, else ''."""
+  unreproducible = any(run and not provenance.is_reproducible(run.get('commit'))
+                       for run in runs)
+  return f' {MARK}' if unreproducible else ''
+
+
 def _fmt(value, digits=2):
   return f'{value:.{digits}f}'
 
@@ -77,7 +93,7 @@ def headline(rows, results):
       continue
     tag = next(iter(n2n['levels']))
     gap = n2n['levels'][tag]['final'] - n2c['levels'][tag]['final']
-    parts.append(f'{row.title.split(" (")[0]} {gap:+.2f} dB')
+    parts.append(f'{row.title.split(" (")[0]} {gap:+.2f} dB{_mark(n2n, n2c)}')
   return 'N2N minus N2C at equal budget: ' + ', '.join(parts) + '.'
 
 
@@ -93,7 +109,7 @@ def _main_table(rows, results):
       clean_target = n2c['levels'][tag]
       lines.append(
           f'| {row.title} | {_level_name(tag)} | {n2n["loss"]} | {_fmt(scores["input"])} | '
-          f'**{_fmt(scores["final"])}** | {_fmt(clean_target["final"])} | '
+          f'**{_fmt(scores["final"])}**{_mark(n2n)} | {_fmt(clean_target["final"])}{_mark(n2c)} | '
           f'{scores["final"] - clean_target["final"]:+.2f} | '
           f'{n2n["train_steps"]} x {n2n["batch_size"]} | {_minutes(n2n["wall_seconds"])} / '
           f'{_minutes(n2c["wall_seconds"])} | {n2n["images_per_second"]:.1f} / '
@@ -112,8 +128,8 @@ def _ablation_table(rows, titles, results):
         continue
       for tag, scores in run['levels'].items():
         reference = n2n['levels'][tag]['final']
-        lines.append(f'| {row.title}: {titles[variant]} | {_level_name(tag)} | {run["loss"]} | '
-                     f'{_fmt(scores["final"])} | {_fmt(reference)} | '
+        lines.append(f'| {row.title}: {titles[variant]}{_mark(run)} | {_level_name(tag)} | '
+                     f'{run["loss"]} | {_fmt(scores["final"])} | {_fmt(reference)}{_mark(n2n)} | '
                      f'{scores["final"] - reference:+.2f} | {run["clipped_steps"]} |')
   return '\n'.join(lines)
 
@@ -126,16 +142,20 @@ def _best_table(rows, titles, results):
       if not run:
         continue
       for tag, scores in run['levels'].items():
-        lines.append(f'| {row.title}: {titles[variant]} | {_level_name(tag)} | '
+        lines.append(f'| {row.title}: {titles[variant]}{_mark(run)} | {_level_name(tag)} | '
                      f'{_fmt(scores["final"])} | {_fmt(scores["best"])} ({scores["best_step"]}) |')
   return '\n'.join(lines)
 
 
 def _colour_check_runs(rows, titles, results):
   """[(title, run)] of every run that was scored on the colour check."""
-  return [(f'{row.title}: {titles[variant]}', results[f'{row.name}_{variant}'])
-          for row in rows for variant in ('n2n', 'n2c') + row.ablations
-          if 'colour_check' in results.get(f'{row.name}_{variant}', {})]
+  checked = []
+  for row in rows:
+    for variant in ('n2n', 'n2c') + row.ablations:
+      run = results.get(f'{row.name}_{variant}', {})
+      if 'colour_check' in run:
+        checked.append((f'{row.title}: {titles[variant]}{_mark(run)}', run))
+  return checked
 
 
 def _worst_error(image):
@@ -202,9 +222,10 @@ def colour_check_section(rows, titles, results, bar):
     if not picture:
       continue
     variants = ' | '.join(titles[variant] for variant in picture['variants'])
+    marked = _mark(*(results.get(f'{row.name}_{variant}') for variant in picture['variants']))
     out += [f'![{row.title} on the colour check](results/{row.name}_colour.png)', '',
             f'*{row.title}, {picture["image"]} (colour check), the centre {picture["crop"][2]}x'
-            f'{picture["crop"][2]}: noisy | {variants} | clean.*', '']
+            f'{picture["crop"][2]}: noisy | {variants} | clean.*{marked}', '']
   return out
 
 
@@ -231,7 +252,7 @@ def _single_image_table(section, single_image, results):
       cells.append('-' if run is None else
                    f'{_final(run)[0]:.2f}' + (f' ({run["train_steps"]} steps)'
                                               if run['train_steps'] != reference['train_steps']
-                                              else ''))
+                                              else '') + _mark(run))
     gap = (f'{_final(chosen["n2nb"])[0] - _final(chosen["n2n2"])[0]:+.2f}'
            if chosen.get('n2nb') and chosen.get('n2n2') else '-')
     lines.append(f'| {label} | {precision} | {_final(reference)[1]:.2f} | ' + ' | '.join(cells)
@@ -256,7 +277,8 @@ def _single_image_costs(section, single_image, results):
            'evaluations) |', '|---|---|---|---|']
   for variant in single_image.VARIANTS:
     run = results[f'{section.name}_{variant}']
-    lines.append(f'| {single_image.VARIANT_TITLES[variant]} | {run["images_per_second"]:.1f} | '
+    lines.append(f'| {single_image.VARIANT_TITLES[variant]}{_mark(run)} | '
+                 f'{run["images_per_second"]:.1f} | '
                  f'{reference["images_per_second"] / run["images_per_second"]:.2f}x | '
                  f'{_minutes(run["wall_seconds"])} |')
   return '\n'.join(lines)
@@ -271,7 +293,7 @@ def _correlation_table(section, single_image, results):
       level = next(iter(run['levels'].values())) if run else {}
       found = level.get('correlation')
       if found:
-        lines.append(f'| {single_image.VARIANT_TITLES[variant]}, {budget} | '
+        lines.append(f'| {single_image.VARIANT_TITLES[variant]}, {budget}{_mark(run)} | '
                      f'{found["evaluations"]} | {found["pearson"]:.3f} | '
                      f'{found["spearman"]:.3f} | {found["offset"]:.5f} |')
   return '\n'.join(lines)
@@ -283,11 +305,11 @@ def _goal_line(section, single_image, results):
     n2nb = results.get(f'{section.name}_n2nb{suffix}')
     n2n2 = results.get(f'{section.name}_{single_image.REFERENCE}')
     if n2nb and n2n2:
-      gaps.append((budget, _final(n2nb)[0] - _final(n2n2)[0]))
+      gaps.append((budget, _final(n2nb)[0] - _final(n2n2)[0], _mark(n2nb, n2n2)))
   if not gaps:
     return ''
-  met = all(gap >= -single_image.GOAL_GAP_DB for _, gap in gaps)
-  measured = ', '.join(f'{gap:+.2f} dB at {budget}' for budget, gap in gaps)
+  met = all(gap >= -single_image.GOAL_GAP_DB for _, gap, _ in gaps)
+  measured = ', '.join(f'{gap:+.2f} dB at {budget}{marked}' for budget, gap, marked in gaps)
   return (f'**Goal: Neighbor2Neighbor within {single_image.GOAL_GAP_DB:g} dB of N2N with two '
           f'captures: {"met" if met else "missed"}** ({measured}).')
 
@@ -325,6 +347,9 @@ def single_image_section(single_image, results):
   for section in sections:
     name = section.name
     picture = results.get(name, {}).get('picture')
+    equal_steps = _mark(*(results.get(f'{name}_{variant}') for variant in single_image.VARIANTS))
+    single = _mark(*(results.get(f'{name}_{variant}')
+                     for variant in single_image.SINGLE_IMAGE_VARIANTS))
     out += [
         f'### {section.title}',
         '',
@@ -346,14 +371,16 @@ def single_image_section(single_image, results):
     if picture:
       pictured = ' | '.join(single_image.VARIANT_TITLES[variant]
                             for variant in picture['variants'])
+      marked = _mark(*(results.get(f'{name}_{variant}') for variant in picture['variants']))
       level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
       out += [f'![{section.title}: noisy, {pictured}, clean](results/{name}.png)', '',
               f'*{picture["image"]}{level}, a {picture["crop"][2]}x{picture["crop"][2]} crop at '
               f'row {picture["crop"][0]}, column {picture["crop"][1]}, equal-step runs: noisy | '
-              f'{pictured} | clean.*', '',
-              f'![{section.title}: validation PSNR over training](results/{name}_psnr.svg)', '',
-              f'![{section.title}: held-out loss over training](results/{name}_held_out.svg)',
-              '']
+              f'{pictured} | clean.*{marked}', '',
+              f'![{section.title}: validation PSNR over training](results/{name}_psnr.svg)'
+              f'{equal_steps}', '',
+              f'![{section.title}: held-out loss over training](results/{name}_held_out.svg)'
+              f'{single}', '']
   return out
 
 
@@ -366,7 +393,7 @@ def tta_section(results):
            '|---|---|---|---|---|---|---|']
   for name, result in measured.items():
     for tag, level in result['levels'].items():
-      lines.append(f'| {name} | {_level_name(tag)} | {level["input"]:.2f} | '
+      lines.append(f'| {name}{_mark(result)} | {_level_name(tag)} | {level["input"]:.2f} | '
                    f'{level["plain"]:.2f} | {level["tta"]:.2f} | '
                    f'{level["tta"] - level["plain"]:+.2f} | {result["cost"]:.2f}x |')
   gains = [level['tta'] - level['plain'] for result in measured.values()
@@ -391,30 +418,45 @@ def tta_section(results):
   ]
 
 
-def render(rows, titles, results, colour_bar=None, single_image=None):
-  """The page's markdown text.
+def provenance_banner(rows, results, single_image=None):
+  """How many runs and TTA measurements no commit reproduces, and the commands
+  that remake them from a clean checkout; [] when every one names a commit."""
+  runs = {name: run for name, run in results.items() if 'run' in run}
+  unreproducible = [name for name, run in runs.items() if _mark(run)]
+  measured = results.get('tta', {})
+  unmeasured = [name for name, result in measured.items() if _mark(result)]
+  if not (unreproducible or unmeasured):
+    return []
+  groups = [row.name for row in rows] + (
+      [section.name for section in single_image.SECTIONS] if single_image else [])
+  rerun = [group for group in groups
+           if any(name.startswith(f'{group}_') for name in unreproducible)]
+  commands = []
+  if rerun:
+    commands.append(f'`python tools/results_grid.py --retrain --rows={",".join(rerun)}`')
+  if unmeasured:
+    commands.append('`python tools/results_grid.py --tta`')
+  return [
+      f'**Not reproducible from a commit: {len(unreproducible)} of the {len(runs)} runs and '
+      f'{len(unmeasured)} of the {len(measured)} test-time augmentation measurements were made '
+      f'from a checkout with uncommitted changes (their commit reads `<commit>'
+      f'{provenance.DIRTY_SUFFIX}`, or is unknown); {MARK} marks each of their figures, and each '
+      f'picture, curve or summary that shows one.** To remake them from committed code, from a '
+      f'clean checkout: {", then ".join(commands)}.',
+      '',
+  ]
 
-  Args:
-    colour_bar: the colour check's channel-error bar the runs were judged by
-      (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
-      image's verdict is stored with it in results.json.
-    single_image: tools/results_single_image (its sections, variants and
-      titles), for the "One noisy image per scene" section; None leaves it out.
-  """
-  runs = [run for key, run in results.items() if 'run' in run]
-  if not runs:
-    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
-  total_seconds = sum(run['wall_seconds'] for run in runs)
-  dates = sorted({run['date'] for run in runs})
-  commits = sorted({run['commit'] for run in runs})
-  machines = sorted({run['machine'] for run in runs})
-  first = runs[0]
-  out = [
+
+def _introduction(rows, results, single_image):
+  """The title, the provenance banner, the headline gap and the claim the page
+  tests."""
+  return [
       '# Results: Noise2Noise against clean targets, every corruption, on 2 CPU cores',
       '',
       '*Written by `tools/results_grid.py` from the runs\' own evaluation logs; do not edit by '
       'hand.*',
       '',
+      *provenance_banner(rows, results, single_image),
       f'**{headline(rows, results)}**',
       '',
       'The paper\'s claim (Lehtinen et al. 2018, section 3) is that a network trained on noisy '
@@ -423,6 +465,18 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       '(N2N) and once with the clean image (N2C), and scores both on the demo validation '
       'photographs at the paper\'s evaluation level.',
       '',
+  ]
+
+
+def _setup_section(runs):
+  """The shared budget, data, machines and commits of the runs, and the commands
+  that remake them."""
+  total_seconds = sum(run['wall_seconds'] for run in runs)
+  dates = sorted({run['date'] for run in runs})
+  commits = sorted({run['commit'] for run in runs})
+  machines = sorted({run['machine'] for run in runs})
+  first = runs[0]
+  return [
       '## Setup',
       '',
       f'- Budget, equal for every run: {first["train_steps"]} steps of batch '
@@ -451,6 +505,12 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       'python train.py --flagfile=configs/cpu/poisson_n2n.cfg   # one run on its own',
       '```',
       '',
+  ]
+
+
+def _tables_section(rows, titles, results):
+  """The N2N-against-N2C table and the ablations beside it."""
+  return [
       '## The table',
       '',
       'PSNR in dB on `datasets/demo/val`; "input" is the noisy input\'s PSNR.',
@@ -462,31 +522,35 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       _ablation_table(rows, titles, results),
       '',
   ]
-  for row in rows:
-    picture = results.get(row.name, {}).get('picture')
-    if not picture:
-      continue
-    pictured = [titles[variant] for variant in picture.get('variants', ('n2n', 'n2c'))]
-    level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
-    out += [
-        f'## {row.title}',
-        '',
-        EXPLANATIONS[row.name],
-        '',
-        f'![{row.title}: noisy, {", ".join(pictured)}, clean](results/{row.name}.png)',
-        '',
-        f'*{picture["image"]}{level}, a {picture["crop"][2]}x'
-        f'{picture["crop"][2]} crop at row {picture["crop"][0]}, column {picture["crop"][1]}: '
-        f'noisy | {" | ".join(pictured)} | clean.*',
-        '',
-        f'![{row.title}: validation PSNR over training](results/{row.name}_psnr.svg)',
-        '',
-    ]
-  out += colour_check_section(rows, titles, results, colour_bar)
-  if single_image is not None:
-    out += single_image_section(single_image, results)
-  out += tta_section(results)
-  out += [
+
+
+def _row_section(row, titles, picture, results):
+  """One corruption's explanation, picture and PSNR curves."""
+  variants = picture.get('variants', ('n2n', 'n2c'))
+  pictured = [titles[variant] for variant in variants]
+  pictured_runs = _mark(*(results.get(f'{row.name}_{variant}') for variant in variants))
+  curve_runs = _mark(*(results.get(f'{row.name}_{variant}')
+                       for variant in ('n2n', 'n2c') + row.ablations))
+  level = f' at level {picture["level"]:g}' if picture.get('level') is not None else ''
+  return [
+      f'## {row.title}',
+      '',
+      EXPLANATIONS[row.name],
+      '',
+      f'![{row.title}: noisy, {", ".join(pictured)}, clean](results/{row.name}.png)',
+      '',
+      f'*{picture["image"]}{level}, a {picture["crop"][2]}x'
+      f'{picture["crop"][2]} crop at row {picture["crop"][0]}, column {picture["crop"][1]}: '
+      f'noisy | {" | ".join(pictured)} | clean.*{pictured_runs}',
+      '',
+      f'![{row.title}: validation PSNR over training](results/{row.name}_psnr.svg){curve_runs}',
+      '',
+  ]
+
+
+def _best_section(rows, titles, results):
+  """Each run's best evaluation, and how the curves were drawn."""
+  return [
       '## Best evaluations',
       '',
       'Each run also keeps its best checkpoint by validation PSNR in `MODEL_DIR/best/`.',
@@ -498,5 +562,30 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       'library.',
       '',
   ]
-  return '\n'.join(out)
 
+
+def render(rows, titles, results, colour_bar=None, single_image=None):
+  """The page's markdown text.
+
+  Args:
+    colour_bar: the colour check's channel-error bar the runs were judged by
+      (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
+      image's verdict is stored with it in results.json.
+    single_image: tools/results_single_image (its sections, variants and
+      titles), for the "One noisy image per scene" section; None leaves it out.
+  """
+  runs = [run for run in results.values() if 'run' in run]
+  if not runs:
+    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
+  out = _introduction(rows, results, single_image) + _setup_section(runs)
+  out += _tables_section(rows, titles, results)
+  for row in rows:
+    picture = results.get(row.name, {}).get('picture')
+    if picture:
+      out += _row_section(row, titles, picture, results)
+  out += colour_check_section(rows, titles, results, colour_bar)
+  if single_image is not None:
+    out += single_image_section(single_image, results)
+  out += tta_section(results)
+  out += _best_section(rows, titles, results)
+  return '\n'.join(out)

@@ -1,0 +1,52 @@
+"""Which commit a result came from, and whether that commit reproduces it.
+
+A result is labelled with the short commit of the checkout that made it, plus
+DIRTY_SUFFIX when the checkout had uncommitted changes: no commit holds the code
+that made such a result, so the results page marks it and the grid refuses to
+make one unless told to (tools/results_grid.py --allow_dirty). No TensorFlow
+here: the page's tests import it.
+"""
+
+import re
+import subprocess
+
+DIRTY_SUFFIX = '+changes'
+
+
+def changed_files(repo_root):
+  """The paths `git status` lists in repo_root: changed, staged or untracked
+  (ignored files such as runs/ are not listed). An untracked module counts: the
+  code that imports it is at no commit either."""
+  status = subprocess.run(['git', 'status', '--porcelain'], cwd=repo_root,
+                          capture_output=True, text=True, check=True).stdout
+  return [line[3:] for line in status.splitlines() if line.strip()]
+
+
+def commit(repo_root):
+  """'abc1234' for a clean checkout of repo_root, 'abc1234+changes' otherwise."""
+  head = subprocess.run(['git', 'rev-parse', '--short', 'HEAD'], cwd=repo_root,
+                        capture_output=True, text=True, check=True).stdout.strip()
+  return head + (DIRTY_SUFFIX if changed_files(repo_root) else '')
+
+
+def is_reproducible(label):
+  """True when label names a commit alone (hex), not a changed tree or nothing."""
+  return bool(re.fullmatch(r'[0-9a-f]{7,40}', label or ''))
+
+
+def require_clean_tree(repo_root, allow_dirty):
+  """Raises ValueError naming the changed files when repo_root has uncommitted
+  changes and allow_dirty is False: results made there could not be reproduced.
+
+  Returns:
+    The commit label results made now should carry (commit(repo_root)).
+  """
+  changed = changed_files(repo_root)
+  if changed and not allow_dirty:
+    shown = ', '.join(changed[:10]) + (f' and {len(changed) - 10} more' if len(changed) > 10
+                                       else '')
+    raise ValueError(
+        f'the checkout has uncommitted changes ({shown}): no commit would reproduce the '
+        'results. Commit or stash them first, or pass --allow_dirty to record the results as '
+        f'"<commit>{DIRTY_SUFFIX}" (the results page marks them as not reproducible).')
+  return commit(repo_root)
