@@ -39,6 +39,13 @@ MAX_CHANNEL_ERROR = 0.03
 # The simulated captures' noise: datasets/make_noisy_scenes.py's defaults, the
 # noise of the demo scenes; seed 2 (train uses 0, the demo validation 1).
 SCENE_SEED = 2
+# The colour test's small budget (tests/training/test_colour_generalisation.py),
+# as train.py flags: a fifth of the demo's pixels (600 steps of 8 crops of
+# 32x32), enough to learn (or not) colours, about 25 s a run on 2 cores.
+# bench/colour_test_spread.py measures its outcome over seeds and precisions.
+SMALL_BUDGET_FLAGS = ('--crop_size=32', '--batch_size=8', '--train_steps=600',
+                      '--learning_rate=1e-3', '--steps_per_loop=25', '--log_every=100',
+                      '--checkpoint_every=600', '--eval_every=0', '--nokeep_best')
 
 flags.DEFINE_string('model', None, "A run's model_dir or checkpoint prefix.")
 flags.DEFINE_string('photos', PHOTOS, 'Folder of colour-check photographs.')
@@ -93,6 +100,15 @@ def format_verdicts(checked):
                  f'{score.psnr - score.input_psnr:+6.2f}  {errors:<19} '
                  f'{"ok" if verdict.passed else "MISSED"}')
   return '\n'.join(lines)
+
+
+def summary(checked):
+  """{'worst_channel_error', 'meeting_the_bar', 'mean_gain_db'} of verdicts."""
+  gains = [verdict.score.psnr - verdict.score.input_psnr for verdict in checked]
+  return {'worst_channel_error': max(max(map(abs, verdict.score.colour_error))
+                                     for verdict in checked),
+          'meeting_the_bar': sum(verdict.passed for verdict in checked),
+          'mean_gain_db': sum(gains) / len(gains)}
 
 
 def main(argv):
