@@ -257,13 +257,3 @@ def write_output(job, denoised, image, png_compression=-1):
       tf.io.gfile.remove(partial)
   return sum(page.shape[0] * page.shape[1] for page in image.pages) / 1e6
 
-
-def denoise_file(job, denoise, model_channels, run_config=None, white_level_override=0.0):
-  """Reads, denoises and writes one file; returns its megapixels.
-
-  Raises:
-    Exception: of any kind, when the file cannot be read, denoised or encoded.
-  """
-  image = read_input(job, run_config, white_level_override)
-  denoised = denoise_image(image, denoise, model_channels, run_config, white_level_override)
-  return write_output(job, denoised, image)

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from n2n.data import native_images
+from n2n.inference import batch
 from n2n.inference import denoising
 
 RNG = np.random.default_rng(0)
@@ -103,7 +104,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   _write(tmp_path / 'in' / 'bright.png', bright)
   job = denoising.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(job, lambda values: values, 1, run_config)
+    batch.denoise_files([job], _identity, 1, run_config)
   assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
           'trained with; they are clipped to it. Pass --white_level') in caplog.text
   (page,) = native_images.read_pages(job.destination)
@@ -111,7 +112,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   caplog.clear()
   again = denoising.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(again, lambda values: values, 1, run_config, white_level_override=9000)
+    batch.denoise_files([again], _identity, 1, run_config, white_level_override=9000)
   assert 'above the white level' not in caplog.text
   (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()
@@ -121,7 +122,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   _write(tmp_path / 'in' / 'alpha.png', with_alpha)
   caplog.clear()
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
-                                         str(tmp_path / 'out' / 'c.png'), 'png'),
-                           lambda values: values, 1, run_config)
+    batch.denoise_files([denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
+                                       str(tmp_path / 'out' / 'c.png'), 'png')],
+                        _identity, 1, run_config)
   assert 'above the white level' not in caplog.text
