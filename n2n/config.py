@@ -1,6 +1,6 @@
 """Every setting of n2n, declared once: type, default, unit and range, help text.
 
-The absl flags of every entry point (n2n/flags.py) and the checks of every
+The absl flags of every entry point (n2n/config_flags.py) and the checks of every
 value are derived from the field declarations below (machinery in
 n2n/settings.py), so a new setting is one `setting(...)` line plus its use. Library code takes these frozen objects (or
 plain values), never absl FLAGS. Checks raise ValueError naming the flag and
