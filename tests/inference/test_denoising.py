@@ -92,9 +92,9 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
   assert denoising.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
       [0, 255]]
   assert seen[-1] == pytest.approx(1.0)
-  assert denoising.data_white_level({'data_dtype': 'uint8', 'white_level': 255.0},
-                                    np.dtype('uint16')) is None
-  assert denoising.data_white_level({}, np.dtype('uint8')) is None
+  assert denoising.effective_white_level({'data_dtype': 'uint8', 'white_level': 255.0},
+                                         np.dtype('uint16')) is None
+  assert denoising.effective_white_level({}, np.dtype('uint8')) is None
 
 
 def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
