@@ -31,7 +31,7 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n import flags as n2n_flags  # pylint: disable=g-import-not-at-top
+from n2n import config_flags  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
@@ -83,7 +83,7 @@ def report(trace, count):
 
 def main(argv):
   del argv
-  config = n2n_flags.config_from_flags(config_lib.TrainConfig)
+  config = config_flags.config_from_flags(config_lib.TrainConfig)
   dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
                                   min_size=config.crop_size, seed=config.seed)
   strategy = tf.distribute.get_strategy()
@@ -144,5 +144,5 @@ def main(argv):
 
 
 if __name__ == '__main__':
-  n2n_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
+  config_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
   app.run(main)

@@ -1,6 +1,6 @@
 """Every setting of n2n, declared once: type, default, unit and range, help text.
 
-The absl flags of every entry point (n2n/flags.py) and the checks of every
+The absl flags of every entry point (n2n/config_flags.py) and the checks of every
 value are derived from the field declarations below (machinery in
 n2n/settings.py), so a new setting is one `setting(...)` line plus its use. Library code takes these frozen objects (or
 plain values), never absl FLAGS. Checks raise ValueError naming the flag and
@@ -374,8 +374,7 @@ class DenoiseConfig:
   precision: str = setting('auto', 'Inference precision. auto: mixed_bfloat16 where the '
                            'hardware runs bfloat16 natively (CPUs with AVX512-BF16 or AMX, GPUs '
                            'of compute capability 8.0+, TPUs), mixed_float16 on older GPUs of '
-                           'capability 7.x, else float32; within 0.03 dB of float32 on every '
-                           'model measured (bench/precision_quality.py).', choices=PRECISIONS)
+                           'capability 7.x, else float32.', choices=PRECISIONS)
   white_level: float = setting(0.0, "The pixel value that maps to 1.0 for the network, in the "
                                "files' own units (e.g. 4095 for 12-bit data in 16-bit files). "
                                "0: the run's, for files of the training data's type, else the "
@@ -391,10 +390,8 @@ class DenoiseConfig:
                        'SLURM_ARRAY_TASK_COUNT, or from JOB_COMPLETION_INDEX and N2N_SHARD_COUNT '
                        '(a Kubernetes Indexed Job). Empty: every file.')
   png_compression: int = setting(
-      2, 'zlib level of PNG outputs, 0 (none) to 9. At 2 a denoised photograph encodes 8.7x '
-      'faster than at zlib\'s default 6 and comes out 9% larger; 4 is as small as 6 (within '
-      '0.1%) at 3.4x its speed. Encoding at 6 took longer than the network on a folder of '
-      '512x512 photographs.',
+      2, 'zlib compression level of PNG outputs, 0 (none, fastest) to 9 (smallest, slowest); '
+      'zlib\'s own default is 6. Pixels are the same at every level.',
       minimum=0, maximum=9)
   prefetch: int = setting(2, 'Files read and decoded ahead, and encoded and written behind, '
                           'while the network runs (0: one after the other).', minimum=0)

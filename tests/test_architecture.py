@@ -19,7 +19,7 @@ FORBIDDEN = {
     'model': ('training', 'evaluation', 'inference', 'data', 'methods'),
     'corruptions': ('training', 'evaluation', 'inference', 'data', 'model', 'methods'),
 }
-# The modules at the package's root (config, settings, flags, run_dir...) are
+# The modules at the package's root (config, settings, config_flags, run_dir...) are
 # what every layer uses; they use none of the layers that run things.
 ROOT_FORBIDDEN = ('training', 'evaluation', 'inference')
 PACKAGES = ('training', 'evaluation', 'inference', 'methods', 'data', 'model', 'corruptions')

@@ -97,3 +97,19 @@ def test_demo_build_keeps_images_as_small_as_the_crop(image_folder, tmp_path):
   assert result.returncode == 0, result.stderr[-3000:]
   manifest = json.loads((tmp_path / 'records' / 'manifest.json').read_text())
   assert manifest['num_images'] == 6 and manifest['min_size'] == 32
+
+
+@pytest.mark.slow
+def test_a_folder_train_data_is_built_into_that_folder_and_trained_on(image_folder, tmp_path):
+  # README: --train_data takes a dataset folder. With --train_images_dir the
+  # shards once went into the folder's parent and training then stopped with
+  # "--train_data: no file matches".
+  result = _train(f'--train_data={tmp_path}/records', f'--train_images_dir={image_folder}',
+                  f'--model_dir={tmp_path}/run', '--crop_size=32', '--batch_size=2',
+                  '--train_steps=2', '--steps_per_loop=2', '--log_every=2',
+                  '--precision=float32')
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert json.loads((tmp_path / 'records' / 'manifest.json').read_text())['num_images'] == 6
+  assert tf.io.gfile.glob(f'{tmp_path}/records/train-*.tfrecord')
+  assert not tf.io.gfile.glob(f'{tmp_path}/*.tfrecord')
+  assert tf.train.latest_checkpoint(str(tmp_path / 'run')).endswith('ckpt-2')

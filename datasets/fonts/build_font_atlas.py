@@ -1,11 +1,11 @@
 """Converts a BDF bitmap font into the glyph atlas PNG the text corruption reads.
 
   pcf2bdf -o 9x15.bdf 9x15-ISO8859-1.pcf      # from Debian's xfonts-base + pcf2bdf
-  python datasets/fonts/build_font_atlas.py --bdf=9x15.bdf --output=n2n/fonts/9x15.png
+  python datasets/fonts/build_font_atlas.py --bdf=9x15.bdf --output=n2n/corruptions/fonts/9x15.png
 
 The atlas is one row of cells, one cell per printable ASCII character (32..126),
 each cell the font's bounding box: [H, 95 * W] uint8, 255 = ink. Run offline
-once; the PNGs are committed (see n2n/fonts/README.md for their licence).
+once; the PNGs are committed (see n2n/corruptions/fonts/README.md for their licence).
 """
 
 import sys

@@ -23,7 +23,7 @@ from absl import flags
 
 from n2n import apps
 from n2n import config as config_lib
-from n2n import flags as n2n_flags
+from n2n import config_flags
 from n2n import hardware
 from n2n.inference import batch
 from n2n.inference import denoising
@@ -69,7 +69,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error(program):
-    config = n2n_flags.config_from_flags(config_lib.DenoiseConfig)
+    config = config_flags.config_from_flags(config_lib.DenoiseConfig)
     jobs, shard, planned = plan(config)
     network = load_network(config)
     if shard:
@@ -88,5 +88,5 @@ def main(argv):
 
 def run(argv=None):
   """The program: defines the flags and runs main."""
-  n2n_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
+  config_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
   apps.start(main, __doc__, argv)

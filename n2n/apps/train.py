@@ -16,7 +16,7 @@ from absl import logging
 
 from n2n import apps
 from n2n import config as config_lib
-from n2n import flags as n2n_flags
+from n2n import config_flags
 from n2n.training import launch
 from n2n.training import preemption
 
@@ -31,7 +31,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error(program):
-    config = n2n_flags.config_from_flags(config_lib.TrainConfig)
+    config = config_flags.config_from_flags(config_lib.TrainConfig)
     try:
       launch.train(config)
     except preemption.TrainingInterrupted as interrupted:
@@ -57,5 +57,5 @@ def with_demo_flagfile(argv):
 
 def run(argv=None):
   """The program: defines the flags and runs main (with no flags, the demo)."""
-  n2n_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
+  config_flags.define_flags(config_lib.TrainConfig, flags.FLAGS)
   apps.start(main, __doc__, with_demo_flagfile(sys.argv if argv is None else argv))

@@ -18,7 +18,7 @@ from absl import flags
 
 from n2n import apps
 from n2n import config as config_lib
-from n2n import flags as n2n_flags
+from n2n import config_flags
 from n2n.evaluation import validation
 
 
@@ -26,7 +26,7 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error(os.path.basename(argv[0])):
-    config = n2n_flags.config_from_flags(config_lib.ValidateConfig)
+    config = config_flags.config_from_flags(config_lib.ValidateConfig)
     if config.follow:
       scored = validation.follow(config)
       print(f'scored steps {", ".join(map(str, scored))}; the run is finished')
@@ -39,5 +39,5 @@ def main(argv):
 
 def run(argv=None):
   """The program: defines the flags and runs main."""
-  n2n_flags.define_flags(config_lib.ValidateConfig, flags.FLAGS)
+  config_flags.define_flags(config_lib.ValidateConfig, flags.FLAGS)
   apps.start(main, __doc__, argv)

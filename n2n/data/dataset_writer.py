@@ -6,6 +6,7 @@ build). All file access goes through tf.io.gfile, so gs:// paths work.
 
 import concurrent.futures
 import dataclasses
+import fnmatch
 import json
 import math
 import os
@@ -235,36 +236,70 @@ def _image_manifest(written, shards, min_size, seed):
 
 def build_if_missing(train_data, images_dir, min_size, seed=0, is_chief=True,
                      wait_seconds=3600.0, poll_seconds=2.0):
-  """Builds TFRecords for a --train_data glob from an image folder on first use.
+  """Builds TFRecords for --train_data from an image folder on first use.
 
-  Used by the demo: when train_data matches no file and images_dir is given,
-  the shards are written into the directory of the (single) train_data glob.
-  Does nothing when the glob already matches files. min_size should be the
-  run's crop size: smaller images cannot give a crop, larger ones all can.
+  Used by the demo: when train_data names no record file and images_dir is
+  given, the shards are written where train_data will find them: into
+  train_data itself when it is a folder (a dataset folder, as
+  datasets/make_tfrecords.py writes), else into the folder of a single glob
+  such as DIR/train-*.tfrecord. Does nothing when records are already there.
+  min_size should be the run's crop size: smaller images cannot give a crop,
+  larger ones all can.
 
   On a cluster only the chief builds: every worker writing the same
   temporary shards would corrupt them. The others wait for the chief's
   manifest (written after the shards are complete).
 
   Raises:
-    ValueError: a list of globs, or (not the chief) no dataset after wait_seconds.
+    ValueError: a list of globs, a glob the built shards would not match (both
+      before writing anything), or (not the chief) no dataset after wait_seconds.
   """
-  if not images_dir or tf.io.gfile.glob(train_data):
+  if not images_dir:
     return
-  if ',' in train_data:
-    raise ValueError('--train_images_dir needs a single --train_data glob, not a list')
-  output_dir = os.path.dirname(train_data) or '.'
+  if tf.io.gfile.exists(train_data) and not tf.io.gfile.isdir(train_data):
+    return  # one record file, named outright
+  output_dir, pattern = _build_target(train_data)
+  if tf.io.gfile.glob(pattern):
+    return
   if not is_chief:
     manifest = os.path.join(output_dir, tfrecord.MANIFEST_NAME)
     logging.info('Waiting for the chief to build TFRecords from %s into %s.', images_dir,
                  output_dir)
     deadline = time.monotonic() + wait_seconds
-    while not (tf.io.gfile.exists(manifest) and tf.io.gfile.glob(train_data)):
+    while not (tf.io.gfile.exists(manifest) and tf.io.gfile.glob(pattern)):
       if time.monotonic() > deadline:
         raise ValueError(f'--train_data={train_data!r}: the chief built no dataset from '
                          f'--train_images_dir={images_dir!r} within {wait_seconds:g} s')
       time.sleep(poll_seconds)
     return
-  logging.info('No file matches --train_data=%s; building TFRecords from %s into %s.',
+  logging.info('No record file in --train_data=%s; building TFRecords from %s into %s.',
                train_data, images_dir, output_dir)
   write_dataset(images_dir, output_dir, min_size=min_size, seed=seed)
+
+
+_GLOB_CHARACTERS = frozenset('*?[')
+
+
+def _build_target(train_data):
+  """(folder to build into, glob of its shards) for a --train_data value.
+
+  A value with no glob character that does not end in .tfrecord is a dataset
+  folder, existing or not, as file_lists.record_files reads it. Anything else
+  is a glob whose folder must be literal and whose name must match the names
+  write_dataset gives its shards: otherwise the build would write shards that
+  train_data then does not find.
+  """
+  if ',' in train_data:
+    raise ValueError('--train_images_dir needs a single --train_data folder or glob, not a list')
+  folder, name = os.path.split(train_data.rstrip('/'))
+  if not _GLOB_CHARACTERS & set(train_data) and not name.endswith(SHARD_SUFFIX):
+    return train_data, os.path.join(train_data, '*' + SHARD_SUFFIX)
+  if _GLOB_CHARACTERS & set(folder):
+    raise ValueError(f'--train_images_dir needs --train_data={train_data!r} to name a folder '
+                     'to build into, not a glob of folders')
+  if not fnmatch.fnmatchcase(shard_name(0, 1), name):
+    raise ValueError(f'--train_images_dir needs --train_data={train_data!r} to match the shards '
+                     'it builds, but the shards it builds are named '
+                     f'train-NNNNN-of-NNNNN{SHARD_SUFFIX}: name their folder or '
+                     f'{os.path.join(folder or ".", "train-*" + SHARD_SUFFIX)!r}')
+  return folder or '.', train_data

@@ -19,10 +19,8 @@ import tifffile
 from n2n import errors
 from n2n.data import rgb_images
 
-TIFF_SUFFIXES = ('.tif', '.tiff')
 # Formats written back as they came; lossy ones become PNG unless asked.
 LOSSLESS_FAMILIES = ('png', 'tiff', 'bmp')
-OUTPUT_FORMATS = ('auto', 'png', 'tiff', 'jpeg')
 _SUFFIX = {'png': '.png', 'tiff': '.tif', 'jpeg': '.jpg', 'bmp': '.bmp'}
 
 

@@ -146,7 +146,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
       raise
     raise ValueError(f'--input_dir={input_dir!r}: {error}') from None
   first = checked[0]
-  level = white_level or scenes_lib.default_white_level(first.dtype)
+  resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
     num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
@@ -162,7 +162,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
         tf.io.gfile.remove(path)
     raise
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
-  manifest = _manifest(checked, skipped, shards, level, seed)
+  manifest = _manifest(checked, skipped, shards, resolved_white_level, seed)
   manifest['num_records'] = sum(counts)
   if noisy_images:
     manifest['kind'] = 'noisy_images'
@@ -171,8 +171,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   logging.info('Wrote %d %s (%d captures, %d references; %s, %d channel(s), white level '
                '%g) to %d shard(s) in %s; skipped %d.', len(checked),
                'noisy images' if noisy_images else 'scenes', manifest['num_captures'],
-               manifest['num_references'], first.dtype, first.shape[-1], level, len(shards),
-               output_dir, len(skipped))
+               manifest['num_references'], first.dtype, first.shape[-1], resolved_white_level,
+               len(shards), output_dir, len(skipped))
   return manifest
 
 
@@ -199,7 +199,7 @@ def _write_records(checked, white_level, temporary, seed, max_record_bytes):
   return counts
 
 
-def _manifest(checked, skipped, shards, white_level, seed):
+def _manifest(checked, skipped, shards, resolved_white_level, seed):
   stats = dataset_writer.summary_stats
   heights = [entry.shape[1] for entry in checked]
   widths = [entry.shape[2] for entry in checked]
@@ -213,7 +213,7 @@ def _manifest(checked, skipped, shards, white_level, seed):
                                    if not entry.has_reference],
       'dtype': checked[0].dtype,
       'channels': int(checked[0].shape[-1]),
-      'white_level': white_level,
+      'white_level': resolved_white_level,
       'shards': shards,
       'height': stats(heights),
       'width': stats(widths),

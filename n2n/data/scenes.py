@@ -179,11 +179,12 @@ def read_scene(scene, white_level=0.0):
         raise SceneError(f'{path} is {array.dtype.name} but {first_path} is '
                          f'{first.dtype.name}; a scene mixes bit depths')
     arrays.append(array)
-  level = white_level or default_white_level(arrays[0].dtype)
+  resolved_white_level = white_level or default_white_level(arrays[0].dtype)
   for path, array in zip(paths, arrays):
     top = float(array.max())
-    if top > level:
-      flag = f'--white_level={level:g}' if white_level else f'the default white level {level:g}'
+    if top > resolved_white_level:
+      flag = (f'--white_level={resolved_white_level:g}' if white_level
+              else f'the default white level {resolved_white_level:g}')
       raise SceneError(f'{path} holds values up to {top:g}, above {flag}; pass the sensor\'s '
                        'white level')
   captures = np.stack(arrays[:len(scene.captures)])

@@ -80,11 +80,11 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
   return jobs
 
 
-def data_white_level(run_config, dtype, override=0.0):
-  """The value that was 1.0 in training for pixels of dtype: the run's white
-  level when dtype is the training data's own (e.g. 4095 for 12-bit data in
-  16-bit files), else None (the dtype's full range). override (--white_level),
-  when not 0, replaces it for every file."""
+def effective_white_level(run_config, dtype, override=0.0):
+  """The value that maps to 1.0 for the network for pixels of dtype: override
+  (--white_level) when not 0, for every file; else the run's white level when
+  dtype is the training data's own (e.g. 4095 for 12-bit data in 16-bit
+  files); else None (the dtype's full range)."""
   if override:
     return override
   if run_config is None or dtype.name != run_config.data_dtype:
@@ -101,7 +101,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
     denoise: fn([H, W, model_channels] float32) -> same shape float32.
     model_channels: 1 or 3.
     run_config: the run's TrainConfig, or None: pixels of the training
-      data's dtype are scaled by its white level (data_white_level), or,
+      data's dtype are scaled by its white level (effective_white_level), or,
       with --normalization=percentile, every page by its own percentiles.
     colour_channels: leading colour channels, where the file says
       (native_images.split_alpha); the rest pass through untouched.
@@ -120,9 +120,9 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
     back = lambda denoised: native_images.in_dtype_of(
         normalization.denormalize(denoised, pixel_map), colour)
   else:
-    white_level = data_white_level(run_config, colour.dtype, white_level_override)
-    values = native_images.to_unit_range(colour, white_level)
-    back = lambda denoised: native_images.like_input(denoised, colour, white_level)
+    page_white_level = effective_white_level(run_config, colour.dtype, white_level_override)
+    values = native_images.to_unit_range(colour, page_white_level)
+    back = lambda denoised: native_images.like_input(denoised, colour, page_white_level)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:
@@ -192,13 +192,13 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
   above = None
   for page, colour_count in zip(pages, colour_channels):
     colour, _ = native_images.split_alpha(page, colour_count)
-    white_level = data_white_level(run_config, colour.dtype, white_level_override)
+    page_white_level = effective_white_level(run_config, colour.dtype, white_level_override)
     if colour.dtype.kind == 'f':
       colour = colour[np.isfinite(colour)]
-    if white_level and colour.size:
+    if page_white_level and colour.size:
       top = float(colour.max())
-      if top > white_level and (above is None or top > above[0]):
-        above = (top, white_level)
+      if top > page_white_level and (above is None or top > above[0]):
+        above = (top, page_white_level)
   return above
 
 
@@ -257,13 +257,3 @@ def write_output(job, denoised, image, png_compression=-1):
       tf.io.gfile.remove(partial)
   return sum(page.shape[0] * page.shape[1] for page in image.pages) / 1e6
 
-
-def denoise_file(job, denoise, model_channels, run_config=None, white_level_override=0.0):
-  """Reads, denoises and writes one file; returns its megapixels.
-
-  Raises:
-    Exception: of any kind, when the file cannot be read, denoised or encoded.
-  """
-  image = read_input(job, run_config, white_level_override)
-  denoised = denoise_image(image, denoise, model_channels, run_config, white_level_override)
-  return write_output(job, denoised, image)

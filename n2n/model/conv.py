@@ -8,7 +8,7 @@ measured on the 2-core AVX512-BF16 machine (docs/performance.md):
   is only right when oneDNN happens to fuse it into the filter gradient. With
   TF_ENABLE_ONEDNN_OPTS=0, the bias gradients of the U-Net at 256x256 came out
   up to 96% wrong. Here the bias gradient is a reduce_sum, which accumulates in
-  float32 whatever the input dtype; tests/test_conv.py checks that.
+  float32 whatever the input dtype; tests/model/test_conv.py checks that.
 * oneDNN's bfloat16 filter-gradient kernel slows down on large images. For
   4x256x256, 99->64 channels it took 226 ms, and 124 ms when the same sums were
   cut into 64x64 tiles; float32 gets slower when tiled. So tiling is a switch,

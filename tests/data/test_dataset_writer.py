@@ -1,5 +1,6 @@
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -9,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from n2n.data import dataset_writer
+from n2n.data import file_lists
 from n2n.data import tfrecord
 from tests.conftest import REPO_ROOT
 
@@ -103,6 +105,36 @@ def test_on_a_cluster_only_the_chief_builds_and_the_others_wait_for_its_manifest
   with pytest.raises(ValueError, match=r'the chief built no dataset from --train_images_dir='):
     dataset_writer.build_if_missing(str(tmp_path / 'other' / '*.tfrecord'), str(image_folder),
                                     32, is_chief=False, wait_seconds=0.2, poll_seconds=0.05)
+
+
+@pytest.mark.parametrize('existing', [False, True], ids=['new_folder', 'empty_folder'])
+def test_a_folder_train_data_is_built_into_that_folder(image_folder, tmp_path, existing):
+  # A folder --train_data is a dataset folder (shards + manifest.json, as
+  # make_tfrecords.py writes): the build once went into its parent (new
+  # folder) or was skipped (empty folder), and training then found nothing.
+  folder = tmp_path / 'records'
+  if existing:
+    folder.mkdir()
+  dataset_writer.build_if_missing(str(folder), str(image_folder), 32)
+  manifest = json.loads((folder / 'manifest.json').read_text())
+  assert manifest['num_images'] == 6
+  assert not tf.io.gfile.glob(str(tmp_path / '*.tfrecord'))
+  assert len(file_lists.record_files(str(folder))) == len(manifest['shards'])
+  # Built once: a second call finds the shards and leaves them alone.
+  before = {path: os.path.getmtime(path) for path in file_lists.record_files(str(folder))}
+  dataset_writer.build_if_missing(str(folder), str(image_folder), 32)
+  assert {path: os.path.getmtime(path) for path in before} == before
+
+
+@pytest.mark.parametrize('train_data, reason', [
+    ('records/photos.tfrecord', 'the shards it builds are named train-NNNNN-of-NNNNN.tfrecord'),
+    ('*/train-*.tfrecord', 'a folder to build into, not a glob of folders'),
+])
+def test_a_glob_the_built_shards_would_not_match_is_refused_before_writing(
+    image_folder, tmp_path, train_data, reason):
+  with pytest.raises(ValueError, match=r'^--train_images_dir needs .*' + re.escape(reason)):
+    dataset_writer.build_if_missing(str(tmp_path / train_data), str(image_folder), 32)
+  assert not [path for path in tmp_path.rglob('*')]
 
 
 def test_a_failure_while_writing_leaves_no_temporary_shard(image_folder, tmp_path, monkeypatch):

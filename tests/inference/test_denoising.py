@@ -3,8 +3,9 @@
 import numpy as np
 import pytest
 
-from n2n.data import native_images
 from n2n import config as config_lib
+from n2n.data import native_images
+from n2n.inference import batch
 from n2n.inference import denoising
 
 RNG = np.random.default_rng(0)
@@ -98,8 +99,8 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
   assert denoising.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
       [0, 255]]
   assert seen[-1] == pytest.approx(1.0)
-  assert denoising.data_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
-  assert denoising.data_white_level(None, np.dtype('uint8')) is None
+  assert denoising.effective_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
+  assert denoising.effective_white_level(None, np.dtype('uint8')) is None
 
 
 def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
@@ -109,7 +110,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   _write(tmp_path / 'in' / 'bright.png', bright)
   job = denoising.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(job, lambda values: values, 1, run_config)
+    batch.denoise_files([job], _identity, 1, run_config)
   assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
           'trained with; they are clipped to it. Pass --white_level') in caplog.text
   (page,) = native_images.read_pages(job.destination)
@@ -117,7 +118,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   caplog.clear()
   again = denoising.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(again, lambda values: values, 1, run_config, white_level_override=9000)
+    batch.denoise_files([again], _identity, 1, run_config, white_level_override=9000)
   assert 'above the white level' not in caplog.text
   (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()
@@ -127,7 +128,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   _write(tmp_path / 'in' / 'alpha.png', with_alpha)
   caplog.clear()
   with caplog.at_level('WARNING'):
-    denoising.denoise_file(denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
-                                         str(tmp_path / 'out' / 'c.png'), 'png'),
-                           lambda values: values, 1, run_config)
+    batch.denoise_files([denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
+                                       str(tmp_path / 'out' / 'c.png'), 'png')],
+                        _identity, 1, run_config)
   assert 'above the white level' not in caplog.text

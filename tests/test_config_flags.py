@@ -4,13 +4,13 @@ from absl import flags
 import pytest
 
 from n2n import config as config_lib
-from n2n import flags as n2n_flags
+from n2n import config_flags
 from n2n import settings as settings_lib
 
 
 def _parse(config_class, *argv):
   flag_values = flags.FlagValues()
-  n2n_flags.define_flags(config_class, flag_values)
+  config_flags.define_flags(config_class, flag_values)
   flag_values(['program', *argv])
   return flag_values
 
@@ -30,7 +30,7 @@ def test_every_setting_becomes_one_flag_with_its_default_and_help():
 def test_flags_build_the_config_with_lists_and_sections():
   flag_values = _parse(config_lib.TrainConfig, '--train_data=a', '--model_dir=b', '--channels=1',
                        '--noise_range=0,20', '--noaugment_flips', '--profile_steps=1,3')
-  config = n2n_flags.config_from_flags(config_lib.TrainConfig, flag_values)
+  config = config_flags.config_from_flags(config_lib.TrainConfig, flag_values)
   assert config.noise_range == (0.0, 20.0) and config.profile_steps == (1, 3)
   assert config.model.channels == 1 and not config.augment.flips and config.augment.rotations
 
@@ -48,10 +48,10 @@ def test_flags_build_the_config_with_lists_and_sections():
 def test_bad_flags_name_the_flag(argv, message):
   flag_values = _parse(config_lib.TrainConfig, *argv)
   with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
-    n2n_flags.config_from_flags(config_lib.TrainConfig, flag_values)
+    config_flags.config_from_flags(config_lib.TrainConfig, flag_values)
 
 
 def test_validate_flags_default_to_the_run():
-  config = n2n_flags.config_from_flags(config_lib.ValidateConfig,
+  config = config_flags.config_from_flags(config_lib.ValidateConfig,
                                        _parse(config_lib.ValidateConfig, '--checkpoint=r'))
   assert (config.seed, config.precision, config.data, config.noise) == (-1, 'run', '', '')
