@@ -85,8 +85,8 @@ class TrainConfig:
   model_dir: str = setting('', 'Run directory: checkpoints, config.json, TensorBoard logs. '
                            'Rerunning with the same model_dir resumes.', required=True)
   train_images_dir: str = setting(
-      '', 'Optional image folder: when --train_data matches no file, TFRecords are first built '
-      'from this folder into the directory of --train_data.')
+      '', 'Optional image folder: when --train_data holds no records yet, TFRecords are first '
+      'built from this folder into the folder --train_data names (or its glob\'s folder).')
   noise: str = setting('gaussian', 'Corruption. none: the training data are scenes of real '
                        'noisy captures (datasets/make_tfrecords.py --scenes); each example is '
                        'two captures of one scene.', choices=NOISES)
