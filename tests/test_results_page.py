@@ -135,7 +135,7 @@ def test_every_figure_of_a_run_from_a_changed_checkout_is_marked_and_counted():
   assert mark not in _figures_of(page, 'Text')
   assert f'| Gaussian: N2N, no clipping {mark} |' in page  # ablation and best tables
   assert f'| Gaussian: N2C {mark} | sigma 25 | 30.13 |' in page
-  assert f'| Gaussian: N2N | sigma 25 | 29.91 |' in page
+  assert '| Gaussian: N2N | sigma 25 | 29.91 |' in page
   assert f': noisy | N2N | N2C | clean.* {mark}' in page  # the picture shows gaussian_n2c
   assert f'(results/gaussian_psnr.svg) {mark}' in page
   assert '(results/text_psnr.svg)\n' in page
