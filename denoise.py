@@ -1,3 +1,5 @@
-from n2n.apps.denoise import run
+# denoise.py: the program of n2n/apps/denoise.py (installed as n2n-denoise); --help says more.
+from n2n import apps
+
 if __name__ == '__main__':
-  run()
+  apps.run_denoise()

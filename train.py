@@ -1,3 +1,5 @@
-from n2n.apps.train import run
+# train.py: the program of n2n/apps/train.py (installed as n2n-train); --help says more.
+from n2n import apps
+
 if __name__ == '__main__':
-  run()
+  apps.run_train()

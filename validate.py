@@ -1,3 +1,5 @@
-from n2n.apps.validate import run
+# validate.py: the program of n2n/apps/validate.py (installed as n2n-validate); --help says more.
+from n2n import apps
+
 if __name__ == '__main__':
-  run()
+  apps.run_validate()

@@ -1,7 +1,8 @@
-"""What the entry points share: a quiet TensorFlow start-up and one-line errors.
+"""What the programs share: a quiet TensorFlow start-up and one-line errors.
 
-Import this module before anything imports TensorFlow: it installs the
-start-up filter on the process's stderr first.
+Importing this module changes nothing. A program (n2n/apps, bench/, tools/,
+datasets/) calls quiet_startup() first, before anything imports TensorFlow,
+whose C++ start-up lines reach stderr's file descriptor directly.
 """
 
 import contextlib
@@ -92,15 +93,27 @@ def _filter_stderr():
   atexit.register(restore)
 
 
-# TensorFlow's C++ INFO messages are noise for users; warnings stay.
-os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
-_filter_stderr()
+_quieted = False
 
-import tensorflow as tf  # pylint: disable=g-import-not-at-top,wrong-import-position
 
-# Errors a user can cause with bad flags, paths or data; anything else is a bug
-# and keeps its traceback.
-USER_ERRORS = (ValueError, OSError, tf.errors.OpError, FloatingPointError)
+def quiet_startup():
+  """Keeps TensorFlow's start-up noise off stderr for the rest of the process:
+  its C++ INFO messages (TF_CPP_MIN_LOG_LEVEL, unless the caller set it) and the
+  lines _filter_stderr drops. Call it once, first thing in a program, before
+  TensorFlow is imported; later calls do nothing."""
+  global _quieted
+  if _quieted:
+    return
+  _quieted = True
+  os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
+  _filter_stderr()
+
+
+def user_errors():
+  """The errors a user can cause with bad flags, paths or data; anything else
+  is a bug and keeps its traceback."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top  (see the module docstring)
+  return (ValueError, OSError, tf.errors.OpError, FloatingPointError)
 
 
 @contextlib.contextmanager
@@ -108,6 +121,6 @@ def exit_on_user_error(program):
   """Turns a user error into 'program: error: message' on stderr and exit status 1."""
   try:
     yield
-  except USER_ERRORS as error:
+  except user_errors() as error:
     sys.stderr.flush()
     sys.exit(f'{program}: error: {errors.first_line(error)}')

@@ -40,3 +40,21 @@ def test_a_users_first_screen_shows_only_the_error():
   assert result.returncode == 1
   assert result.stderr.strip().splitlines() == [
       'train.py: error: --crop_size=48 must be a positive multiple of 32']
+
+
+def test_importing_the_package_changes_nothing_in_the_process():
+  """No import redirects stderr or loads TensorFlow: only a program's launcher
+  quiets the start-up (cli.quiet_startup), explicitly."""
+  code = ('import os, sys, threading\n'
+          'before = os.fstat(2).st_ino\n'
+          'import n2n, n2n.cli, n2n.apps, n2n.config\n'
+          "assert os.fstat(2).st_ino == before, 'fd 2 was redirected'\n"
+          "assert 'tensorflow' not in sys.modules, 'tensorflow imported'\n"
+          "assert [t.name for t in threading.enumerate()] == ['MainThread']\n"
+          'n2n.cli.quiet_startup()\n'
+          "assert os.fstat(2).st_ino != before and os.environ['TF_CPP_MIN_LOG_LEVEL'] == '1'\n")
+  env = {key: value for key, value in os.environ.items()
+         if key not in ('TF_CPP_MIN_LOG_LEVEL', 'N2N_RAW_STDERR')}
+  result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
+                          timeout=60, cwd=REPO_ROOT, env=env)
+  assert result.returncode == 0, result.stderr[-2000:]

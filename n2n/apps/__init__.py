@@ -3,15 +3,41 @@ the repository root, and the n2n-train, n2n-validate, n2n-denoise and
 n2n-export console scripts of an installed package, run the same main.
 
 Each module's run() defines its flags and hands argv to absl; main(argv) reads
-them into a config and makes one library call. Importing one of these modules
-quiets TensorFlow's start-up on stderr (n2n/cli.py): they are programs, not
-library code.
+them into a config and makes one library call. The launchers below quiet
+TensorFlow's start-up (n2n/cli.py) before the program's module, and with it
+TensorFlow, is imported.
 """
+
+import importlib
 
 import logging
 import sys
 
 from absl import app
+
+
+def _launch(program):
+  """Quiets the start-up, then imports n2n.apps.<program> and runs it."""
+  from n2n import cli  # pylint: disable=g-import-not-at-top
+  cli.quiet_startup()
+  importlib.import_module(f'{__name__}.{program}').run()
+
+
+# The console scripts and the root *.py wrappers (pyproject.toml's [project.scripts]).
+def run_train():
+  _launch('train')
+
+
+def run_validate():
+  _launch('validate')
+
+
+def run_denoise():
+  _launch('denoise')
+
+
+def run_export():
+  _launch('export')
 
 
 def start(main, doc, argv=None):

@@ -17,11 +17,11 @@ could be denoised; 1 a bad flag or plan (nothing written).
 import os
 import sys
 
-from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
 
 from n2n import apps
+from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n import hardware

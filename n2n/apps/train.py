@@ -9,12 +9,12 @@ Rerunning a command with the same --model_dir resumes it.
 import os
 import sys
 
-from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
 from absl import logging
 
 from n2n import apps
+from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n.training import launch

@@ -12,11 +12,11 @@ evaluation during training reported for it.
 
 import os
 
-from n2n import cli  # pylint: disable=g-bad-import-order  (quiets TF before it loads)
 from absl import app
 from absl import flags
 
 from n2n import apps
+from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n.evaluation import validation
