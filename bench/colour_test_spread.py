@@ -25,10 +25,6 @@ sys.path.insert(0, REPO_ROOT)
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
-flags.DEFINE_list('seeds', ['0', '1', '2', '3'], 'Training seeds.')
-flags.DEFINE_list('precisions', ['float32', 'mixed_bfloat16'], 'Training precisions.')
-flags.DEFINE_list('kinds', ['scenes', 'clean'], 'Which of the test\'s two models.')
-flags.DEFINE_string('output', '', 'Write the JSON here.')
 FLAGS = flags.FLAGS
 
 DEMO_TRAIN = os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')
@@ -108,4 +104,9 @@ def main(argv):
 
 
 if __name__ == '__main__':
+  # Defined here, not at import: the colour test imports this module's helpers.
+  flags.DEFINE_list('seeds', ['0', '1', '2', '3'], 'Training seeds.')
+  flags.DEFINE_list('precisions', ['float32', 'mixed_bfloat16'], 'Training precisions.')
+  flags.DEFINE_list('kinds', ['scenes', 'clean'], 'Which of the test\'s two models.')
+  flags.DEFINE_string('output', '', 'Write the JSON here.')
   app.run(main)

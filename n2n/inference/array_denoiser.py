@@ -93,7 +93,7 @@ class Denoiser:
 
   @property
   def run_config(self):
-    """The run's config.json as a dict (white level, data dtype, normalisation...)."""
+    """The run's TrainConfig (white level, data dtype, normalisation...)."""
     return self._network.run_config
 
   @property
