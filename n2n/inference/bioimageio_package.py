@@ -11,8 +11,8 @@ exactly: with --normalization=white_level the preprocessing divides by the
 run's white level and the postprocessing multiplies by it again; with
 --normalization=percentile the ONNX graph maps each input tensor by its own
 percentiles and back (BMZ's scale_range has no inverse for the output). The
-output axes carry a halo of the network's receptive field, so consumers that
-tile get no seams.
+output axes carry a halo as far as an output pixel's inputs reach on one side
+(halo()), so consumers that tile and crop it get no seams.
 
 Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
