@@ -11,8 +11,8 @@ exactly: with --normalization=white_level the preprocessing divides by the
 run's white level and the postprocessing multiplies by it again; with
 --normalization=percentile the ONNX graph maps each input tensor by its own
 percentiles and back (BMZ's scale_range has no inverse for the output). The
-output axes carry a halo of the network's receptive field, so consumers that
-tile get no seams.
+output axes carry a halo as far as an output pixel's inputs reach on one side
+(halo()), so consumers that tile and crop it get no seams.
 
 Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
@@ -36,8 +36,9 @@ from n2n.model import unet
 PACKAGE_NAME = 'bioimageio_model.zip'
 SAVED_MODEL_ZIP = 'tensorflow_saved_model.zip'
 # Test tensors are TEST_SIZE x TEST_SIZE crops: a valid size of the input axes
-# (min_input_size + k * unet.SIZE_MULTIPLE) that is small enough to ship twice.
-TEST_SIZE = 352
+# (min_input_size + k * unet.SIZE_MULTIPLE) for either downsampling (320 and
+# 384) that is small enough to ship twice.
+TEST_SIZE = 384
 EXTRAS_MESSAGE = ('--bioimageio needs the optional export extras (bioimageio.spec, '
                   'bioimageio.core, tf2onnx, onnxruntime): pip install -r requirements-export.txt')
 # The papers a package cites: the network's (every model), then the method's own
@@ -53,26 +54,70 @@ def extras_installed():
       importlib.util.find_spec(name) for name in ('bioimageio.spec', 'bioimageio.core'))
 
 
-def receptive_field(downsampling='max_pool'):
-  """The U-Net's receptive field in pixels (one side), from its layers.
+def _influence(downsampling, position, size=1024):
+  """Boolean [size]: the output pixels of a size-pixel row that the input pixel
+  at `position` reaches, from unet.build_unet's layer list in one dimension.
 
-  Each 3x3 convolution at a scale s (1 at full resolution) widens it by 2 s; a
-  2x2 max pool from scale s by s, and max-blur pooling (a stride-1 2x2 max,
-  then a 3x3 blur taken at stride 2) by 3 s. Encoder: 2 convolutions at scale
-  1, one at each of 2, 4, 8, 16 and 32; decoder: 2 at each of 16, 8, 4, 2 and
-  3 at 1 (unet.build_unet).
+  A 3x3 convolution spreads a pixel to its neighbours at its scale; a 2x2 max
+  pool merges the pair (2i, 2i + 1) into unit i; max-blur pooling a stride-1
+  max of (i, i + 1), then a 3-tap blur at stride 2, merges 2i - 1 to 2i + 2;
+  nearest upsampling repeats each unit twice; a skip concatenation joins two
+  paths. The top skip (the input before the last convolutions) is left out:
+  it lies inside the deep path's reach.
   """
-  pool = {'max_pool': 1, 'max_blur_pool': 3}[downsampling]
-  field = 1 + 2 * 2  # enc_conv0, enc_conv1
-  for scale in (1, 2, 4, 8, 16):
-    field += pool * scale + 2 * 2 * scale  # pool to 2 * scale, then enc_conv at 2 * scale
-  field += sum(2 * 2 * scale for scale in (16, 8, 4, 2))  # dec_conv{5..2}a/b
-  return field + 3 * 2  # dec_conv1a, dec_conv1b, dec_conv1
+  def conv(reached):
+    padded = np.pad(reached, 1)
+    return padded[:-2] | padded[1:-1] | padded[2:]
+
+  def pool(reached):
+    if downsampling == 'max_pool':
+      return reached[0::2] | reached[1::2]
+    maxed = reached | np.append(reached[1:], False)
+    padded = np.pad(maxed, 1)
+    return padded[0:-2:2] | padded[1:-1:2] | padded[2::2]
+
+  if downsampling not in unet.DOWNSAMPLINGS:
+    raise ValueError(f'downsampling={downsampling!r} is not one of '
+                     f'{", ".join(unet.DOWNSAMPLINGS)}')
+  reached = np.zeros(size, bool)
+  reached[position] = True
+  reached = pool(conv(conv(reached)))  # enc_conv0, enc_conv1, pool1
+  skips = [None]
+  for _ in range(2, 6):  # enc_conv{2..5}, pool{2..5}
+    skips.append(reached)
+    reached = pool(conv(reached))
+  reached = conv(reached)  # enc_conv6
+  for stage in range(5, 1, -1):  # upsample, concat, dec_conv{stage}a/b
+    reached = conv(conv(np.repeat(reached, 2) | skips[stage - 1]))
+  return conv(conv(conv(np.repeat(reached, 2))))  # dec_conv1a, dec_conv1b, dec_conv1
+
+
+def _reaches(downsampling):
+  """[(rows above, rows below)] an input pixel reaches in the output, for each
+  of its SIZE_MULTIPLE positions on the pooling grid."""
+  reaches = []
+  for phase in range(unet.SIZE_MULTIPLE):
+    position = 512 + phase
+    reached = np.nonzero(_influence(downsampling, position))[0]
+    reaches.append((position - reached.min(), reached.max() - position))
+  return reaches
+
+
+def receptive_field(downsampling='max_pool'):
+  """The U-Net's receptive field in pixels along one axis: the most output pixels
+  in a row one input pixel reaches (286 for max_pool, 350 for max_blur_pool)."""
+  return int(max(above + below + 1 for above, below in _reaches(downsampling)))
 
 
 def halo(downsampling='max_pool'):
-  """Pixels of context each side of an output pixel: half the receptive field."""
-  return receptive_field(downsampling) // 2
+  """Pixels of context each side of an output pixel: the farthest any input
+  pixel reaches on one side (158 for max_pool, 189 for max_blur_pool).
+
+  More than half the receptive field: the pooling grid puts the field off
+  centre by up to 31 pixels, so with half of it the output pixels near a
+  cropped tile's edge would still depend on pixels outside the tile.
+  """
+  return int(max(max(pair) for pair in _reaches(downsampling)))
 
 
 def min_input_size(downsampling='max_pool'):
