@@ -186,6 +186,9 @@ class TrainConfig:
   white_level: float = 255.0
 
   def __post_init__(self):
+    if self.noise not in NOISES:
+      # Before anything looks the corruption up: the message names the flag.
+      raise ValueError(f'--noise={self.noise!r} is not one of {", ".join(NOISES)}')
     if self.noise == NO_NOISE:
       self._check_without_noise()
       return

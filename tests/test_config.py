@@ -15,7 +15,7 @@ BASE = dict(train_data='x', val_data='', model_dir='m')
     (dict(crop_size=100), r'--crop_size=100 must be a positive multiple of 32'),
     (dict(noise_range=(50.0, 10.0)), r'--noise_range=50,10 is invalid for --noise=gaussian'),
     (dict(noise_range=(0.0, 300.0)), r'--noise_range=0,300 is invalid'),
-    (dict(noise='speckle'), r"unknown corruption 'speckle'"),
+    (dict(noise='speckle'), r"--noise='speckle' is not one of gaussian, poisson, "),
     (dict(batch_size=0), r'--batch_size=0 must be positive'),
     (dict(target='both'), r"--target='both' is not one of noisy, clean"),
     (dict(strategy='tpu'), r'--strategy=tpu needs --tpu'),

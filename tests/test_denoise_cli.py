@@ -7,7 +7,9 @@ import sys
 import numpy as np
 import pytest
 
+from n2n import config as config_lib
 from n2n import hardware
+from n2n.apps import denoise as denoise_app
 from n2n.data import native_images
 from tests.conftest import REPO_ROOT
 from tests.conftest import smooth_image
@@ -68,21 +70,22 @@ def test_refusals_are_one_line_and_nothing_readable_fails(model_dir, tmp_path):
   inputs = tmp_path / 'noisy'
   inputs.mkdir()
   (inputs / 'broken.png').write_bytes(b'not an image')
-  inside = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={inputs}/out')
-  assert inside.returncode == 1
-  assert inside.stderr.strip().splitlines()[-1].startswith(
-      "denoise.py: error: --output_dir='") and 'is inside the input folder' in inside.stderr
+  # Nothing readable: the program's own exit status and last line (a process).
   nothing = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={tmp_path}/o')
   assert nothing.returncode == 2
   assert nothing.stderr.strip().splitlines()[-1] == (
       'denoise.py: error: no file could be denoised')
-  no_model = _denoise(f'--model={tmp_path}', f'--input={inputs}', f'--output_dir={tmp_path}/o')
-  assert no_model.stderr.strip().splitlines()[-1] == (
-      f"denoise.py: error: --model: no checkpoint in '{tmp_path}'")
-  no_shard = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={tmp_path}/o',
-                      '--shard=auto')
-  assert no_shard.returncode == 1 and no_shard.stderr.strip().splitlines()[-1].startswith(
-      'denoise.py: error: --shard=auto: neither SLURM_ARRAY_TASK_ID')
+  # Refusals before any work: the messages denoise.py prints after 'denoise.py:
+  # error: ' (tests/test_cli.py checks that form), from the functions its main
+  # calls, without a process each.
+  settings = lambda **values: config_lib.DenoiseConfig(
+      **{'model': str(model_dir), 'input': str(inputs), 'output_dir': f'{tmp_path}/o', **values})
+  with pytest.raises(ValueError, match=r"^--output_dir='.*' is inside the input folder"):
+    denoise_app.plan(settings(output_dir=f'{inputs}/out'))
+  with pytest.raises(ValueError, match=f"^--model: no checkpoint in '{tmp_path}'$"):
+    denoise_app.load_network(settings(model=str(tmp_path)))
+  with pytest.raises(ValueError, match='^--shard=auto: neither SLURM_ARRAY_TASK_ID'):
+    denoise_app.plan(settings(shard='auto'))
 
 
 @pytest.mark.slow

@@ -11,6 +11,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.training import distribute
+from n2n.training import launch
 from n2n.training import train_lib
 from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
@@ -40,19 +41,22 @@ def test_demo_config_builds_records_on_first_use_and_trains(tmp_path):
   assert not [line for line in result.stderr.splitlines() if 'functional_saver' in line]
 
 
-@pytest.mark.parametrize('flag,message', [
-    ('--crop_size=48', 'train.py: error: --crop_size=48 must be a positive multiple of 32'),
-    ('--noise_range=40,10', 'train.py: error: --noise_range=40,10 is invalid for --noise=gaussian'),
-    ('--noise=speckle', "train.py: error: unknown corruption 'speckle'"),
-    ('--train_data=/nonexistent/x-*.tfrecord',
-     "train.py: error: --train_data: no file matches '/nonexistent/x-*.tfrecord'"),
+@pytest.mark.parametrize('flags,message', [
+    ({'crop_size': 48}, '--crop_size=48 must be a positive multiple of 32'),
+    ({'noise_range': (40.0, 10.0)}, '--noise_range=40,10 is invalid for --noise=gaussian'),
+    ({'noise': 'speckle'}, "--noise='speckle' is not one of gaussian, "),
+    ({'train_data': '/nonexistent/x-*.tfrecord'},
+     "--train_data: no file matches '/nonexistent/x-*.tfrecord'"),
 ])
-def test_bad_flags_give_one_line_and_non_zero_exit(flag, message, tmp_path):
-  result = _train(f'--train_data={DEMO}/../../nothing-*', f'--model_dir={tmp_path}', flag)
-  assert result.returncode != 0
-  last_line = result.stderr.strip().splitlines()[-1]
-  assert last_line.startswith(message), result.stderr[-2000:]
-  assert 'Traceback' not in result.stderr
+def test_bad_flags_are_refused_in_one_line_naming_the_flag(flags, message, tmp_path):
+  """What train.py prints after 'train.py: error: ' (tests/test_cli.py runs the
+  program for that form), from the calls its main makes, without a process each."""
+  values = {'train_data': f'{tmp_path}/nothing-*', 'model_dir': str(tmp_path), **flags}
+  with pytest.raises(ValueError) as refused:
+    launch.train(config_lib.train_config(**values), distribute.create_strategy('default'))
+  assert str(refused.value).startswith(message), str(refused.value)
+  assert '\n' not in str(refused.value)
+  assert not list(tmp_path.iterdir())  # nothing written
 
 
 def test_crop_larger_than_every_image_is_refused(tfrecord_dir, tmp_path):
