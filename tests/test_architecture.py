@@ -10,19 +10,24 @@ from tests.conftest import REPO_ROOT
 
 # Packages of n2n, and the ones each may not import.
 FORBIDDEN = {
-    'inference': ('training', 'evaluation'),
+    # Writing exports uses serving (the denoiser for test outputs); serving
+    # only reads them (n2n/inference/exported_model.py).
+    'exports': ('training', 'evaluation'),
+    'inference': ('training', 'evaluation', 'exports'),
     'evaluation': ('training',),
-    'training': ('inference',),  # it reaches the network through evaluation
+    'training': ('inference', 'exports'),  # it reaches the network through evaluation
     # Methods declare what the trainer, evaluation and export ask of them.
-    'methods': ('training', 'evaluation', 'inference', 'model'),
-    'data': ('training', 'evaluation', 'inference', 'model', 'methods'),
-    'model': ('training', 'evaluation', 'inference', 'data', 'methods'),
-    'corruptions': ('training', 'evaluation', 'inference', 'data', 'model', 'methods'),
+    'methods': ('training', 'evaluation', 'inference', 'exports', 'model'),
+    'data': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods'),
+    'model': ('training', 'evaluation', 'inference', 'exports', 'data', 'methods'),
+    'corruptions': ('training', 'evaluation', 'inference', 'exports', 'data', 'model',
+                    'methods'),
 }
 # The modules at the package's root (config, settings, config_flags, run_dir...) are
 # what every layer uses; they use none of the layers that run things.
-ROOT_FORBIDDEN = ('training', 'evaluation', 'inference')
-PACKAGES = ('training', 'evaluation', 'inference', 'methods', 'data', 'model', 'corruptions')
+ROOT_FORBIDDEN = ('training', 'evaluation', 'inference', 'exports')
+PACKAGES = ('training', 'evaluation', 'inference', 'exports', 'methods', 'data', 'model',
+            'corruptions')
 
 
 def _n2n_imports(path):

@@ -28,7 +28,7 @@ from n2n import hardware
 from n2n.inference import batch
 from n2n.inference import denoising
 from n2n.inference import devices
-from n2n.inference import export
+from n2n.inference import exported_model
 from n2n.inference import loading
 from n2n.inference import sharding
 
@@ -47,7 +47,7 @@ def plan(config):
 
 def load_network(config):
   """loading.Network of --model, printing the precision and devices it runs on."""
-  if export.is_export(config.model):
+  if exported_model.is_export(config.model):
     if config.logical_cpu_devices > 1:
       raise ValueError(f'--logical_cpu_devices={config.logical_cpu_devices}: an export from '
                        'export.py runs on one device; pass the run\'s model_dir to use several')

@@ -11,8 +11,10 @@ from n2n.data import normalization
 from n2n.evaluation import eval_data
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
-from n2n.inference import bioimageio_package
-from n2n.inference import export
+from n2n.exports import bioimageio_package
+from n2n.exports import onnx_model
+from n2n.exports import saved_model
+from n2n.exports import tflite_model
 from n2n.inference import restore
 
 
@@ -45,8 +47,8 @@ def write_checked_package(restored, folder, psnr, config):
 def check_request(config):
   """Raises ValueError, before any work, for extras that are not installed or
   an --output that holds something and may not be replaced."""
-  if config.onnx and not export.onnx_extras_installed():
-    raise ValueError(export.ONNX_EXTRAS_MESSAGE)
+  if config.onnx and not onnx_model.onnx_extras_installed():
+    raise ValueError(onnx_model.ONNX_EXTRAS_MESSAGE)
   if config.bioimageio and not bioimageio_package.extras_installed():
     raise ValueError(bioimageio_package.EXTRAS_MESSAGE)
   if tf.io.gfile.exists(config.output) and tf.io.gfile.listdir(config.output) and (
@@ -73,16 +75,16 @@ def export_run(config):
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):
-    export.export_model(restored.model, restored.run_config, folder, restored.step, psnr)
+    saved_model.export_model(restored.model, restored.run_config, folder, restored.step, psnr)
     if config.tflite:
-      export.write_tflite(folder)
+      tflite_model.write_tflite(folder)
     if config.onnx:
-      export.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config))
+      onnx_model.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config))
     if config.bioimageio:
       write_checked_package(restored, folder, psnr, config)
 
-  export.write_replacing(config.output, write)
+  saved_model.write_replacing(config.output, write)
   written = [os.path.join(config.output, name) for wanted, name in (
-      (config.tflite, export.TFLITE_NAME), (config.onnx, export.ONNX_NAME),
+      (config.tflite, tflite_model.TFLITE_NAME), (config.onnx, onnx_model.ONNX_NAME),
       (config.bioimageio, bioimageio_package.PACKAGE_NAME)) if wanted]
   return restored, written

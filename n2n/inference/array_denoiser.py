@@ -12,7 +12,7 @@ import numpy as np
 from n2n import config as config_lib
 from n2n import hardware
 from n2n.inference import denoising
-from n2n.inference import export
+from n2n.inference import exported_model
 from n2n.inference import loading
 
 # Defaults of the settings Denoiser.load shares with denoise.py, declared once in DenoiseConfig.
@@ -80,7 +80,7 @@ class Denoiser:
     settings = dataclasses.replace(_DEFAULTS, model=path, precision=precision,
                                    tile_size=tile_size, tile_overlap=tile_overlap,
                                    batch_tiles=batch_tiles)
-    if export.is_export(path):
+    if exported_model.is_export(path):
       network = loading.from_export(path)
     else:
       network = loading.from_checkpoint(path, hardware.resolve_precision(precision))

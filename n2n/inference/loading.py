@@ -6,7 +6,7 @@ import dataclasses
 from n2n import config as config_lib
 from n2n.inference import denoiser
 from n2n.inference import devices
-from n2n.inference import export
+from n2n.inference import exported_model
 from n2n.inference import restore
 
 
@@ -30,7 +30,7 @@ class Network:
 
 def from_export(path):
   """Network of a folder written by export.py; it runs as it was saved (float32)."""
-  run_batch, channels, run_config = export.load_export(path)
+  run_batch, channels, run_config = exported_model.load_export(path)
   return Network(run_batch, channels, run_config, f'the export {path}')
 
 

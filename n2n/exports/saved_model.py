@@ -13,7 +13,6 @@ out), which denoise.py uses after mapping a whole image once, so its tiles share
 one map. Beside it: the run's config.json and a README.md describing the model.
 """
 
-import logging
 import os
 
 import keras
@@ -22,21 +21,9 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import run_dir
 from n2n.data import normalization
+from n2n.inference import exported_model
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
-
-SIGNATURE = 'serving_default'
-NETWORK_SIGNATURE = 'network'
-INPUT_NAME = 'images'
-OUTPUT_NAME = 'denoised'
-TFLITE_NAME = 'model.tflite'
-ONNX_NAME = 'model.onnx'
-# Opset 17: onnxruntime 1.14 and later, and every current ONNX consumer, run it.
-ONNX_OPSET = 17
-# The optional packages --onnx needs (requirements-export.txt), and the message
-# naming them.
-ONNX_EXTRAS_MESSAGE = ('--onnx needs the optional export extras (tf2onnx, onnxruntime): '
-                       'pip install -r requirements-export.txt')
 
 
 def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
@@ -62,14 +49,12 @@ def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
 
   return pad_axis(pad_axis(images, 1), 2)
 
-
 def input_signature(model):
-  """[TensorSpec]: float32 [N, H, W, C] named INPUT_NAME, any N, H and W."""
-  return [tf.TensorSpec([None, None, None, model.input_shape[-1]], tf.float32, name=INPUT_NAME)]
-
+  """[TensorSpec]: float32 [N, H, W, C] named exported_model.INPUT_NAME, any N, H and W."""
+  return [tf.TensorSpec([None, None, None, model.input_shape[-1]], tf.float32, name=exported_model.INPUT_NAME)]
 
 def serving_function(model, rule=None):
-  """images [N, H, W, C] -> {OUTPUT_NAME: denoised}: padding and crop around the
+  """images [N, H, W, C] -> {exported_model.OUTPUT_NAME: denoised}: padding and crop around the
   network, and, for a per-image rule (normalization.Rule), each image's
   percentile map before and its inverse after."""
 
@@ -79,12 +64,11 @@ def serving_function(model, rule=None):
 
   def serve(images):
     if rule is None or not rule.per_image:
-      return {OUTPUT_NAME: network(images)}
+      return {exported_model.OUTPUT_NAME: network(images)}
     values, offset, scale = normalization.normalize_tf(images, rule)
-    return {OUTPUT_NAME: network(values) * scale + offset}
+    return {exported_model.OUTPUT_NAME: network(values) * scale + offset}
 
   return serve
-
 
 def export_model(model, run_config, output_dir, step, validation_psnr=None):
   """Writes the SavedModel, config.json and README.md to output_dir.
@@ -101,10 +85,10 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
   rule = normalization.rule_of(run_config)
   archive = keras.export.ExportArchive()
   archive.track(model)
-  archive.add_endpoint(SIGNATURE, serving_function(model, rule),
+  archive.add_endpoint(exported_model.SIGNATURE, serving_function(model, rule),
                        input_signature=input_signature(model))
   if rule.per_image:
-    archive.add_endpoint(NETWORK_SIGNATURE, serving_function(model),
+    archive.add_endpoint(exported_model.NETWORK_SIGNATURE, serving_function(model),
                          input_signature=input_signature(model))
   tf.io.gfile.makedirs(output_dir)
   archive.write_out(output_dir, verbose=False)
@@ -112,7 +96,6 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
     config_file.write(run_config.to_json())
   with tf.io.gfile.GFile(os.path.join(output_dir, 'README.md'), 'w') as readme:
     readme.write(describe(run_config, step, validation_psnr))
-
 
 def trained_as(run_config):
   """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
@@ -127,7 +110,6 @@ def trained_as(run_config):
     low, high = run_config.noise_range
     trained_on = f'{run_config.noise} noise, level range {low:g}-{high:g}'
   return f'{kind}, {trained_on}'
-
 
 def model_facts(run_config, step, validation_psnr=None):
   """The bullet lines every export's page starts with: how the model was
@@ -148,7 +130,6 @@ def model_facts(run_config, step, validation_psnr=None):
     lines.append('- validation PSNR: not known (the run had no validation data)')
   return lines
 
-
 def pixel_scale(run_config):
   """How the model's input and output relate to the data's pixels, one line."""
   rule = normalization.rule_of(run_config)
@@ -162,7 +143,6 @@ def pixel_scale(run_config):
   return (f'{data} with white level {run_config.white_level:g} (--normalization=white_level); '
           f'the model takes and returns pixel / {run_config.white_level:g}')
 
-
 def describe(run_config, step, validation_psnr=None):
   """The export's README.md text."""
   batch = ('raw pixels (each image mapped by its own percentiles inside)'
@@ -174,59 +154,6 @@ def describe(run_config, step, validation_psnr=None):
             f"denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 {batch}",
             '```', '']
   return '\n'.join(lines)
-
-
-def write_tflite(export_dir):
-  """Converts the SavedModel in export_dir to export_dir/model.tflite; returns its path.
-
-  Builtin TFLite ops only (no Flex delegate needed). The network must have
-  been built with upsampling='resize': Keras' repeat-based upsampling loses
-  the channel dimension in the converter.
-  """
-  converter = tf.lite.TFLiteConverter.from_saved_model(export_dir, signature_keys=[SIGNATURE])
-  converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS]
-  path = os.path.join(export_dir, TFLITE_NAME)
-  with tf.io.gfile.GFile(path, 'wb') as tflite_file:
-    tflite_file.write(converter.convert())
-  return path
-
-
-def onnx_extras_installed():
-  """True when tf2onnx (the converter) and onnxruntime (its check) can be imported."""
-  import importlib.util  # pylint: disable=g-import-not-at-top
-  return all(importlib.util.find_spec(name) for name in ('tf2onnx', 'onnxruntime'))
-
-
-def write_onnx(model, export_dir, rule=None):
-  """Writes export_dir/model.onnx: the serving signature (padding and crop
-  inside the graph, any H and W; the percentile map for a per-image rule) as
-  ONNX; returns its path.
-
-  Args:
-    model: float32 keras.Model from build_unet(upsampling='resize').
-    rule: normalization.Rule of the run, or None (white level: values in [0, 1]).
-
-  Raises:
-    ValueError: the optional export extras are not installed.
-  """
-  if not onnx_extras_installed():
-    raise ValueError(ONNX_EXTRAS_MESSAGE)
-  import tf2onnx  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
-  serve = tf.function(serving_function(model, rule), input_signature=input_signature(model))
-  path = os.path.join(export_dir, ONNX_NAME)
-  # tf2onnx's transpose optimiser gives up on the scalar Add of the input's
-  # centring and logs a traceback as a warning; the graph it leaves is the
-  # correct one (tested against denoise.py), just not transpose-optimised.
-  optimizer_log = logging.getLogger('tf2onnx.optimizer')
-  level = optimizer_log.level
-  optimizer_log.setLevel(logging.ERROR)
-  try:
-    tf2onnx.convert.from_function(serve, input_signature=input_signature(model),
-                                  opset=ONNX_OPSET, output_path=path)
-  finally:
-    optimizer_log.setLevel(level)
-  return path
-
 
 def write_replacing(output_dir, write):
   """Runs write(folder) into a temporary folder beside output_dir, then puts it
@@ -254,24 +181,3 @@ def write_replacing(output_dir, write):
   tf.io.gfile.rename(temporary, base)
   if tf.io.gfile.exists(previous):
     tf.io.gfile.rmtree(previous)
-
-
-def is_export(path):
-  """True when path is a folder written by export_model."""
-  return tf.io.gfile.exists(os.path.join(path, 'saved_model.pb'))
-
-
-def load_export(path):
-  """(fn([N, H, W, C] float32) -> same, channels, the run's TrainConfig) of an
-  export. The function takes and returns network values (its `network`
-  signature where it has one): the caller applies the run's normalisation."""
-  loaded = tf.saved_model.load(path)
-  signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
-  channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
-  saved = config_lib.from_dict(config_lib.TrainConfig, run_dir.read_config(path))
-
-  def run_batch(images):
-    return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]
-
-  run_batch.keep_alive = loaded  # the signature needs its object alive
-  return run_batch, channels, saved

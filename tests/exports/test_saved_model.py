@@ -13,7 +13,10 @@ from n2n import config as config_lib
 from n2n.data import normalization
 from n2n.evaluation import scoring
 from n2n.inference import denoiser
-from n2n.inference import export
+from n2n.exports import onnx_model
+from n2n.exports import saved_model
+from n2n.exports import tflite_model
+from n2n.inference import exported_model
 from n2n.inference import tiling
 from n2n.model import unet
 
@@ -21,7 +24,7 @@ from n2n.model import unet
 @pytest.mark.parametrize('height,width', [(5, 7), (1, 1), (33, 64), (32, 100), (70, 2)])
 def test_graph_padding_matches_numpys_reflect(height, width):
   images = np.random.default_rng(0).uniform(size=(2, height, width, 3)).astype(np.float32)
-  padded = export.reflect_pad_to_multiple(tf.constant(images)).numpy()
+  padded = saved_model.reflect_pad_to_multiple(tf.constant(images)).numpy()
   expected = np.stack([tiling.pad_to_multiple(image) for image in images])
   np.testing.assert_array_equal(padded, expected)
 
@@ -33,7 +36,7 @@ def exported(tmp_path_factory):
                                       noise='poisson', train_steps=500)
   folder = tmp_path_factory.mktemp('export')
   scores = [scoring.LevelScores('poisson', 30.0, (scoring.ImageScore('mean', 28.5, 18.0),))]
-  export.export_model(model, run_config, str(folder), 500, scores)
+  saved_model.export_model(model, run_config, str(folder), 500, scores)
   return model, folder
 
 
@@ -67,24 +70,24 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
 
 def test_export_carries_config_and_a_readme(exported):
   _, folder = exported
-  run_batch, channels, saved = export.load_export(str(folder))
+  run_batch, channels, saved = exported_model.load_export(str(folder))
   assert channels == 3 and saved.noise == 'poisson'
   readme = (folder / 'README.md').read_text()
   assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
   assert 'trained as: Noise2Noise (noisy targets)' in readme
   assert 'validation PSNR at poisson 30: 28.50 dB (noisy input 18.00 dB)' in readme
-  assert export.is_export(str(folder)) and not export.is_export(str(folder / 'variables'))
+  assert exported_model.is_export(str(folder)) and not exported_model.is_export(str(folder / 'variables'))
   assert np.asarray(run_batch(np.zeros((1, 8, 8, 3), np.float32))).shape == (1, 8, 8, 3)
 
 
 def test_tflite_runs_any_size_with_builtin_ops_and_matches(exported):
   model, folder = exported
-  path = export.write_tflite(str(folder))
-  runner = tf.lite.Interpreter(model_path=path).get_signature_runner(export.SIGNATURE)
+  path = tflite_model.write_tflite(str(folder))
+  runner = tf.lite.Interpreter(model_path=path).get_signature_runner(exported_model.SIGNATURE)
   denoise = denoiser.make_denoiser(model)
   for height, width in ((45, 70), (32, 33)):
     image = np.random.default_rng(height).uniform(size=(height, width, 3)).astype(np.float32)
-    output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
+    output = runner(images=image[np.newaxis])[exported_model.OUTPUT_NAME][0]
     np.testing.assert_allclose(output, denoise(image), atol=1e-4)
 
 
@@ -94,21 +97,21 @@ def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_pat
   run_config = config_lib.TrainConfig(
       train_data='data/photos', model_dir='runs/x', method='blind_spot', noise='gaussian',
       model=config_lib.ModelConfig(downsampling='max_blur_pool', top_skip=False))
-  export.export_model(model, run_config, str(tmp_path), 10, [])
+  saved_model.export_model(model, run_config, str(tmp_path), 10, [])
   assert ('trained as: blind-spot (single noisy images); network: max_blur_pool downsampling, '
           'without the top skip connection') in (tmp_path / 'README.md').read_text()
-  runner = tf.lite.Interpreter(model_path=export.write_tflite(str(tmp_path))).get_signature_runner(
-      export.SIGNATURE)
+  runner = tf.lite.Interpreter(model_path=tflite_model.write_tflite(str(tmp_path))).get_signature_runner(
+      exported_model.SIGNATURE)
   image = np.random.default_rng(2).uniform(size=(45, 70, 3)).astype(np.float32)
-  output = runner(images=image[np.newaxis])[export.OUTPUT_NAME][0]
+  output = runner(images=image[np.newaxis])[exported_model.OUTPUT_NAME][0]
   np.testing.assert_allclose(output, denoiser.make_denoiser(model)(image), atol=1e-4)
 
 
 def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
-  monkeypatch.setattr(export, 'onnx_extras_installed', lambda: False)
+  monkeypatch.setattr(onnx_model, 'onnx_extras_installed', lambda: False)
   with pytest.raises(ValueError, match=r'^--onnx needs the optional export extras \(tf2onnx, '
                      r'onnxruntime\): pip install -r requirements-export.txt$'):
-    export.write_onnx(unet.build_unet(1), str(tmp_path))
+    onnx_model.write_onnx(unet.build_unet(1), str(tmp_path))
   assert not list(tmp_path.iterdir())
 
 
@@ -124,20 +127,20 @@ def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
   run_config = config_lib.resolve_data(config_lib.TrainConfig(
       train_data='data/scenes', model_dir='runs/x', noise='none', normalization='percentile',
       percentile_low=2.0, percentile_high=99.5), 1, 'uint16', 65535.0)
-  export.export_model(model, run_config, str(tmp_path), 10, [])
+  saved_model.export_model(model, run_config, str(tmp_path), 10, [])
   rule = normalization.rule_of(run_config)
   # 16-bit microscopy filling 1000-1400 of 65535.
   raw = np.random.default_rng(3).integers(1000, 1400, (45, 70, 1)).astype(np.float32)
   expected = rule_output(model, raw, rule)
-  serve = tf.saved_model.load(str(tmp_path)).signatures[export.SIGNATURE]
+  serve = tf.saved_model.load(str(tmp_path)).signatures[exported_model.SIGNATURE]
   np.testing.assert_allclose(serve(images=tf.constant(raw[np.newaxis]))['denoised'][0], expected,
                              atol=2e-3)
-  runner = tf.lite.Interpreter(model_path=export.write_tflite(str(tmp_path))).get_signature_runner(
-      export.SIGNATURE)
-  np.testing.assert_allclose(runner(images=raw[np.newaxis])[export.OUTPUT_NAME][0], expected,
+  runner = tf.lite.Interpreter(model_path=tflite_model.write_tflite(str(tmp_path))).get_signature_runner(
+      exported_model.SIGNATURE)
+  np.testing.assert_allclose(runner(images=raw[np.newaxis])[exported_model.OUTPUT_NAME][0], expected,
                              atol=2e-3)
   # denoise.py maps whole images itself and runs the network signature on tiles.
-  run_batch, _, saved = export.load_export(str(tmp_path))
+  run_batch, _, saved = exported_model.load_export(str(tmp_path))
   assert normalization.rule_of(saved) == rule
   values = np.random.default_rng(4).uniform(size=(1, 40, 40, 1)).astype(np.float32)
   np.testing.assert_allclose(np.asarray(run_batch(values))[0],

@@ -1,7 +1,7 @@
 """A trained network as a BioImage Model Zoo package (spec 0.5), for Fiji/deepImageJ,
 napari, QuPath and ilastik (export.py --bioimageio).
 
-The zip holds rdf.yaml, the ONNX weights (export.write_onnx: padding inside the
+The zip holds rdf.yaml, the ONNX weights (onnx_model.write_onnx: padding inside the
 graph, so any tile size runs) and the TensorFlow SavedModel they were converted
 from (for consumers with a TensorFlow engine but no ONNX one), a test input and the output n2n computes for
 it (.npy), a cover image (noisy | denoised), and a documentation page written
@@ -29,7 +29,9 @@ import tensorflow as tf
 from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.inference import denoiser
-from n2n.inference import export
+from n2n.exports import onnx_model
+from n2n.exports import saved_model
+from n2n.inference import exported_model
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
@@ -50,7 +52,7 @@ NOISE2NOISE = ('Lehtinen et al. Noise2Noise: Learning Image Restoration without 
 def extras_installed():
   """True when every package --bioimageio needs can be imported."""
   import importlib.util  # pylint: disable=g-import-not-at-top
-  return export.onnx_extras_installed() and all(
+  return onnx_model.onnx_extras_installed() and all(
       importlib.util.find_spec(name) for name in ('bioimageio.spec', 'bioimageio.core'))
 
 
@@ -157,7 +159,7 @@ def default_name(run_config):
 
 
 def _documentation(run_config, step, validation_psnr):
-  facts = '\n'.join(export.model_facts(run_config, step, validation_psnr))
+  facts = '\n'.join(saved_model.model_facts(run_config, step, validation_psnr))
   if normalization.rule_of(run_config).per_image:
     scaling = ('The network\'s graph maps each input tensor by its own percentiles, denoises '
                'and maps the result back; a consumer that tiles an image maps each tile by the '
@@ -180,7 +182,7 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     model: float32 keras.Model from build_unet(upsampling='resize').
     run_config: config.TrainConfig of the run.
     output_dir: an existing folder (the export's).
-    step, validation_psnr: as export.export_model.
+    step, validation_psnr: as saved_model.export_model.
     sample: [H, W, C] float32 noisy image on the network's scale (1.0 at the
       white level) for the test tensors and the cover (its centre TEST_SIZE
       square; times the white level, it is the raw test input, for a
@@ -209,7 +211,7 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   values = normalization.normalize(raw, pixel_map)
   denoised = denoiser.make_denoiser(model)(values)
   with tempfile.TemporaryDirectory() as folder:
-    export.write_onnx(model, folder, rule)
+    onnx_model.write_onnx(model, folder, rule)
     _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), run_config, step, validation_psnr)
@@ -230,7 +232,7 @@ def _write_saved_model_bundle(model, run_config, folder, step, validation_psnr):
   """folder/SAVED_MODEL_ZIP: the export's SavedModel (serving_default, the same
   graph the ONNX weights were converted from), zipped as the spec asks."""
   saved = os.path.join(folder, 'saved_model')
-  export.export_model(model, run_config, saved, step, validation_psnr)
+  saved_model.export_model(model, run_config, saved, step, validation_psnr)
   shutil.make_archive(os.path.join(folder, os.path.splitext(SAVED_MODEL_ZIP)[0]), 'zip', saved)
   shutil.rmtree(saved)
 
@@ -254,7 +256,7 @@ def _write_files(folder, test_tensors, network_values, run_config, step, validat
 
 
 def _description(folder, run_config, channels, authors, license_id, name):
-  """The v0.5 ModelDescr of the files in folder (_write_files, export.write_onnx)."""
+  """The v0.5 ModelDescr of the files in folder (_write_files, onnx_model.write_onnx)."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
   white_level = float(run_config.white_level)
   # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
@@ -264,7 +266,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
   channel_names = ([bmz.Identifier('gray')] if channels == 1 else
                    [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])
   size = bmz.ParameterizedSize(min=min_input_size(downsampling), step=unet.SIZE_MULTIPLE)
-  input_id = bmz.TensorId(export.INPUT_NAME)
+  input_id = bmz.TensorId(exported_model.INPUT_NAME)
   inputs = bmz.InputTensorDescr(
       id=input_id,
       axes=[bmz.BatchAxis(), bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
@@ -277,7 +279,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
       id=bmz.AxisId(axis), size=bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis)),
       halo=halo(downsampling))
   outputs = bmz.OutputTensorDescr(
-      id=bmz.TensorId(export.OUTPUT_NAME),
+      id=bmz.TensorId(exported_model.OUTPUT_NAME),
       axes=[bmz.BatchAxis(), output_axis('y'), output_axis('x'),
             bmz.ChannelAxis(channel_names=channel_names)],
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
@@ -286,7 +288,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
   citations = [NOISE2NOISE] + list(methods_registry.get(run_config.method).citations)
   return bmz.ModelDescr(
       name=name or default_name(run_config),
-      description=f'trained as: {export.trained_as(run_config)}',
+      description=f'trained as: {saved_model.trained_as(run_config)}',
       authors=[bmz.Author(name=author) for author in authors],
       cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
       license=bmz.LicenseId(license_id), documentation=file_in('README.md'),
@@ -296,7 +298,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
               source=os.path.join(folder, SAVED_MODEL_ZIP),
               tensorflow_version=bmz.Version(tf.__version__)),
           onnx=bmz.OnnxWeightsDescr(
-              source=os.path.join(folder, export.ONNX_NAME), opset_version=export.ONNX_OPSET,
+              source=os.path.join(folder, onnx_model.ONNX_NAME), opset_version=onnx_model.ONNX_OPSET,
               parent='tensorflow_saved_model_bundle')))
 
 

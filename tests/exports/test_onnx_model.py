@@ -4,7 +4,7 @@ denoise.py's output (issue 23), for the paper's network and N2V2's.
 The export extras (requirements-export.txt, part of requirements-test.txt) are
 imported plainly: where one is missing, collecting this file fails instead of
 its tests passing as skips. Without the extras, leave the file out with
---ignore=tests/inference/test_onnx.py.
+--ignore=tests/exports/test_onnx_model.py.
 """
 
 import numpy as np
@@ -14,7 +14,8 @@ import tf2onnx  # pylint: disable=unused-import  (an export extra: fail if missi
 
 from n2n.data import normalization
 from n2n.inference import denoiser
-from n2n.inference import export
+from n2n.exports import onnx_model
+from n2n.inference import exported_model
 from n2n.model import unet
 
 # Odd sizes, sizes below one network tile and a photograph's: padding and crop in the graph.
@@ -35,7 +36,7 @@ def converted(tmp_path_factory):
     if key not in cache:
       model = unet.build_unet(channels, seed=len(cache) + 3, upsampling='resize',
                               **NETWORKS[network])
-      path = export.write_onnx(model, str(tmp_path_factory.mktemp('onnx')), rule)
+      path = onnx_model.write_onnx(model, str(tmp_path_factory.mktemp('onnx')), rule)
       cache[key] = model, onnxruntime.InferenceSession(path)
     return cache[key]
 
@@ -47,7 +48,7 @@ def _assert_matches_denoise(model, session, sizes, channels, seed):
   rng = np.random.default_rng(seed)
   for height, width in sizes:
     image = rng.uniform(size=(height, width, channels)).astype(np.float32)
-    output, = session.run(None, {export.INPUT_NAME: image[np.newaxis]})
+    output, = session.run(None, {exported_model.INPUT_NAME: image[np.newaxis]})
     ours = denoise(image)
     assert output.shape == (1, height, width, channels)
     # Measured: at most 9e-6 apart (float32 sums in another order), either network.
@@ -60,8 +61,8 @@ def _assert_matches_denoise(model, session, sizes, channels, seed):
 @pytest.mark.parametrize('channels', [1, 3])
 def test_the_onnx_model_matches_denoise_at_every_size(channels, converted):
   model, session = converted(channels)
-  assert [item.name for item in session.get_inputs()] == [export.INPUT_NAME]
-  assert [item.name for item in session.get_outputs()] == [export.OUTPUT_NAME]
+  assert [item.name for item in session.get_inputs()] == [exported_model.INPUT_NAME]
+  assert [item.name for item in session.get_outputs()] == [exported_model.OUTPUT_NAME]
   _assert_matches_denoise(model, session, SIZES, channels, seed=channels)
 
 
@@ -77,9 +78,9 @@ def test_n2v2s_network_in_onnx_matches_denoise(channels, converted):
 def test_a_batch_of_two_runs_as_two_single_images(converted):
   _, session = converted(3)
   batch = np.random.default_rng(0).uniform(size=(2, 40, 50, 3)).astype(np.float32)
-  both, = session.run(None, {export.INPUT_NAME: batch})
+  both, = session.run(None, {exported_model.INPUT_NAME: batch})
   for index in range(2):
-    alone, = session.run(None, {export.INPUT_NAME: batch[index:index + 1]})
+    alone, = session.run(None, {exported_model.INPUT_NAME: batch[index:index + 1]})
     np.testing.assert_allclose(both[index], alone[0], atol=1e-5)
 
 
@@ -88,7 +89,7 @@ def test_a_percentile_models_onnx_maps_each_image_by_its_own_percentiles(convert
   rng = np.random.default_rng(5)
   for height, width in ((45, 70), (500, 500), (1, 1)):
     raw = rng.integers(1000, 1400, (height, width, 1)).astype(np.float32)
-    output, = session.run(None, {export.INPUT_NAME: raw[np.newaxis]})
+    output, = session.run(None, {exported_model.INPUT_NAME: raw[np.newaxis]})
     pixel_map = normalization.percentile_map(raw, PERCENTILES)
     ours = normalization.denormalize(
         denoiser.make_denoiser(model)(normalization.normalize(raw, pixel_map)), pixel_map)

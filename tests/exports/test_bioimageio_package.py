@@ -4,7 +4,7 @@ with bioimageio.spec and passes bioimageio.core's model test (issue 23).
 The export extras (requirements-export.txt, part of requirements-test.txt) are
 imported plainly: where one is missing, collecting this file fails instead of
 its tests passing as skips. Without the extras, leave the file out with
---ignore=tests/inference/test_bioimageio.py; -m "not slow" leaves out the
+--ignore=tests/exports/test_bioimageio_package.py; -m "not slow" leaves out the
 package tests (tens of seconds each).
 """
 
@@ -18,7 +18,7 @@ import pytest
 import tf2onnx  # pylint: disable=unused-import  (an export extra: fail if missing)
 
 from n2n import config as config_lib
-from n2n.inference import bioimageio_package
+from n2n.exports import bioimageio_package
 from n2n.inference import denoiser
 from n2n.model import unet
 

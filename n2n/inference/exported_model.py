@@ -1,0 +1,45 @@
+"""Reading a folder written by export.py: what serving needs of an export.
+
+The writer (n2n/exports/saved_model.py) and this reader share the names below,
+so the format cannot drift. The export's signature serving_default:
+  images   [N, H, W, C] float32, any H and W: in [0, 1] (1.0 at the run's
+           white level); with --normalization=percentile, raw pixels in the
+           image's own units
+  -> denoised [N, H, W, C] float32 on the input's scale (not clipped)
+A --normalization=percentile export also holds the signature `network`: the
+same without the percentile map (values in, values out), which denoise.py uses
+after mapping a whole image once, so its tiles share one map.
+"""
+
+import os
+
+import tensorflow as tf
+
+from n2n import config as config_lib
+from n2n import run_dir
+
+SIGNATURE = 'serving_default'
+NETWORK_SIGNATURE = 'network'
+INPUT_NAME = 'images'
+OUTPUT_NAME = 'denoised'
+
+
+def is_export(path):
+  """True when path is a folder written by export_model."""
+  return tf.io.gfile.exists(os.path.join(path, 'saved_model.pb'))
+
+
+def load_export(path):
+  """(fn([N, H, W, C] float32) -> same, channels, the run's TrainConfig) of an
+  export. The function takes and returns network values (its `network`
+  signature where it has one): the caller applies the run's normalisation."""
+  loaded = tf.saved_model.load(path)
+  signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
+  channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
+  saved = config_lib.from_dict(config_lib.TrainConfig, run_dir.read_config(path))
+
+  def run_batch(images):
+    return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]
+
+  run_batch.keep_alive = loaded  # the signature needs its object alive
+  return run_batch, channels, saved
