@@ -21,14 +21,15 @@ from n2n.inference import restore
 
 # Bounds each run must meet on the ten colour-check photographs, set from the
 # spread bench/colour_test_spread.py measured over seeds 0-3 in float32 and
-# mixed bfloat16, each run in a fresh process as here
-# (docs/bench/bench_cpu_2core_colour_test_spread.json): scene models reached
-# worst channel errors of 0.047-0.058, 6-7 images meeting the bar, mean gains
-# of 2.2-2.9 dB; clean-image models 0.038-0.062, 8-9, 6.4-6.5 dB. Without channel
-# permutations no image met the bar at this budget (worst errors 0.07-0.21,
-# measured when the test was written): the count of images tells them apart.
+# mixed bfloat16, each run in a fresh process as here, on a 2-core AMD host with
+# AVX512-BF16 (docs/bench/bench_cpu_2core_colour_test_spread.json): scene models
+# reached worst channel errors of 0.045-0.058, 6-8 images meeting the bar, mean
+# gains of 2.2-2.9 dB; clean-image models 0.032-0.062, 7-9, 6.0-6.5 dB. Without
+# channel permutations no image met the bar at this budget (worst errors
+# 0.07-0.21, measured when the test was written): the count of images tells
+# them apart.
 BOUNDS = {'scenes': {'worst_channel_error': 0.075, 'meeting_the_bar': 5, 'mean_gain_db': 1.5},
-          'clean': {'worst_channel_error': 0.075, 'meeting_the_bar': 7, 'mean_gain_db': 5.0}}
+          'clean': {'worst_channel_error': 0.075, 'meeting_the_bar': 6, 'mean_gain_db': 5.0}}
 
 pytestmark = pytest.mark.slow
 
