@@ -20,6 +20,30 @@ tf.config.set_logical_device_configuration(
 
 import imageio.v3 as iio  # pylint: disable=g-import-not-at-top
 
+# The environment every test starts from, taken after TensorFlow's own import
+# (which adds its keys) and before any test module is imported. Libraries
+# change os.environ at import or when called (tf2onnx sets
+# TF_CPP_MIN_LOG_LEVEL=3 when imported; bioimageio.core's model test set
+# TF_ENABLE_ONEDNN_OPTS=0 before it ran in a process of its own), and every
+# subprocess a later test starts inherits it: a test's outcome would then
+# depend on what ran before it (a train.py without oneDNN runs bfloat16
+# emulated, several times slower, with other numerics).
+_ENVIRONMENT = dict(os.environ)
+
+
+@pytest.fixture
+def session_environment():
+  """The environment the session started with (what fresh_environment restores)."""
+  return dict(_ENVIRONMENT)
+
+
+@pytest.fixture(autouse=True)
+def fresh_environment():
+  """Each test starts with the environment the session started with."""
+  os.environ.clear()
+  os.environ.update(_ENVIRONMENT)
+  yield
+
 
 def pytest_configure(config):
   config.addinivalue_line('markers', 'slow: trains a model for tens of seconds; '

@@ -58,3 +58,15 @@ def test_importing_the_package_changes_nothing_in_the_process():
   result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=60, cwd=REPO_ROOT, env=env)
   assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_every_test_starts_from_the_sessions_environment(session_environment):
+  """tests/conftest.py restores os.environ before each test: tf2onnx, which the
+  export tests import when the suite is collected, sets TF_CPP_MIN_LOG_LEVEL=3
+  in it, which every program a later test runs would inherit (hiding
+  TensorFlow's C++ errors). In a whole-suite run this fails without the
+  restore; run alone it has nothing to catch."""
+  now = {key: value for key, value in os.environ.items() if key != 'PYTEST_CURRENT_TEST'}
+  assert now == session_environment
+  assert os.environ.get('TF_CPP_MIN_LOG_LEVEL') == '1'
+  assert 'TF_ENABLE_ONEDNN_OPTS' not in os.environ

@@ -10,7 +10,6 @@ TensorFlow, is imported.
 
 import importlib
 
-import logging
 import sys
 
 from absl import app
@@ -46,10 +45,6 @@ def start(main, doc, argv=None):
   absl prints the __main__ module's docstring for --help; a console script's
   generated __main__ and the root wrappers have none of their own.
   """
-  # TensorFlow's own INFO lines (a checkpoint's "Sharding callback duration: 15
-  # microseconds") mean nothing to a user; its warnings stay, and n2n's INFO
-  # lines go through absl's logger, not this one.
-  logging.getLogger('tensorflow').setLevel(logging.WARNING)
   main_module = sys.modules['__main__']
   if not main_module.__doc__:
     main_module.__doc__ = doc

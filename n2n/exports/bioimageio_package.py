@@ -18,19 +18,22 @@ Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
 """
 
-import contextlib
+import json
 import os
 import shutil
+import subprocess
+import sys
 import tempfile
 
 import numpy as np
 import tensorflow as tf
 
+from n2n import errors
 from n2n.data import normalization
 from n2n.data import rgb_images
-from n2n.inference import denoiser
 from n2n.exports import onnx_model
 from n2n.exports import saved_model
+from n2n.inference import denoiser
 from n2n.inference import exported_model
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
@@ -302,15 +305,35 @@ def _description(folder, run_config, channels, authors, license_id, name):
               parent='tensorflow_saved_model_bundle')))
 
 
+# Run in a process of its own by test_package: prints one JSON line last.
+_CORE_TEST = """
+import json, sys
+from bioimageio.core import test_model
+summary = test_model(sys.argv[1])
+failures = [f'{detail.name}: {"; ".join(str(error.msg) for error in detail.errors)}'
+            for detail in summary.details if detail.status == 'failed']
+print(json.dumps({'passed': summary.status == 'passed', 'failures': failures}))
+"""
+
+
 def test_package(path):
   """bioimageio.core's model test of a package (its own test tensors through its
-  weights); returns (passed, first failure message or '')."""
-  from bioimageio.core import test_model  # pylint: disable=g-import-not-at-top
+  weights); returns (passed, first failure message or '').
+
+  The test runs in a process of its own, in a scratch folder: it sets
+  process-wide state (TF_ENABLE_ONEDNN_OPTS=0 in os.environ, which every later
+  subprocess inherits, then running TensorFlow without oneDNN: bfloat16
+  emulated, several times slower, other numerics; TensorFlow's, NumPy's and
+  Python's global seeds) and unzips the SavedModel into
+  ./bioimageio_unzipped_tf_weights.
+  """
   path = os.path.abspath(path)
-  # Its TensorFlow adapter unzips the SavedModel into ./bioimageio_unzipped_tf_weights:
-  # run it from a scratch folder, never from the user's (or the repository's).
-  with tempfile.TemporaryDirectory() as scratch, contextlib.chdir(scratch):
-    summary = test_model(path)
-  failures = [f'{detail.name}: {"; ".join(str(error.msg) for error in detail.errors)}'
-              for detail in summary.details if detail.status == 'failed']
-  return summary.status == 'passed', (failures[0] if failures else '')
+  with tempfile.TemporaryDirectory() as scratch:
+    result = subprocess.run([sys.executable, '-c', _CORE_TEST, path], cwd=scratch,
+                            capture_output=True, text=True)
+  lines = result.stdout.strip().splitlines()
+  if result.returncode or not lines:
+    return False, errors.first_line(result.stderr.strip().splitlines()[-1] if result.stderr.strip()
+                                    else f'bioimageio.core exited with {result.returncode}')
+  report = json.loads(lines[-1])
+  return report['passed'], (report['failures'][0] if report['failures'] else '')

@@ -8,6 +8,7 @@ its tests passing as skips. Without the extras, leave the file out with
 package tests (tens of seconds each).
 """
 
+import os
 import zipfile
 
 import bioimageio.core  # pylint: disable=unused-import  (an export extra: fail if missing)
@@ -89,10 +90,14 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
   assert description.validation_summary.status == 'valid-format', description.validation_summary
   (tmp_path / 'cwd').mkdir()
   monkeypatch.chdir(tmp_path / 'cwd')
+  environment = dict(os.environ)
   passed, failure = bioimageio_package.test_package(path)
   assert passed, failure
   # core's TensorFlow adapter unzips into its working folder: never the user's.
   assert not list((tmp_path / 'cwd').iterdir())
+  # core's test sets TF_ENABLE_ONEDNN_OPTS=0 in its process's environment; every
+  # later subprocess (here: the rest of the suite's) would inherit it.
+  assert dict(os.environ) == environment
   names = set(zipfile.ZipFile(path).namelist())
   assert {'rdf.yaml', 'model.onnx', 'tensorflow_saved_model.zip', 'test_input.npy',
           'test_output.npy', 'cover.png', 'README.md'} <= names
