@@ -46,8 +46,8 @@ def fresh_environment():
 
 
 def pytest_configure(config):
-  config.addinivalue_line('markers', 'slow: trains a model for tens of seconds; '
-                          'pytest -m "not slow" leaves these out')
+  config.addinivalue_line('markers', 'slow: trains a model, or runs programs or exports, for '
+                          'several seconds or more; pytest -m "not slow" leaves these out')
 
 
 def smooth_image(rng, height, width, channels=3):

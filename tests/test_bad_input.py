@@ -103,6 +103,7 @@ def _train(tfrecord_glob, model_dir, *extra):
               '--log_every=2', '--precision=float32', *extra)
 
 
+@pytest.mark.slow
 def test_scene_tool_refuses_bad_scenes_in_one_line_with_nothing_written(tmp_path):
   def write(path, array):
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -215,6 +215,7 @@ def _odd_corpus(folder, rng):
   return expected
 
 
+@pytest.mark.slow
 def test_a_messy_folder_is_denoised_or_skipped_file_by_file_and_never_overwritten(model_dir,
                                                                                  tmp_path):
   inputs, output = tmp_path / 'messy', tmp_path / 'denoised'
@@ -278,6 +279,7 @@ def test_two_inputs_for_one_output_are_refused_before_any_work(model_dir, tmp_pa
   assert not (tmp_path / 'out').exists()
 
 
+@pytest.mark.slow
 def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_path):
   rng = np.random.default_rng(5)
   page = (smooth_image(rng, 37, 50, 1)[:, :, 0].astype(np.uint16) * 250)

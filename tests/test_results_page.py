@@ -7,6 +7,8 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 
+import pytest
+
 from tools import provenance
 from tools import results_page
 from tools import svg_plot
@@ -189,6 +191,7 @@ def test_a_changed_or_untracked_file_makes_the_commit_label_unreproducible(tmp_p
   assert not provenance.is_reproducible('unknown')
 
 
+@pytest.mark.slow
 def test_the_grid_refuses_to_train_from_a_changed_checkout_unless_allowed(tmp_path):
   """results_grid.main in a subprocess (its flags are absl's globals), pointed at a
   changed checkout, with train() replaced by one that says it would train."""

@@ -6,11 +6,13 @@ import subprocess
 import sys
 
 import numpy as np
+import pytest
 
 from n2n.data import native_images
 from tests.conftest import REPO_ROOT
 
 
+@pytest.mark.slow
 def test_two_logical_devices_give_one_devices_output(denoise_model_dir, tmp_path):
   rng = np.random.default_rng(0)
   inputs = tmp_path / 'in'

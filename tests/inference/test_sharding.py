@@ -79,6 +79,7 @@ def _denoise(*flags, **environ):
                           cwd=REPO_ROOT, env={**os.environ, **environ})
 
 
+@pytest.mark.slow
 def test_three_parallel_shards_write_one_runs_files_once_and_a_rerun_writes_nothing(
     denoise_model_dir, tmp_path):
   _write_folder(tmp_path / 'in', 12)

@@ -130,6 +130,7 @@ def test_every_capture_of_a_scene_dataset_is_a_training_image(tmp_path):
   assert 0.0 <= full.min() and full.max() <= 1.0 and np.abs(full[0] - full[1]).mean() > 0.01
 
 
+@pytest.mark.slow
 def test_a_noisy_image_dataset_trains_only_with_a_single_image_method(tmp_path):
   import subprocess  # pylint: disable=g-import-not-at-top
   import sys  # pylint: disable=g-import-not-at-top

@@ -79,6 +79,7 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   assert rescored[0].mean_psnr == pytest.approx(results[0].mean_psnr, abs=1e-4)
 
 
+@pytest.mark.slow
 def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_folder, tmp_path):
   # A copy: the module's other tests read the run as the fixture made it.
   model_dir = tmp_path / 'run'
@@ -103,6 +104,7 @@ def test_a_different_network_in_model_dir_is_refused(trained_run, tfrecord_dir, 
     train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
 
 
+@pytest.mark.slow
 def test_validate_writes_metrics_json_and_images(trained_run, image_folder, tmp_path):
   model_dir, _ = trained_run
   result = subprocess.run(
@@ -194,6 +196,7 @@ def test_profile_steps_write_a_trace_and_jit_compile_trains(tfrecord_dir, image_
   assert tf.io.gfile.glob(str(tmp_path / 'plugins' / 'profile' / '*' / '*.xplane.pb'))
 
 
+@pytest.mark.slow
 def test_a_few_dozen_steps_lower_the_loss_and_raise_the_psnr(tfrecord_dir, image_folder, tmp_path):
   config = _config(tfrecord_dir, image_folder, tmp_path, train_steps=60, steps_per_loop=10,
                    log_every=10, eval_every=10, checkpoint_every=60, rampdown_fraction=0.0)
