@@ -2,7 +2,6 @@
 65535 train and denoise as well as the same captures stretched to the full
 range, where dividing by the white level hands the network nearly black images."""
 
-import json
 import os
 
 import numpy as np
@@ -76,7 +75,7 @@ def train_and_score(data, model_dir, normalization, to_unit, **overrides):
   for scene in sorted(os.listdir(val)):
     capture, reference = (native_images.read_pages(os.path.join(val, scene, name))[0]
                           for name in ('capture_00.png', 'reference.png'))
-    output = denoising.denoise_page(capture, denoise, 1, json.loads(run_config.to_json()))
+    output = denoising.denoise_page(capture, denoise, 1, run_config)
     assert output.dtype == np.uint16 and output.shape == capture.shape
     scores.append(psnr(to_unit(output), to_unit(reference)))
     inputs.append(psnr(to_unit(capture), to_unit(reference)))
