@@ -1,8 +1,7 @@
 """The evaluator's colour-shift lines: provisional notes before the run's last
 step, warnings at it (issue 29: a warning at step 800 of 2400 read as a fault)."""
 
-import logging
-
+from absl import logging as absl_logging
 import keras
 import numpy as np
 import tensorflow as tf
@@ -18,19 +17,30 @@ def _blue_shifting_model():
   return keras.Model(images, keras.layers.Lambda(lambda x: x + shift)(images))
 
 
-def test_colour_shifts_are_notes_before_the_last_step_and_warnings_at_it(tmp_path, caplog):
+def _recorded_lines(monkeypatch):
+  """(level, line) of every absl info and warning call while the test runs. The
+  calls themselves are recorded, not handler output, so no logging
+  configuration an earlier test left in the process (absl's verbosity, a
+  logger's level) can hide them."""
+  lines = []
+  for level in ('info', 'warning'):
+    monkeypatch.setattr(absl_logging, level,
+                        lambda message, *args, level=level: lines.append((level, message % args)))
+  return lines
+
+
+def test_colour_shifts_are_notes_before_the_last_step_and_warnings_at_it(tmp_path, monkeypatch):
   images = [('flat', smooth_image(np.random.default_rng(0), 64, 64))]
   evaluate = evaluator_lib.Evaluator(
       _blue_shifting_model(), images, 'gaussian', (10.0,), 0, 0,
       tf.summary.create_file_writer(str(tmp_path)), colour_shift_warning=0.03, final_step=10)
-  with caplog.at_level(logging.INFO):
-    evaluate(5)
-  early = [record for record in caplog.records if 'denoised colours moved' in record.getMessage()]
-  assert [record.levelno for record in early] == [logging.INFO]
-  assert 'step 5 of 10: provisional' in early[0].getMessage()
-  caplog.clear()
-  with caplog.at_level(logging.INFO):
-    evaluate(10)
-  final = [record for record in caplog.records if 'denoised colours moved' in record.getMessage()]
-  assert [record.levelno for record in final] == [logging.WARNING]
-  assert 'provisional' not in final[0].getMessage()
+  lines = _recorded_lines(monkeypatch)
+  evaluate(5)
+  early = [(level, line) for level, line in lines if 'denoised colours moved' in line]
+  assert [level for level, _ in early] == ['info']
+  assert 'step 5 of 10: provisional' in early[0][1]
+  lines.clear()
+  evaluate(10)
+  final = [(level, line) for level, line in lines if 'denoised colours moved' in line]
+  assert [level for level, _ in final] == ['warning']
+  assert 'provisional' not in final[0][1]
