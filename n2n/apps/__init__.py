@@ -8,11 +8,16 @@ TensorFlow's start-up (n2n/cli.py) before the program's module, and with it
 TensorFlow, is imported.
 """
 
+import contextlib
 import importlib
+import os
 
 import sys
 
 from absl import app
+
+from n2n import cli
+from n2n import config_flags
 
 
 def _launch(program):
@@ -37,6 +42,21 @@ def run_denoise():
 
 def run_export():
   _launch('export')
+
+
+@contextlib.contextmanager
+def configured(argv, config_class):
+  """Every program's main: refuses stray arguments, then yields config_class
+  from the parsed flags; a user error in the block (or in the flags) ends the
+  program with one line naming it (cli.exit_on_user_error).
+
+  cli and config_flags import no TensorFlow: importing this package keeps the
+  launchers' promise to quiet the start-up first.
+  """
+  if len(argv) > 1:
+    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
+  with cli.exit_on_user_error(os.path.basename(argv[0])):
+    yield config_flags.config_from_flags(config_class)
 
 
 def start(main, doc, argv=None):

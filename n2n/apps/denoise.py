@@ -17,11 +17,9 @@ could be denoised; 1 a bad flag or plan (nothing written).
 import os
 import sys
 
-from absl import app
 from absl import flags
 
 from n2n import apps
-from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n import hardware
@@ -66,10 +64,7 @@ def load_network(config):
 
 def main(argv):
   program = os.path.basename(argv[0])
-  if len(argv) > 1:
-    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
-  with cli.exit_on_user_error(program):
-    config = config_flags.config_from_flags(config_lib.DenoiseConfig)
+  with apps.configured(argv, config_lib.DenoiseConfig) as config:
     jobs, shard, planned = plan(config)
     network = load_network(config)
     if shard:

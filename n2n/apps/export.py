@@ -12,23 +12,17 @@ TensorFlow Lite model.tflite (same signature, builtin ops only), and with
 extras of requirements-export.txt).
 """
 
-import os
 
-from absl import app
 from absl import flags
 
 from n2n import apps
-from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n.apps import exporting
 
 
 def main(argv):
-  if len(argv) > 1:
-    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
-  with cli.exit_on_user_error(os.path.basename(argv[0])):
-    config = config_flags.config_from_flags(config_lib.ExportConfig)
+  with apps.configured(argv, config_lib.ExportConfig) as config:
     restored, written = exporting.export_run(config)
     print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
     for path in written:

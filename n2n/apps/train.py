@@ -9,12 +9,10 @@ Rerunning a command with the same --model_dir resumes it.
 import os
 import sys
 
-from absl import app
 from absl import flags
 from absl import logging
 
 from n2n import apps
-from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n.training import launch
@@ -27,11 +25,7 @@ DEMO_FLAGFILE = os.path.join(REPO_ROOT, 'configs', 'demo.cfg')
 
 
 def main(argv):
-  program = os.path.basename(argv[0])
-  if len(argv) > 1:
-    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
-  with cli.exit_on_user_error(program):
-    config = config_flags.config_from_flags(config_lib.TrainConfig)
+  with apps.configured(argv, config_lib.TrainConfig) as config:
     try:
       launch.train(config)
     except preemption.TrainingInterrupted as interrupted:

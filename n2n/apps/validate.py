@@ -10,23 +10,17 @@ values (data, noise, levels, seed, precision), so a checkpoint scores what the
 evaluation during training reported for it.
 """
 
-import os
 
-from absl import app
 from absl import flags
 
 from n2n import apps
-from n2n import cli
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n.evaluation import validation
 
 
 def main(argv):
-  if len(argv) > 1:
-    raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
-  with cli.exit_on_user_error(os.path.basename(argv[0])):
-    config = config_flags.config_from_flags(config_lib.ValidateConfig)
+  with apps.configured(argv, config_lib.ValidateConfig) as config:
     if config.follow:
       scored = validation.follow(config)
       print(f'scored steps {", ".join(map(str, scored))}; the run is finished')
