@@ -10,8 +10,10 @@ a config.json stays cheap): a method's module therefore imports its tensor
 code (n2n/data/...) inside the functions that run it, not at the top.
 """
 
+import abc
 
-class Method:
+
+class Method(abc.ABC):
   """One training method. Subclasses set the attributes and override what differs.
 
   Attributes:
@@ -45,9 +47,9 @@ class Method:
       return None
     return getattr(config.methods, self.name)
 
+  @abc.abstractmethod
   def describe(self, config):
     """What an export's README and BMZ page say the model was trained as."""
-    raise NotImplementedError
 
   def resolve_loss(self, loss, noise_loss):
     """The loss the run trains with.
@@ -74,11 +76,11 @@ class Method:
   def check_data_kinds(self, kinds):
     """Refuses training data of kinds ('images', 'scenes', 'noisy_images') it cannot use."""
 
+  @abc.abstractmethod
   def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
     """The training tf.data.Dataset of one input pipeline: dicts with 'input',
     'target' ([B, S, S, C] float32) and optionally 'target_mask' and whatever
     regulariser() reads."""
-    raise NotImplementedError
 
   def regulariser(self, config):
     """None, or fn(prediction, batch, predict_without_gradient, step_fraction) ->

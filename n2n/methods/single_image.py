@@ -2,6 +2,8 @@
 their refusals, fixed captures for synthetic noise, and their pipeline (noisy
 crops, n2n/data/noisy_crops.py, turned into the method's elements)."""
 
+import abc
+
 from n2n.methods import base
 
 
@@ -26,10 +28,10 @@ class SingleImageMethod(base.Method):
       raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
                        f'--method={self.name} has no second copy to give')
 
+  @abc.abstractmethod
   def elements(self, noisy, seed, config):
     """One batch's training element: noisy [B, S, S, C] float32 crops, seed [2]
     int32 (per batch) -> dict with 'input' and 'target' at least."""
-    raise NotImplementedError
 
   def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
     # pylint: disable=g-import-not-at-top  (tensor code; see n2n/methods/base.py)
