@@ -85,8 +85,8 @@ def report(trace, count):
 def main(argv):
   del argv
   config = config_flags.config_from_flags(config_lib.TrainConfig)
-  dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
-                                  min_size=config.crop_size, seed=config.seed)
+  dataset_writer.build_if_missing(config.data.train_data, config.data.train_images_dir,
+                                  min_size=config.data.crop_size, seed=config.run.seed)
   strategy = tf.distribute.get_strategy()
   inputs = preflight.check_training_inputs(config, strategy)
   config = inputs.config
@@ -96,12 +96,12 @@ def main(argv):
                                                      inputs.cache, 0)
   trainer.attach_dataset(build())
   probe = iter(build())
-  loss_fn = losses.get_loss(config.loss)
+  loss_fn = losses.get_loss(config.method.loss)
   denoise = denoiser.make_denoiser(trainer.model)
-  level = config.eval_noise_levels[0]
-  corrupt = scoring.make_corruption(config.noise)
-  evaluate = lambda: scoring.evaluate(denoise, inputs.eval_images, config.noise, [level],
-                                      config.seed, corrupt=corrupt)[0]
+  level = config.corruption.eval_noise_levels[0]
+  corrupt = scoring.make_corruption(config.corruption.noise)
+  evaluate = lambda: scoring.evaluate(denoise, inputs.eval_images, config.corruption.noise, [level],
+                                      config.run.seed, corrupt=corrupt)[0]
   trace = {name: [] for name in ('loss', 'gradient_norm', 'norm_ratio', 'clipped', 'input_max',
                                  'target_max', 'velocity_rms', 'update_rms', 'psnr_steps',
                                  'psnr')}
@@ -109,7 +109,7 @@ def main(argv):
   trace['input_psnr'] = float(evaluate().mean_input_psnr)
   weights = flat_weights(trainer.model)
   started = time.perf_counter()
-  for step in range(1, config.train_steps + 1):
+  for step in range(1, config.optimisation.train_steps + 1):
     batch = next(probe)
     if step <= FLAGS.trace_check_steps:
       expected = float(tf.reduce_mean(loss_fn(trainer.model(batch['input']), batch['target'],
@@ -128,7 +128,7 @@ def main(argv):
     trace['velocity_rms'].append(velocity_rms(trainer.optimizer))
     trace['update_rms'].append(float(np.sqrt(np.mean(np.square(new_weights - weights)))))
     weights = new_weights
-    if step % FLAGS.trace_eval_every == 0 or step == config.train_steps:
+    if step % FLAGS.trace_eval_every == 0 or step == config.optimisation.train_steps:
       psnr = float(evaluate().mean_psnr)
       trace['psnr_steps'].append(step)
       trace['psnr'].append(psnr)

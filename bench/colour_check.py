@@ -75,13 +75,18 @@ def score_model(restored, photos=PHOTOS, keep_images=False):
   config = restored.run_config
   denoise = denoiser.make_denoiser(restored.model)
   keep = -1 if keep_images else 0
-  if config.noise != config_lib.NO_NOISE:
+  if config.corruption.noise != config_lib.NO_NOISE:
     images = eval_data.load_eval_images(photos, config.model.channels, flag_name='photos')
-    return list(scoring.evaluate(denoise, images, config.noise, config.eval_noise_levels[:1],
-                                 config.seed, keep_images=keep)[0].images)
+    return list(
+        scoring.evaluate(denoise,
+                         images,
+                         config.corruption.noise,
+                         config.corruption.eval_noise_levels[:1],
+                         config.run.seed,
+                         keep_images=keep)[0].images)
   with tempfile.TemporaryDirectory() as scenes_dir:
     simulated_scenes.write_scenes(photos, scenes_dir, captures=2,
-                                  grayscale=config.data_channels == 1, seed=SCENE_SEED)
+                                  grayscale=config.data.channels == 1, seed=SCENE_SEED)
     scenes = eval_data.load_eval_scenes(scenes_dir, config, flag_name='photos')
     return list(scoring.evaluate_scenes(denoise, scenes, keep_images=keep)[0].images)
 
@@ -116,8 +121,9 @@ def main(argv):
   del argv
   restored = restore.restore_model(FLAGS.model, flag_name='model')
   checked = verdicts(score_model(restored, FLAGS.photos), FLAGS.max_channel_error)
-  print(f'{restored.prefix} (step {restored.step}, noise {restored.run_config.noise}) on '
-        f'{FLAGS.photos}:')
+  print(
+      f'{restored.prefix} (step {restored.step}, noise {restored.run_config.corruption.noise}) on '
+      f'{FLAGS.photos}:')
   print(format_verdicts(checked))
   missed = [verdict.score.name for verdict in checked if not verdict.passed]
   print(f'{len(checked) - len(missed)} of {len(checked)} meet the bar'

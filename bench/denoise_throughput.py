@@ -100,7 +100,7 @@ def write_test_image(path, width, height):
 
 def untrained_run(folder):
   """Saves a seeded, untrained RGB U-Net as a run in folder; returns folder."""
-  config = config_lib.TrainConfig(train_data='unused', model_dir=folder, seed=0,
+  config = config_lib.train_config(train_data='unused', model_dir=folder, seed=0,
                                   precision='float32')
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
                                 checkpoint_dir=folder)

@@ -59,8 +59,8 @@ SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options'
 METHODS = (('pairs', {}), ('pairs, 2 fixed captures', {'noise_captures': 2}),
            ('neighbor2neighbor', {'method': 'neighbor2neighbor'}),
            ('blind_spot', {'method': 'blind_spot'}),
-           ('blind_spot, N2V2 network', {'method': 'blind_spot', 'model': config_lib.ModelConfig(
-               downsampling='max_blur_pool', top_skip=False)}))
+           ('blind_spot, N2V2 network', {'method': 'blind_spot', 'downsampling': 'max_blur_pool',
+                                         'top_skip': False}))
 
 flags.DEFINE_string('sections', ','.join(SECTIONS), 'Comma list of sections to run.')
 flags.DEFINE_string('corruptions', ','.join(sorted(noise_lib.CORRUPTIONS)), 'Comma list.')
@@ -100,7 +100,7 @@ def steps_per_repetition(crop, batch):
 
 
 def train_config(train_data, noise, crop, batch, precision='float32', **overrides):
-  return config_lib.TrainConfig(train_data=train_data, val_data='', model_dir='',
+  return config_lib.train_config(train_data=train_data, val_data='', model_dir='',
                                 noise=noise, crop_size=crop, batch_size=batch,
                                 precision=precision, train_steps=10**6, **overrides)
 
@@ -218,8 +218,9 @@ def time_validation(checkpoint):
     for precision in ('float32', 'mixed_bfloat16'):
       restored = restore.restore_model(checkpoint, precision)
       run_config = restored.run_config
-      scored = scoring.evaluate(denoiser.make_denoiser(restored.model), images, run_config.noise,
-                                run_config.eval_noise_levels[:1], run_config.seed)
+      scored = scoring.evaluate(denoiser.make_denoiser(restored.model), images,
+                                run_config.corruption.noise,
+                                run_config.corruption.eval_noise_levels[:1], run_config.run.seed)
       psnr[precision] = scored[0].mean_psnr
     result['demo_val_psnr'] = psnr
     result['psnr_bfloat16_minus_float32'] = psnr['mixed_bfloat16'] - psnr['float32']

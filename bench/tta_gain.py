@@ -42,20 +42,21 @@ def measure(model_dir, repeats=3):
      {'plain', 'tta'} medians, 'cost': median ratio tta / plain, 'precision'}.
   """
   config = restore.read_run_config(model_dir)
-  precision = hardware.resolve_precision(config.precision)
+  precision = hardware.resolve_precision(config.run.precision)
   model = restore.restore_model(model_dir, precision).model
   plain = denoiser.make_denoiser(model)
   tta = denoiser.with_test_time_augmentation(plain)
-  data = eval_data.load_eval_data(config.val_data, config, config.noise, config.max_eval_images)
-  levels = config.eval_noise_levels
-  scores = {name: scoring.score(denoise, data, config.noise, levels, config.seed)
+  data = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
+                                  config.evaluation.max_eval_images)
+  levels = config.corruption.eval_noise_levels
+  scores = {name: scoring.score(denoise, data, config.corruption.noise, levels, config.run.seed)
             for name, denoise in (('plain', plain), ('tta', tta))}
   result = {'levels': {}, 'precision': precision}
   for plain_scores, tta_scores in zip(scores['plain'], scores['tta']):
     result['levels'][plain_scores.tag] = {'plain': plain_scores.mean_psnr,
                                           'tta': tta_scores.mean_psnr,
                                           'input': plain_scores.mean_input_psnr}
-  inputs = [scene.first for scene in data] if config.noise == config_lib.NO_NOISE else [
+  inputs = [scene.first for scene in data] if config.corruption.noise == config_lib.NO_NOISE else [
       image.astype('float32') / 255.0 for _, image in data]
   seconds = {'plain': [], 'tta': []}
   for _ in range(repeats):

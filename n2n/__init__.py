@@ -5,7 +5,7 @@ The Python front door (docs/python_api.md):
   import n2n
   denoiser = n2n.Denoiser.load('runs/demo')      # a model_dir, checkpoint or export
   clean = denoiser(noisy)                        # numpy in, same shape and dtype out
-  n2n.train(n2n.TrainConfig(train_data='records/train-*.tfrecord', model_dir='runs/mine'))
+  n2n.train(n2n.train_config(train_data='records/train-*.tfrecord', model_dir='runs/mine'))
   n2n.export('runs/mine', 'exported/mine', onnx=True)
 
 `import n2n` loads no TensorFlow and changes nothing in the process: each
@@ -13,7 +13,8 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 ...) live in n2n/apps.
 """
 
-__all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'train', 'train_config']
+__all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'replace_settings', 'train',
+           'train_config']
 
 # Name -> module it is imported from on first use (PEP 562), so `import n2n` stays light.
 _LAZY = {
@@ -21,6 +22,8 @@ _LAZY = {
     'TrainConfig': 'n2n.config',
     # TrainConfig from train.py's flag names, nested settings included (blind_spot_fraction=...).
     'train_config': 'n2n.config',
+    # A TrainConfig with some settings changed, named as flags (train_steps=10).
+    'replace_settings': 'n2n.config',
     'ExportConfig': 'n2n.config',
 }
 
@@ -40,11 +43,11 @@ def __dir__():
 
 def train(config, strategy=None):
   """Trains (or resumes) a run as train.py does: TFRecords built on first use
-  from config.train_images_dir, then training and evaluation in config.model_dir.
+  from config.data.train_images_dir, then training and evaluation in config.run.model_dir.
 
   Args:
     config: n2n.TrainConfig.
-    strategy: a tf.distribute.Strategy, or None for config.strategy's.
+    strategy: a tf.distribute.Strategy, or None for config.run.strategy's.
 
   Returns:
     n2n.training.train_lib.TrainedRun (model, step, last evaluation).

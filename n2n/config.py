@@ -2,10 +2,12 @@
 
 The absl flags of every entry point (n2n/config_flags.py) and the checks of every
 value are derived from the field declarations below (machinery in
-n2n/settings.py), so a new setting is one `setting(...)` line plus its use. Library code takes these frozen objects (or
-plain values), never absl FLAGS. Checks raise ValueError naming the flag and
-the offending value. This module imports no TensorFlow, so reading a
-config.json costs nothing.
+n2n/settings.py), so a new setting is one `setting(...)` line plus its use. A
+training run's settings are in sections (data, corruption, method, model,
+optimisation, evaluation, run) while its flags stay flat. Library code takes
+these frozen objects (or plain values), never absl FLAGS. Checks raise
+ValueError naming the flag and the offending value. This module imports no
+TensorFlow, so reading a config.json costs nothing.
 """
 
 import dataclasses
@@ -14,6 +16,7 @@ from n2n.corruptions import catalog
 from n2n.methods import registry as methods_registry
 from n2n import settings as settings_lib
 from n2n.settings import check_settings
+from n2n.settings import derived
 from n2n.settings import format_value
 from n2n.settings import from_dict
 from n2n.settings import section
@@ -75,39 +78,24 @@ class AugmentConfig:
 
 
 @dataclasses.dataclass(frozen=True)
-class TrainConfig:
-  """The resolved configuration of one training run (written to config.json)."""
+class DataConfig:
+  """What the run trains and validates on, and how pixels become network values."""
   train_data: str = setting(
       '', 'Training data: a dataset folder written by datasets/make_tfrecords.py, or TFRecord '
       'globs, comma-separated.', required=True)
   val_data: str = setting('', 'Validation images: a folder of images or a TFRecord glob. Empty: '
                           'no evaluation during training.')
-  model_dir: str = setting('', 'Run directory: checkpoints, config.json, TensorBoard logs. '
-                           'Rerunning with the same model_dir resumes.', required=True)
   train_images_dir: str = setting(
       '', 'Optional image folder: when --train_data holds no records yet, TFRecords are first '
       'built from this folder into the folder --train_data names (or its glob\'s folder).')
-  noise: str = setting('gaussian', 'Corruption. none: the training data are scenes of real '
-                       'noisy captures (datasets/make_tfrecords.py --scenes); each example is '
-                       'two captures of one scene.', choices=NOISES)
-  noise_range: tuple[float, ...] = setting(
-      (), 'Training level range "low,high", per image: Gaussian sigma in 0-255 units, Poisson '
-      'lambda, or the fraction of pixels for text, impulse and bernoulli. Empty: the '
-      "corruption's paper range.")
-  eval_noise_levels: tuple[float, ...] = setting(
-      (), 'Comma list of evaluation levels, units of --noise_range. Empty: the paper\'s (sigma 25, '
-      'lambda 30, text 0.25, impulse 0.5,0.7, bernoulli 0.5).')
-  target: str = setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
-                        'Noise2Clean baseline.', choices=TARGETS)
-  method: str = setting('pairs', 'pairs: input and target are two noisy copies of an image (or '
-                        'the clean one, --target=clean). neighbor2neighbor and blind_spot train '
-                        'from single noisy images: each clean image corrupted once with a fixed '
-                        'per-image seed, or every capture of a scene dataset.', choices=METHODS)
-  noise_captures: int = setting(
-      0, 'Synthetic noise: 0 draws fresh noise at every step (the paper). N corrupts every '
-      'training image N times, once and for all, and trains on those captures only, as with N '
-      'real captures of each scene (--method=pairs needs 2 or more with --target=noisy). The '
-      'single-image methods always use fixed captures: 0 means 1 for them.', minimum=0)
+  crop_size: int = setting(256, 'Square training crop in pixels (the U-Net pools five times).',
+                           multiple_of=32)
+  crops_per_image: int = setting(4, 'Random crops taken per decoded training image.', minimum=1)
+  cache: str = setting('auto', 'Keep decoded training images in memory. auto: when the dataset '
+                       'manifest says they fit in --cache_budget_mb.', choices=CACHE_MODES)
+  cache_budget_mb: int = setting(2048, 'Memory budget for --cache=auto, MiB.', minimum=0)
+  skip_corrupt_records: bool = setting(False, 'Skip unreadable training records with a warning '
+                                       'instead of stopping with an error naming the shard.')
   normalization: str = setting(
       'white_level', 'How pixels become network values. white_level: divided by the white level '
       'of the data. percentile: each image maps its --percentile_low and --percentile_high '
@@ -119,11 +107,114 @@ class TrainConfig:
                                   "(CSBDeep's default).", minimum=0.0, maximum=100.0)
   percentile_high: float = setting(99.8, '--normalization=percentile: the percentile mapped to 1 '
                                    "(CSBDeep's default).", minimum=0.0, maximum=100.0)
-  loss: str = setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
-                      'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for bernoulli).',
-                      choices=LOSSES)
-  crop_size: int = setting(256, 'Square training crop in pixels (the U-Net pools five times).',
-                           multiple_of=32)
+  augment: AugmentConfig = section(AugmentConfig, 'augment_', legacy_key='augment')
+  # Resolved from the training data's manifest when the run starts (not flags):
+  # the pixel type, the channels and the value that maps to 1.0, so
+  # validate.py, denoise.py and export.py hand results back in the data's own units.
+  dtype: str = derived('uint8', legacy_key='data_dtype')
+  channels: int = derived(CLEAN_IMAGE_CHANNELS, legacy_key='data_channels')
+  white_level: float = derived(255.0, legacy_key='white_level')
+
+  def __post_init__(self):
+    check_settings(self)
+    if self.normalization == 'percentile' and self.percentile_low >= self.percentile_high:
+      raise ValueError(f'--percentile_low={self.percentile_low:g} must be below '
+                       f'--percentile_high={self.percentile_high:g}')
+
+
+@dataclasses.dataclass(frozen=True)
+class CorruptionConfig:
+  """The synthetic noise added to clean images (none: the data are real noisy captures).
+
+  Empty level lists stand for the corruption's paper values until the run's
+  configuration is resolved (TrainConfig.resolved()).
+  """
+  noise: str = setting('gaussian', 'Corruption. none: the training data are scenes of real '
+                       'noisy captures (datasets/make_tfrecords.py --scenes); each example is '
+                       'two captures of one scene.', choices=NOISES)
+  noise_range: tuple[float, ...] = setting(
+      (), 'Training level range "low,high", per image: Gaussian sigma in 0-255 units, Poisson '
+      'lambda, or the fraction of pixels for text, impulse and bernoulli. Empty: the '
+      "corruption's paper range.")
+  eval_noise_levels: tuple[float, ...] = setting(
+      (), 'Comma list of evaluation levels, units of --noise_range. Empty: the paper\'s (sigma 25, '
+      'lambda 30, text 0.25, impulse 0.5,0.7, bernoulli 0.5).')
+  noise_captures: int = setting(
+      0, 'Synthetic noise: 0 draws fresh noise at every step (the paper). N corrupts every '
+      'training image N times, once and for all, and trains on those captures only, as with N '
+      'real captures of each scene (--method=pairs needs 2 or more with --target=noisy). The '
+      'single-image methods always use fixed captures: 0 means 1 for them.', minimum=0)
+
+  def __post_init__(self):
+    # The noise's choices first: every later message names a corruption.
+    check_settings(self)
+    if self.noise == NO_NOISE:
+      for name in ('noise_range', 'eval_noise_levels'):
+        if getattr(self, name):
+          raise ValueError(f'--{name} does not apply to --noise=none (real noisy captures)')
+      if self.noise_captures:
+        raise ValueError(f'--noise_captures={self.noise_captures} simulates captures with '
+                         'synthetic noise; with --noise=none the scenes\' own captures are the '
+                         'data')
+      return
+    corruption = catalog.get_spec(self.noise)
+    lowest, highest = corruption.bounds
+    if self.noise_range:
+      if len(self.noise_range) != 2:
+        raise ValueError(f'--noise_range={format_value(self.noise_range)} needs exactly two '
+                         'numbers: low,high')
+      low, high = self.noise_range
+      if not lowest <= low <= high <= highest:
+        raise ValueError(
+            f'--noise_range={low:g},{high:g} is invalid for --noise={self.noise}: need '
+            f'{lowest:g} <= low <= high <= {highest:g} ({corruption.level_name})')
+    for level in self.eval_noise_levels:
+      if not lowest <= level <= highest:
+        raise ValueError(f'--eval_noise_levels value {level:g} is outside '
+                         f'{lowest:g}..{highest:g} for --noise={self.noise}')
+
+  def resolved(self, captures_rule):
+    """The same corruption with the paper's levels where none were given, and
+    --noise_captures as the method uses it (captures_rule: Method.resolve_captures)."""
+    if self.noise == NO_NOISE:
+      return self
+    corruption = catalog.get_spec(self.noise)
+    return dataclasses.replace(
+        self,
+        noise_range=tuple(float(v) for v in self.noise_range or corruption.default_range),
+        eval_noise_levels=tuple(float(v) for v in
+                                self.eval_noise_levels or corruption.default_eval_levels),
+        noise_captures=captures_rule(self.noise_captures))
+
+
+def _check_method_section(section_config):
+  check_settings(section_config)
+
+
+# The method section: which method, its target and loss, and one part per
+# method with settings of its own (n2n/methods/registry.py), so that
+# config.method.blind_spot.fraction is --blind_spot_fraction. Made from the
+# registry's list, so a new method's settings join it by themselves.
+MethodConfig = dataclasses.make_dataclass('MethodConfig', [
+    ('name', str, setting(
+        'pairs', 'pairs: input and target are two noisy copies of an image (or the clean one, '
+        '--target=clean). neighbor2neighbor and blind_spot train from single noisy images: each '
+        'clean image corrupted once with a fixed per-image seed, or every capture of a scene '
+        'dataset.', choices=METHODS, flag='method')),
+    ('target', str, setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
+                            'Noise2Clean baseline.', choices=TARGETS)),
+    ('loss', str, setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
+                          'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for '
+                          'bernoulli; masked_l2 for --method=blind_spot).', choices=LOSSES)),
+] + methods_registry.settings_fields(), frozen=True, namespace={
+    '__module__': __name__, '__post_init__': _check_method_section,
+    '__doc__': 'The training method (--method), its target and loss, and each method\'s own '
+               'settings.'})
+
+
+@dataclasses.dataclass(frozen=True)
+class OptimisationConfig:
+  """Batch, steps and the optimizer's schedule."""
   batch_size: int = setting(4, 'Global batch size (all replicas together).', minimum=1)
   train_steps: int = setting(300000, 'Total optimizer steps.', minimum=1)
   learning_rate: float = setting(3e-4, 'Adam peak learning rate.', minimum=1e-12)
@@ -134,25 +225,22 @@ class TrainConfig:
       4.0, 'Clip each step\'s gradient norm to this multiple of the running average of recent '
       'norms (an outlier batch, e.g. Poisson at lambda near 0.001, would otherwise wreck '
       'Adam\'s state and the network); 0: never clip.', minimum=0.0)
-  precision: str = setting('auto', 'auto picks mixed_bfloat16 where the hardware runs it '
-                           'natively, mixed_float16 on pre-Ampere GPUs, else float32.',
-                           choices=PRECISIONS)
-  strategy: str = setting('auto', 'auto: tpu if --tpu, mirrored with >1 GPU, else default.',
-                          choices=STRATEGIES)
-  tpu: str = setting('', 'TPU name, grpc:// address or "local", for --strategy=tpu (or auto).')
-  steps_per_loop: int = setting(10, 'Training steps per tf.function call.', minimum=1)
-  checkpoint_every: int = setting(1000, 'Steps between checkpoints.', minimum=1)
-  keep_checkpoints: int = setting(3, 'Checkpoints to keep.', minimum=1)
+
+  def __post_init__(self):
+    check_settings(self)
+    if 0 < self.gradient_clip_multiple <= 1:
+      # Below 1 the running average of clipped norms shrinks every step and
+      # training stalls, "clipped" on every line.
+      raise ValueError(f'--gradient_clip_multiple={self.gradient_clip_multiple:g} must be 0 (no '
+                       'clipping) or above 1')
+
+
+@dataclasses.dataclass(frozen=True)
+class EvaluationConfig:
+  """Evaluation during training, the best checkpoint, and the warnings it gives."""
   eval_every: int = setting(5000, 'Steps between evaluations on --val_data; 0: no evaluation '
                             'during training (run validate.py --follow beside it instead).',
                             minimum=0)
-  log_every: int = setting(100, 'Steps between console log lines and loss summaries.', minimum=1)
-  seed: int = setting(0, 'Seed for data order, crops, augmentation, noise and initial weights.',
-                      minimum=0)
-  cache: str = setting('auto', 'Keep decoded training images in memory. auto: when the dataset '
-                       'manifest says they fit in --cache_budget_mb.', choices=CACHE_MODES)
-  cache_budget_mb: int = setting(2048, 'Memory budget for --cache=auto, MiB.', minimum=0)
-  crops_per_image: int = setting(4, 'Random crops taken per decoded training image.', minimum=1)
   max_eval_images: int = setting(0, 'Evaluate on at most this many images (0: all).', minimum=0)
   eval_image_summaries: int = setting(3, 'Validation images shown in TensorBoard.', minimum=0)
   keep_best: bool = setting(True, 'Keep the checkpoint with the best validation score in '
@@ -165,121 +253,125 @@ class TrainConfig:
       'moves from the clean image\'s (a scene\'s reference, else its second capture) by more '
       'than this, on the 0-1 scale, and by more than the noise explains; 0: never.',
       minimum=0.0, maximum=1.0)
-  skip_corrupt_records: bool = setting(False, 'Skip unreadable training records with a warning '
-                                       'instead of stopping with an error naming the shard.')
+
+  def __post_init__(self):
+    check_settings(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+  """Where the run lives and how it executes: devices, precision, checkpoints, logs, seed."""
+  model_dir: str = setting('', 'Run directory: checkpoints, config.json, TensorBoard logs. '
+                           'Rerunning with the same model_dir resumes.', required=True)
+  seed: int = setting(0, 'Seed for data order, crops, augmentation, noise and initial weights.',
+                      minimum=0)
+  precision: str = setting('auto', 'auto picks mixed_bfloat16 where the hardware runs it '
+                           'natively, mixed_float16 on pre-Ampere GPUs, else float32.',
+                           choices=PRECISIONS)
+  strategy: str = setting('auto', 'auto: tpu if --tpu, mirrored with >1 GPU, else default.',
+                          choices=STRATEGIES)
+  tpu: str = setting('', 'TPU name, grpc:// address or "local", for --strategy=tpu (or auto).')
+  steps_per_loop: int = setting(10, 'Training steps per tf.function call.', minimum=1)
+  checkpoint_every: int = setting(1000, 'Steps between checkpoints.', minimum=1)
+  keep_checkpoints: int = setting(3, 'Checkpoints to keep.', minimum=1)
+  log_every: int = setting(100, 'Steps between console log lines and loss summaries.', minimum=1)
   deterministic: bool = setting(False, 'Enable TensorFlow op determinism: the same seed gives '
                                 'the same losses and weights (slower on some devices).')
   jit_compile: bool = setting(False, 'Compile the forward and backward pass with XLA (off by '
                               'default: slower than oneDNN on CPU; try it on GPU).')
   profile_steps: tuple[int, ...] = setting((), 'START,END: write a TensorBoard profiler trace of '
                                            'those steps to model_dir/plugins/profile.')
-  model: ModelConfig = section(ModelConfig, '')
-  augment: AugmentConfig = section(AugmentConfig, 'augment_')
-  # Each method's own settings (n2n/methods/), flags named by its prefix
-  # (--neighbor2neighbor_gamma, --blind_spot_fraction): config.methods.<method>.
-  methods: methods_registry.MethodSettings = section(methods_registry.MethodSettings, '')
-  # Resolved from the training data's manifest when the run starts (not flags):
-  # the pixel type and the value that maps to 1.0, so validate.py, denoise.py
-  # and export.py hand results back in the data's own units.
-  data_dtype: str = 'uint8'
-  data_channels: int = CLEAN_IMAGE_CHANNELS
-  white_level: float = 255.0
 
   def __post_init__(self):
-    if self.noise not in NOISES:
-      # Before anything looks the corruption up: the message names the flag.
-      raise ValueError(f'--noise={self.noise!r} is not one of {", ".join(NOISES)}')
-    if self.noise == NO_NOISE:
-      self._check_without_noise()
-      return
-    corruption = catalog.get_spec(self.noise)
-    # Resolve corruption-dependent defaults so config.json records real values.
-    resolved = {
-        'noise_range': tuple(float(v) for v in self.noise_range or corruption.default_range),
-        'eval_noise_levels': tuple(float(v) for v in
-                                   self.eval_noise_levels or corruption.default_eval_levels),
-        'profile_steps': tuple(int(v) for v in self.profile_steps),
-    }
-    for name, value in resolved.items():
-      object.__setattr__(self, name, value)
     check_settings(self)
-    self._resolve_method()
-    if len(self.noise_range) != 2:
-      raise ValueError(f'--noise_range={format_value(self.noise_range)} needs exactly two '
-                       'numbers: low,high')
-    low, high = self.noise_range
-    lowest, highest = corruption.bounds
-    if not lowest <= low <= high <= highest:
-      raise ValueError(
-          f'--noise_range={low:g},{high:g} is invalid for --noise={self.noise}: need '
-          f'{lowest:g} <= low <= high <= {highest:g} ({corruption.level_name})')
-    for level in self.eval_noise_levels:
-      if not lowest <= level <= highest:
-        raise ValueError(f'--eval_noise_levels value {level:g} is outside {lowest:g}..{highest:g} '
-                         f'for --noise={self.noise}')
-    self._check_run_settings()
-
-  def _resolve_method(self):
-    """The method's loss and fixed captures, then its refusals (n2n/methods/)."""
-    method = methods_registry.get(self.method)
-    object.__setattr__(self, 'loss', method.resolve_loss(self.loss, _default_loss(self.noise)))
-    if self.noise == NO_NOISE:
-      if self.loss == 'masked_l2' and not method.masks_targets:
-        raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
-      if self.noise_captures:
-        raise ValueError(f'--noise_captures={self.noise_captures} simulates captures with '
-                         'synthetic noise; with --noise=none the scenes\' own captures are the '
-                         'data')
-    else:
-      object.__setattr__(self, 'noise_captures', method.resolve_captures(self.noise_captures))
-    method.check(self)
-
-  def _check_normalization(self):
-    if self.normalization != 'percentile':
-      return
-    if self.noise != NO_NOISE:
-      # Synthetic noise levels are defined on the white-level scale, and the
-      # percentiles of a clean image are not those of its noisy copy.
-      raise ValueError(f'--normalization=percentile applies to real noisy captures '
-                       f'(--noise=none); --noise={self.noise} adds its noise on the white-level '
-                       'scale (use --normalization=white_level)')
-    if self.percentile_low >= self.percentile_high:
-      raise ValueError(f'--percentile_low={self.percentile_low:g} must be below '
-                       f'--percentile_high={self.percentile_high:g}')
-
-  def _check_run_settings(self):
-    self._check_normalization()
     if self.profile_steps and not (len(self.profile_steps) == 2
                                    and 0 <= self.profile_steps[0] < self.profile_steps[1]):
       raise ValueError(f'--profile_steps={format_value(self.profile_steps)} must be START,END '
                        'with 0 <= START < END')
-    if 0 < self.gradient_clip_multiple <= 1:
-      # Below 1 the running average of clipped norms shrinks every step and
-      # training stalls, "clipped" on every line.
-      raise ValueError(f'--gradient_clip_multiple={self.gradient_clip_multiple:g} must be 0 (no '
-                       'clipping) or above 1')
     if self.strategy == 'tpu' and not self.tpu:
       raise ValueError('--strategy=tpu needs --tpu (a TPU name, grpc:// address or "local")')
 
-  def _check_without_noise(self):
-    object.__setattr__(self, 'profile_steps', tuple(int(v) for v in self.profile_steps))
-    check_settings(self)
-    for name in ('noise_range', 'eval_noise_levels'):
-      if getattr(self, name):
-        raise ValueError(f'--{name} does not apply to --noise=none (real noisy captures)')
-    self._resolve_method()
-    self._check_run_settings()
+
+@dataclasses.dataclass(frozen=True)
+class TrainConfig:
+  """The configuration of one training run, in sections (written to config.json).
+
+  Flags stay flat (--crop_size is config.data.crop_size); each section checks
+  its own values, and __post_init__ the rules between sections. Nothing here
+  changes a value: resolved() returns the configuration with what the run
+  derives (the paper's noise levels, the loss for auto, the fixed captures of
+  a single-image method), which train.py logs (resolved_summary) and
+  config.json records.
+  """
+  data: DataConfig = section(DataConfig, '')
+  corruption: CorruptionConfig = section(CorruptionConfig, '')
+  method: MethodConfig = section(MethodConfig, '')
+  model: ModelConfig = section(ModelConfig, '')
+  optimisation: OptimisationConfig = section(OptimisationConfig, '')
+  evaluation: EvaluationConfig = section(EvaluationConfig, '')
+  run: RunConfig = section(RunConfig, '')
+
+  def __post_init__(self):
+    method = methods_registry.get(self.method.name)
+    noise = self.corruption.noise
+    loss = self.method.loss
+    if noise == NO_NOISE and loss == 'masked_l2' and not method.masks_targets:
+      raise ValueError('--loss=masked_l2 needs --noise=bernoulli (it masks dropped pixels)')
+    if self.data.normalization == 'percentile' and noise != NO_NOISE:
+      # Synthetic noise levels are defined on the white-level scale, and the
+      # percentiles of a clean image are not those of its noisy copy.
+      raise ValueError(f'--normalization=percentile applies to real noisy captures '
+                       f'(--noise=none); --noise={noise} adds its noise on the white-level '
+                       'scale (use --normalization=white_level)')
+    method.resolve_loss(loss, _default_loss(noise))  # refuses a loss the method cannot take
+    method.check(self)
+
+  def resolved(self):
+    """This configuration with every value the run derives filled in (the
+    corruption's paper levels, the loss for auto, --noise_captures as the
+    method uses it); a resolved configuration resolves to itself."""
+    method = methods_registry.get(self.method.name)
+    return dataclasses.replace(
+        self, corruption=self.corruption.resolved(method.resolve_captures),
+        method=dataclasses.replace(
+            self.method, loss=method.resolve_loss(self.method.loss,
+                                                  _default_loss(self.corruption.noise))))
 
   def to_json(self):
     """The configuration as a JSON string (tuples become lists)."""
     return to_json(self)
 
 
+def read_train_config(values):
+  """The resolved TrainConfig of a parsed config.json, of this layout or an
+  earlier one (settings.from_dict)."""
+  return from_dict(TrainConfig, values).resolved()
+
+
 def train_config(**flag_values):
   """A TrainConfig from settings named as train.py's flags name them
   (blind_spot_fraction=0.01, channels=1, augment_flips=False); ValueError for
-  a name that is no flag."""
-  return settings_lib.from_flag_values(TrainConfig, flag_values)
+  a name that is no flag. Resolved (TrainConfig.resolved())."""
+  return settings_lib.from_flag_values(TrainConfig, flag_values).resolved()
+
+
+def replace_settings(config, **flag_values):
+  """config with the settings named as train.py's flags name them replaced
+  (train_steps=10, blind_spot_fraction=0.01), checked and resolved again."""
+  specs = {spec.flag: spec for spec in settings_lib.settings_of(TrainConfig)}
+  unknown = sorted(set(flag_values) - set(specs))
+  if unknown:
+    raise ValueError(f'{", ".join(unknown)}: not a setting of TrainConfig')
+  for flag, value in flag_values.items():
+    config = _replace_at(config, specs[flag].path, value)
+  return config.resolved()
+
+
+def _replace_at(config, path, value):
+  if len(path) == 1:
+    return dataclasses.replace(config, **{path[0]: value})
+  return dataclasses.replace(
+      config, **{path[0]: _replace_at(getattr(config, path[0]), path[1:], value)})
 
 
 def resolved_summary(config):
@@ -288,15 +380,15 @@ def resolved_summary(config):
   auto, --noise_captures 0 for a single-image method, --channels 0, and the
   data's type and white level), as config.json records them: train.py logs it
   at start, so nothing is changed quietly."""
-  parts = [f'--method={config.method}', f'--noise={config.noise}']
-  if config.noise != NO_NOISE:
-    parts += [f'--noise_range={format_value(config.noise_range)}',
-              f'--eval_noise_levels={format_value(config.eval_noise_levels)}',
-              f'--noise_captures={config.noise_captures}']
-  parts += [f'--loss={config.loss}', f'--channels={model_channels(config)}',
-            f'--normalization={config.normalization}',
-            f'data {config.data_dtype}, {config.data_channels} channel(s), white level '
-            f'{config.white_level:g}']
+  corruption, data = config.corruption, config.data
+  parts = [f'--method={config.method.name}', f'--noise={corruption.noise}']
+  if corruption.noise != NO_NOISE:
+    parts += [f'--noise_range={format_value(corruption.noise_range)}',
+              f'--eval_noise_levels={format_value(corruption.eval_noise_levels)}',
+              f'--noise_captures={corruption.noise_captures}']
+  parts += [f'--loss={config.method.loss}', f'--channels={model_channels(config)}',
+            f'--normalization={data.normalization}',
+            f'data {data.dtype}, {data.channels} channel(s), white level {data.white_level:g}']
   return 'Resolved settings: ' + ', '.join(parts)
 
 
@@ -308,8 +400,9 @@ def resolve_data(config, data_channels, data_dtype, white_level):
   """config with what the training data decides: the model's channels (where
   --channels is 0), the data's channels, pixel type and white level."""
   model = dataclasses.replace(config.model, channels=config.model.channels or data_channels)
-  return dataclasses.replace(config, model=model, data_channels=int(data_channels),
-                             data_dtype=data_dtype, white_level=float(white_level))
+  data = dataclasses.replace(config.data, channels=int(data_channels), dtype=data_dtype,
+                             white_level=float(white_level))
+  return dataclasses.replace(config, model=model, data=data)
 
 
 def model_channels(config):

@@ -11,7 +11,7 @@ import typing
 
 
 def setting(default, help_text, *, choices=None, minimum=None, maximum=None, multiple_of=None,
-            required=False):
+            required=False, flag=None):
   """A config field with what the flags and checks need to know about it.
 
   Args:
@@ -21,16 +21,33 @@ def setting(default, help_text, *, choices=None, minimum=None, maximum=None, mul
     minimum, maximum: inclusive bounds for numbers.
     multiple_of: numbers must be a positive multiple of this.
     required: the entry point refuses an empty value.
+    flag: the flag's name where it is not the section's prefix + the field's
+      name (config.method.name is --method).
   """
   return dataclasses.field(default=default, metadata={
       'help': help_text, 'choices': choices, 'minimum': minimum, 'maximum': maximum,
-      'multiple_of': multiple_of, 'required': required})
+      'multiple_of': multiple_of, 'required': required, 'flag': flag})
 
 
-def section(config_class, flag_prefix):
-  """A nested config whose fields become flags named flag_prefix + field name."""
+def derived(default, legacy_key):
+  """A field no flag sets: the run fills it in (e.g. from its data's manifest).
+
+  legacy_key: the top-level config.json key that held it before it moved into
+  its section, so that earlier runs' files still read.
+  """
+  return dataclasses.field(default=default, metadata={'legacy_key': legacy_key})
+
+
+def section(config_class, flag_prefix, legacy_key=None):
+  """A nested config whose fields become flags named flag_prefix + field name.
+
+  legacy_key: where an earlier config.json layout held this section's fields
+  (a section that moved into another): a top-level key, or a tuple of keys
+  down nested sections; None if it never moved.
+  """
   return dataclasses.field(default_factory=config_class,
-                           metadata={'section': config_class, 'flag_prefix': flag_prefix})
+                           metadata={'section': config_class, 'flag_prefix': flag_prefix,
+                                     'legacy_key': legacy_key})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +72,14 @@ class Setting:
     return None
 
 
+@dataclasses.dataclass(frozen=True)
+class Leaf:
+  """Any non-section field of a (nested) config: where it lives now, and the
+  places earlier config.json layouts held it (tried in order)."""
+  path: tuple
+  legacy_paths: tuple
+
+
 def settings_of(config_class, prefix='', path=()):
   """Every Setting of a config class, nested sections flattened, in declaration order."""
   found = []
@@ -64,9 +89,39 @@ def settings_of(config_class, prefix='', path=()):
                            path + (field.name,))
     elif 'help' in field.metadata:
       meta = field.metadata
-      found.append(Setting(prefix + field.name, path + (field.name,), field.type, field.default,
-                           meta['help'], meta['choices'], meta['minimum'], meta['maximum'],
-                           meta['multiple_of'], meta['required']))
+      found.append(Setting(meta['flag'] or prefix + field.name, path + (field.name,), field.type,
+                           field.default, meta['help'], meta['choices'], meta['minimum'],
+                           meta['maximum'], meta['multiple_of'], meta['required']))
+  return found
+
+
+def leaves_of(config_class, prefix='', path=(), legacy=None):
+  """Every non-section field of a config class as a Leaf, nested sections flattened.
+
+  A field's earlier places: its section's legacy_key path (a section that
+  moved) + its name, its flag name at the top level (flags never change, and
+  config.json was flat but for its sections before), and a derived field's own
+  legacy_key.
+  """
+  found = []
+  for field in dataclasses.fields(config_class):
+    meta = field.metadata
+    if 'section' in meta:
+      moved = meta['legacy_key'] or (legacy + (field.name,) if legacy else None)
+      if isinstance(moved, str):
+        moved = (moved,)
+      found += leaves_of(meta['section'], prefix + meta['flag_prefix'], path + (field.name,),
+                         moved)
+      continue
+    earlier = []
+    if legacy:
+      earlier.append(legacy + (field.name,))
+    if 'help' in meta:
+      earlier.append((meta['flag'] or prefix + field.name,))
+    if meta.get('legacy_key'):
+      earlier.append((meta['legacy_key'],))
+    found.append(Leaf(path + (field.name,),
+                      tuple(place for place in earlier if place != path + (field.name,))))
   return found
 
 
@@ -109,18 +164,33 @@ def from_dict(config_class, values):
 
   Lists become tuples, nested sections nested configs; keys this version
   does not know are ignored, so an older or newer config.json still reads. A
-  setting missing from its section is read from its flag name at the top
-  level: flags never change, so that is where a config.json written before the
-  setting moved into a section holds it.
+  field missing from its place is looked for where earlier layouts held it
+  (leaves_of): config.json written before the sections kept every setting at
+  the top level under its flag name.
   """
-  values = dict(values)
-  for spec in settings_of(config_class):
-    if len(spec.path) > 1 and spec.flag in values:
-      target = values
-      for name in spec.path[:-1]:
-        target[name] = target = dict(target.get(name) or {})
-      target.setdefault(spec.path[-1], values[spec.flag])
-  return _nested_from_dict(config_class, values)
+  nested = {}
+  for leaf in leaves_of(config_class):
+    for place in (leaf.path,) + leaf.legacy_paths:
+      found, value = _lookup(values, place)
+      if found:
+        _assign(nested, leaf.path, value)
+        break
+  return _nested_from_dict(config_class, nested)
+
+
+def _lookup(values, place):
+  """(True, value) at place (keys down nested dicts), else (False, None)."""
+  for name in place:
+    if not isinstance(values, dict) or name not in values:
+      return False, None
+    values = values[name]
+  return True, values
+
+
+def _assign(nested, place, value):
+  for name in place[:-1]:
+    nested = nested.setdefault(name, {})
+  nested[place[-1]] = value
 
 
 def _nested_from_dict(config_class, values):
@@ -150,10 +220,7 @@ def from_flag_values(config_class, values):
     raise ValueError(f'{", ".join(unknown)}: not a setting of {config_class.__name__}')
   nested = {}
   for flag, value in values.items():
-    target = nested
-    for name in specs[flag].path[:-1]:
-      target = target.setdefault(name, {})
-    target[specs[flag].path[-1]] = value
+    _assign(nested, specs[flag].path, value)
   return _nested_from_dict(config_class, nested)
 
 

@@ -113,7 +113,7 @@ def denoise_model_dir(tmp_path_factory):
   from n2n import run_dir  # pylint: disable=g-import-not-at-top
   from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
   folder = tmp_path_factory.mktemp('run')
-  config = config_lib.TrainConfig(train_data='unused', model_dir=str(folder), seed=3,
+  config = config_lib.train_config(train_data='unused', model_dir=str(folder), seed=3,
                                   precision='float32')
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
                                 checkpoint_dir=str(folder))

@@ -31,8 +31,9 @@ def test_flags_build_the_config_with_lists_and_sections():
   flag_values = _parse(config_lib.TrainConfig, '--train_data=a', '--model_dir=b', '--channels=1',
                        '--noise_range=0,20', '--noaugment_flips', '--profile_steps=1,3')
   config = config_flags.config_from_flags(config_lib.TrainConfig, flag_values)
-  assert config.noise_range == (0.0, 20.0) and config.profile_steps == (1, 3)
-  assert config.model.channels == 1 and not config.augment.flips and config.augment.rotations
+  assert config.corruption.noise_range == (0.0, 20.0) and config.run.profile_steps == (1, 3)
+  augment = config.data.augment
+  assert config.model.channels == 1 and not augment.flips and augment.rotations
 
 
 @pytest.mark.parametrize('argv,message', [

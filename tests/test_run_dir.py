@@ -5,8 +5,8 @@ from n2n import run_dir
 
 
 def _config(model_dir, channels=3):
-  return config_lib.TrainConfig(train_data='x', model_dir=str(model_dir),
-                                model=config_lib.ModelConfig(channels=channels))
+  return config_lib.train_config(train_data='x', model_dir=str(model_dir),
+                                channels=channels)
 
 
 def test_config_round_trips_and_a_missing_one_reads_as_none(tmp_path):
@@ -14,7 +14,7 @@ def test_config_round_trips_and_a_missing_one_reads_as_none(tmp_path):
   config = _config(tmp_path)
   run_dir.write_config(str(tmp_path), config)
   saved = run_dir.read_config(str(tmp_path))
-  assert config_lib.from_dict(config_lib.TrainConfig, saved) == config
+  assert config_lib.read_train_config(saved) == config
   assert not list(tmp_path.glob('*.tmp'))
 
 

@@ -60,7 +60,7 @@ def test_bad_flags_are_refused_in_one_line_naming_the_flag(flags, message, tmp_p
 
 
 def test_crop_larger_than_every_image_is_refused(tfrecord_dir, tmp_path):
-  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+  config = config_lib.train_config(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
                                   model_dir=str(tmp_path), crop_size=128)
   with pytest.raises(ValueError, match=r'--crop_size=128 is larger than every image in '
                                        r'--train_data \(the largest shortest side is 96 px\)'):
@@ -68,7 +68,7 @@ def test_crop_larger_than_every_image_is_refused(tfrecord_dir, tmp_path):
 
 
 def test_batch_not_divisible_by_replicas_is_refused(tfrecord_dir, tmp_path):
-  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+  config = config_lib.train_config(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
                                   model_dir=str(tmp_path), crop_size=32, batch_size=3)
   with pytest.raises(ValueError, match=r'--batch_size=3 must be divisible by the number of '
                                        r'replicas \(2\)'):
@@ -77,7 +77,7 @@ def test_batch_not_divisible_by_replicas_is_refused(tfrecord_dir, tmp_path):
 
 @pytest.mark.slow
 def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
-  config = config_lib.TrainConfig(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
+  config = config_lib.train_config(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='',
                                   model_dir=str(tmp_path), crop_size=32, batch_size=2,
                                   train_steps=4, steps_per_loop=2, log_every=2,
                                   precision='mixed_float16', seed=2)

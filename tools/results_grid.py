@@ -131,7 +131,8 @@ def is_complete(model_dir):
   latest = tf.train.latest_checkpoint(model_dir) if os.path.isdir(model_dir) else None
   if not latest:
     return False
-  return restore.checkpoint_step(latest) >= restore.read_run_config(model_dir).train_steps
+  return restore.checkpoint_step(latest) >= restore.read_run_config(
+      model_dir).optimisation.train_steps
 
 
 def train(run_name, model_dir, config_name=None, extra_flags=()):
@@ -174,15 +175,23 @@ def run_result(run_name, model_dir, wall_seconds, trained_at):
                          'curve': curve,
                          'held_out_curve': evaluations.get(f'held_out_loss/{level_tag}', [])}
   return {
-      'run': run_name, 'noise': config.noise, 'target': config.target, 'loss': config.loss,
-      'method': config.method,
-      'levels': levels, 'train_steps': config.train_steps, 'batch_size': config.batch_size,
-      'crop_size': config.crop_size, 'precision': config.precision,
-      'gradient_clip_multiple': config.gradient_clip_multiple,
+      'run': run_name,
+      'noise': config.corruption.noise,
+      'target': config.method.target,
+      'loss': config.method.loss,
+      'method': config.method.name,
+      'levels': levels,
+      'train_steps': config.optimisation.train_steps,
+      'batch_size': config.optimisation.batch_size,
+      'crop_size': config.data.crop_size,
+      'precision': config.run.precision,
+      'gradient_clip_multiple': config.optimisation.gradient_clip_multiple,
       'wall_seconds': wall_seconds,
       'images_per_second': statistics.median(v for _, v in training['images_per_second']),
       'clipped_steps': int(sum(v for _, v in training.get('clipped_steps', []))),
-      'date': datetime.date.today().isoformat(), 'commit': trained_at, 'machine': machine(),
+      'date': datetime.date.today().isoformat(),
+      'commit': trained_at,
+      'machine': machine(),
   }
 
 
@@ -238,14 +247,14 @@ def picture(pictured, model_dirs, output_path):
   written as PNG."""
   restored = {variant: restore.restore_model(model_dirs[variant]) for variant in pictured}
   config = restored[pictured[0]].run_config
-  if config.noise == config_lib.NO_NOISE:
-    scene = eval_data.load_eval_scenes(config.val_data, config, max_scenes=1)[0]
+  if config.corruption.noise == config_lib.NO_NOISE:
+    scene = eval_data.load_eval_scenes(config.data.val_data, config, max_scenes=1)[0]
     name, level, noisy, clean = scene.name, None, scene.first, scene.reference
   else:
-    name, image = eval_data.load_eval_images(config.val_data, max_images=1)[0]
-    level = config.eval_noise_levels[0]
-    noisy, clean = scoring.evaluation_input(scoring.make_corruption(config.noise), image, 0,
-                                            level, config.seed)
+    name, image = eval_data.load_eval_images(config.data.val_data, max_images=1)[0]
+    level = config.corruption.eval_noise_levels[0]
+    noisy, clean = scoring.evaluation_input(scoring.make_corruption(config.corruption.noise), image,
+                                            0, level, config.run.seed)
   panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
                       for variant in pictured] + [clean]
   return {'image': name, 'level': level, 'variants': list(pictured),

@@ -23,13 +23,15 @@ def validation_sample(run_config):
   noise corrupted at the first evaluation level, as in training's evaluation;
   for scenes the first capture), or None when the run's --val_data cannot be read."""
   try:
-    data = eval_data.load_eval_data(run_config.val_data, run_config, run_config.noise, 1)
+    data = eval_data.load_eval_data(run_config.data.val_data, run_config,
+                                    run_config.corruption.noise, 1)
   except (ValueError, OSError, tf.errors.OpError):
     return None
-  if run_config.noise == config_lib.NO_NOISE:
+  if run_config.corruption.noise == config_lib.NO_NOISE:
     return data[0].first
-  noisy, _ = scoring.evaluation_input(scoring.make_corruption(run_config.noise), data[0][1], 0,
-                                      run_config.eval_noise_levels[0], run_config.seed)
+  noisy, _ = scoring.evaluation_input(scoring.make_corruption(run_config.corruption.noise),
+                                      data[0][1], 0, run_config.corruption.eval_noise_levels[0],
+                                      run_config.run.seed)
   return noisy
 
 
@@ -37,7 +39,7 @@ def write_checked_package(restored, folder, psnr, config):
   """The BioImage Model Zoo package, kept only if bioimageio.core's test passes."""
   path = bioimageio_package.write_package(
       restored.model, restored.run_config, folder, restored.step, psnr,
-      sample=validation_sample(restored.run_config) if restored.run_config.val_data else None,
+      sample=validation_sample(restored.run_config) if restored.run_config.data.val_data else None,
       authors=config.bioimageio_authors, license_id=config.bioimageio_license)
   passed, failure = bioimageio_package.test_package(path)
   if not passed:

@@ -61,14 +61,15 @@ def parse_captures(record, config):
   """One clean-image record and its fixed captures.
 
   Returns:
-    ([N, H, W, C] float32 captures, N = config.noise_captures, C the model's
+    ([N, H, W, C] float32 captures, N = config.corruption.noise_captures, C the model's
      channels; [H, W, C] float32 clean image in [0, 1]).
   """
   parsed = tfrecord.parse_image(record)
   image = rgb_images.convert_channels_tf(parsed['image'], config_lib.model_channels(config))
-  captures = tf.stack([fixed_capture(parsed['name'], image, config.noise, config.noise_range,
-                                     config.seed, index)
-                       for index in range(config.noise_captures)])
+  captures = tf.stack([
+      fixed_capture(parsed['name'], image, config.corruption.noise, config.corruption.noise_range,
+                    config.run.seed, index) for index in range(config.corruption.noise_captures)
+  ])
   return captures, tf.cast(image, tf.float32) / 255.0
 
 
@@ -97,10 +98,10 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
   Returns:
     tf.data.Dataset of {'input', 'target'}: [B, S, S, C] float32.
   """
-  records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
+  records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
   channels = config_lib.model_channels(config)
 
-  count = config.noise_captures
+  count = config.corruption.noise_captures
 
   def stacked(record):
     # [N + 1, H, W, C]: the captures, then the clean image; one tensor, so each
@@ -111,16 +112,16 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
   images = records.map(stacked, num_parallel_calls=tf.data.AUTOTUNE)
   images = input_pipeline.usable_items(images, config, cache,
                                        height_width=lambda item: tf.shape(item)[1:3])
-  crop_size = config.crop_size
+  crop_size = config.data.crop_size
   pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
                                                                    start_step, 3)
 
   def crops_of(index, item):
     pick = tf.cast(tf.random.experimental.stateless_fold_in(pick_seed, index), tf.int32)
-    first, second = _pair_indices(count, config.target, pick)
+    first, second = _pair_indices(count, config.method.target, pick)
     # The same window of every image of the item; the pair is two of them.
     windows = input_pipeline.random_crops(
-        item, crop_size, config.crops_per_image,
+        item, crop_size, config.data.crops_per_image,
         tf.random.experimental.stateless_fold_in(crop_seed, index))  # [K, N + 1, S, S, C]
     return tf.concat([windows[:, first], windows[:, second]], axis=-1)
 
@@ -130,7 +131,7 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
   def pairs_of(index, crops):
     # Stacked along channels: one flip, rotation and channel order moves both.
     both = augmentation.augment_crops(
-        crops, config.augment, tf.random.experimental.stateless_fold_in(augment_seed, index),
+        crops, config.data.augment, tf.random.experimental.stateless_fold_in(augment_seed, index),
         divisor=1.0, channel_groups=2)
     return {'input': both[..., :channels], 'target': both[..., channels:]}
 

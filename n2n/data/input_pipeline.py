@@ -153,10 +153,10 @@ def usable_items(items, config, cache, height_width=lambda image: tf.shape(image
     checks the manifest up front, so the size filter cannot silently drop
     everything.
   """
-  if config.skip_corrupt_records:
+  if config.data.skip_corrupt_records:
     # Drops records that fail to read or decode (truncated shards, bad PNGs).
     items = items.ignore_errors(log_warning=True)
-  crop_size = config.crop_size
+  crop_size = config.data.crop_size
   items = items.filter(lambda item: tf.reduce_min(height_width(item)) >= crop_size)
   return items.cache() if cache else items
 
@@ -165,7 +165,7 @@ def stream_seeds(config, pipeline_id, start_step, count):
   """count independent [2] int64 seeds for one pipeline's random streams (crops,
   augmentation, noise, ...), keyed by (--seed, pipeline, resume step)."""
   base_seed = tf.random.experimental.stateless_fold_in(
-      tf.constant([config.seed, pipeline_id], tf.int64), start_step)
+      tf.constant([config.run.seed, pipeline_id], tf.int64), start_step)
   return tf.unstack(tf.random.experimental.stateless_split(base_seed, count))
 
 
@@ -182,10 +182,10 @@ def shuffled_crops(items, crops_of, per_replica_batch, config, pipeline_id, star
   Returns:
     tf.data.Dataset of single [S, S, C] crops.
   """
-  image_order_seed, crop_order_seed = shuffle_seeds(config.seed, pipeline_id, start_step)
+  image_order_seed, crop_order_seed = shuffle_seeds(config.run.seed, pipeline_id, start_step)
   items = items.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
   crops = items.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
-  return crops.unbatch().shuffle(crop_shuffle_size(per_replica_batch, config.crops_per_image),
+  return crops.unbatch().shuffle(crop_shuffle_size(per_replica_batch, config.data.crops_per_image),
                                  seed=crop_order_seed)
 
 
@@ -202,8 +202,8 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   Returns:
     tf.data.Dataset of dicts, see the module docstring.
   """
-  records, pipeline_id = read_records(config.train_data, input_context)
-  crop_size = config.crop_size
+  records, pipeline_id = read_records(config.data.train_data, input_context)
+  crop_size = config.data.crop_size
   channels = config_lib.model_channels(config)
   images = records.map(
       lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'],
@@ -214,15 +214,16 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
 
   def crops_of(index, image):
     seed = tf.random.experimental.stateless_fold_in(crop_seed, index)
-    return random_crops(image, crop_size, config.crops_per_image, seed)
+    return random_crops(image, crop_size, config.data.crops_per_image, seed)
 
   crops = shuffled_crops(images, crops_of, per_replica_batch, config, pipeline_id, start_step)
 
   def pairs_of(index, crops):
     seeds = tf.random.experimental.stateless_split(
         tf.random.experimental.stateless_fold_in(pair_seed, index), 2)
-    clean = augmentation.augment_crops(crops, config.augment, seeds[0])
-    return make_training_pairs(clean, config.noise, config.noise_range, config.target, seeds[1])
+    clean = augmentation.augment_crops(crops, config.data.augment, seeds[0])
+    return make_training_pairs(clean, config.corruption.noise, config.corruption.noise_range,
+                               config.method.target, seeds[1])
 
   # Augmentation and corruption run on whole batches (one call per batch).
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()

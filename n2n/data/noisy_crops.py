@@ -40,8 +40,8 @@ def stream_seeds(config, pipeline_id, start_step):
 def _noisy_images(records, config):
   """Dataset of [H, W, C] float32 noisy images from either kind of record."""
   channels = config_lib.model_channels(config)
-  if config.noise == config_lib.NO_NOISE:
-    dtype = tf.as_dtype(config.data_dtype)
+  if config.corruption.noise == config_lib.NO_NOISE:
+    dtype = tf.as_dtype(config.data.dtype)
     rule = normalization.rule_of(config)
 
     def captures_of(record):
@@ -49,11 +49,11 @@ def _noisy_images(records, config):
       return tf.data.Dataset.from_tensor_slices(scene['captures'])
 
     def decode(data):
-      pixels = tf.cast(tfrecord.decode_pixels(data, dtype, config.data_channels), tf.float32)
+      pixels = tf.cast(tfrecord.decode_pixels(data, dtype, config.data.channels), tf.float32)
       if rule.per_image:
         values = normalization.normalize_tf(pixels[tf.newaxis], rule)[0][0]
       else:
-        values = pixels / config.white_level
+        values = pixels / config.data.white_level
       return rgb_images.convert_channels_tf(values, channels)
 
     return records.flat_map(captures_of).map(decode, num_parallel_calls=tf.data.AUTOTUNE)
@@ -76,15 +76,15 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
   Returns:
     tf.data.Dataset of [per_replica_batch, S, S, C] float32.
   """
-  records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
+  records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
   images = _noisy_images(records, config)
   images = input_pipeline.usable_items(images, config, cache)
-  crop_size = config.crop_size
+  crop_size = config.data.crop_size
   seeds = stream_seeds(config, pipeline_id, start_step)
   crop_seed, augment_seed = seeds[CROP_STREAM], seeds[AUGMENT_STREAM]
 
   def crops_of(index, image):
-    return input_pipeline.random_crops(image, crop_size, config.crops_per_image,
+    return input_pipeline.random_crops(image, crop_size, config.data.crops_per_image,
                                        tf.random.experimental.stateless_fold_in(crop_seed, index))
 
   crops = input_pipeline.shuffled_crops(images, crops_of, per_replica_batch, config,
@@ -92,7 +92,7 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
 
   def augment(index, batch):
     return augmentation.augment_crops(
-        batch, config.augment, tf.random.experimental.stateless_fold_in(augment_seed, index),
+        batch, config.data.augment, tf.random.experimental.stateless_fold_in(augment_seed, index),
         divisor=1.0)
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()

@@ -46,13 +46,15 @@ def rule_of(run_config):
   --normalization existed (config.json without it loads with the default)."""
   if run_config is None:
     return DEFAULT_RULE
-  return Rule(run_config.normalization, float(run_config.percentile_low),
-              float(run_config.percentile_high))
+  return _rule_of_data(run_config.data)
+
+
+def _rule_of_data(data):
+  return Rule(data.normalization, float(data.percentile_low), float(data.percentile_high))
 
 
 # The rule of no run: the declared defaults.
-DEFAULT_RULE = Rule(*(config_lib.TrainConfig.__dataclass_fields__[name].default
-                              for name in ('normalization', 'percentile_low', 'percentile_high')))
+DEFAULT_RULE = _rule_of_data(config_lib.DataConfig())
 
 
 @dataclasses.dataclass(frozen=True)

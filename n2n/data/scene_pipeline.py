@@ -74,20 +74,20 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     tf.data.Dataset of {'input', 'target'}: [B, S, S, C] float32, C the
     model's channels, 1.0 at the white level.
   """
-  records, pipeline_id = input_pipeline.read_records(config.train_data, input_context)
+  records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
-  dtype = tf.as_dtype(config.data_dtype)
+  dtype = tf.as_dtype(config.data.dtype)
   rule = normalization.rule_of(config)
   # Percentile maps: with the cache, every capture is sorted once, before it;
   # without, only the input capture a visit decodes anyway (not all N of them
   # at every visit).
   precomputed_maps = rule.per_image and cache
   if precomputed_maps:
-    scenes = scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data_channels, rule),
+    scenes = scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data.channels, rule),
                         num_parallel_calls=tf.data.AUTOTUNE)
   scenes = input_pipeline.usable_items(scenes, config, cache,
                                       height_width=lambda scene: scene['shape'][:2])
-  crop_size = config.crop_size
+  crop_size = config.data.crop_size
   pick_seed, crop_seed, pair_seed = input_pipeline.stream_seeds(config, pipeline_id, start_step,
                                                                 3)
   channels = config_lib.model_channels(config)
@@ -95,9 +95,9 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
   def crops_of(index, scene):
     pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
     # Cropped at native bit depth: only the crops are converted to float.
-    stacked, first = scene_pair(scene, config.target, dtype, config.data_channels, pick)
+    stacked, first = scene_pair(scene, config.method.target, dtype, config.data.channels, pick)
     crops = input_pipeline.random_crops(
-        stacked, crop_size, config.crops_per_image,
+        stacked, crop_size, config.data.crops_per_image,
         tf.random.experimental.stateless_fold_in(crop_seed, index))
     if not rule.per_image:
       return crops
@@ -107,7 +107,7 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
       offset, scale = scene['maps'][first][0], scene['maps'][first][1]
     else:
       offset, scale = normalization.percentile_maps_tf(
-          tf.cast(stacked[tf.newaxis, ..., :config.data_channels], tf.float32), rule)
+          tf.cast(stacked[tf.newaxis, ..., :config.data.channels], tf.float32), rule)
     return (tf.cast(crops, tf.float32) - offset) / scale
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
@@ -119,10 +119,10 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     # channel order moves both, so the pair stays a Noise2Noise pair. Without
     # permutations a model knows only its training scenes' colours and turns
     # others (saturated greens) towards them (issue 20).
-    both = augmentation.augment_crops(crops, config.augment, seed,
-                                      divisor=1.0 if rule.per_image else config.white_level,
+    both = augmentation.augment_crops(crops, config.data.augment, seed,
+                                      divisor=1.0 if rule.per_image else config.data.white_level,
                                       channel_groups=2)
-    data_channels = config.data_channels
+    data_channels = config.data.channels
     return {'input': rgb_images.convert_channels_tf(both[..., :data_channels], channels),
             'target': rgb_images.convert_channels_tf(both[..., data_channels:], channels)}
 

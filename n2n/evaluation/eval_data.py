@@ -116,16 +116,16 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
   loaded = []
   for scene in found[:max_count or None]:
     try:
-      arrays = scenes_lib.read_scene(scene, run_config.white_level)
+      arrays = scenes_lib.read_scene(scene, run_config.data.white_level)
     except scenes_lib.SceneError as error:
       raise ValueError(f'--{flag_name}: {error}') from None
-    if arrays.dtype != run_config.data_dtype:
+    if arrays.dtype != run_config.data.dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
-                       f'trained on {run_config.data_dtype} data')
+                       f'trained on {run_config.data.dtype} data')
     # Every image of a scene on the scale of the capture that is denoised, as
     # denoise.py maps it (by its own percentiles with --normalization=percentile).
     pixel_map = normalization.image_map(arrays.captures[0], normalization.rule_of(run_config),
-                                    run_config.white_level)
+                                    run_config.data.white_level)
     convert = lambda array: rgb_images.convert_channels(normalization.normalize(array, pixel_map),
                                                         run_config.model.channels)
     loaded.append(EvalScene(
@@ -160,7 +160,7 @@ def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
   scenes, or, for a single-image method and a folder without any reference,
   every image file as a held-out noisy image of its own."""
   if noise == config_lib.NO_NOISE:
-    if (methods_registry.get(run_config.method).single_image and tf.io.gfile.isdir(path)
+    if (methods_registry.get(run_config.method.name).single_image and tf.io.gfile.isdir(path)
         and not holds_references(path)):
       return load_eval_noisy_images(path, run_config, max_images, flag_name)
     return load_eval_scenes(path, run_config, max_images, flag_name)

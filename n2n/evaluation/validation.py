@@ -43,27 +43,28 @@ def resolve_plan(config, run_config):
   Raises:
     ValueError: no --data given and the run had no --val_data.
   """
-  noise = config.noise or run_config.noise
-  if (noise == config_lib.NO_NOISE) != (run_config.noise == config_lib.NO_NOISE):
-    raise ValueError(f'--noise={noise}: the run was trained with --noise={run_config.noise}; '
-                     'a run on real noisy captures is scored on scenes, a run on synthetic '
-                     'noise on clean images')
+  noise = config.noise or run_config.corruption.noise
+  if (noise == config_lib.NO_NOISE) != (run_config.corruption.noise == config_lib.NO_NOISE):
+    raise ValueError(
+        f'--noise={noise}: the run was trained with --noise={run_config.corruption.noise}; '
+        'a run on real noisy captures is scored on scenes, a run on synthetic '
+        'noise on clean images')
   if noise == config_lib.NO_NOISE:
     if config.noise_levels:
       raise ValueError('--noise_levels does not apply to a run on real noisy captures')
     levels = ()
   elif config.noise_levels:
     levels = config.noise_levels
-  elif noise == run_config.noise:
-    levels = run_config.eval_noise_levels
+  elif noise == run_config.corruption.noise:
+    levels = run_config.corruption.eval_noise_levels
   else:
     levels = catalog.get_spec(noise).default_eval_levels
-  data = config.data or run_config.val_data
+  data = config.data or run_config.data.val_data
   if not data:
     raise ValueError('--data is required: the run was trained without --val_data')
-  precision = run_config.precision if config.precision == 'run' else config.precision
-  max_images = config.max_images or (run_config.max_eval_images if config.follow else 0)
-  return Plan(noise, tuple(levels), run_config.seed if config.seed < 0 else config.seed,
+  precision = run_config.run.precision if config.precision == 'run' else config.precision
+  max_images = config.max_images or (run_config.evaluation.max_eval_images if config.follow else 0)
+  return Plan(noise, tuple(levels), run_config.run.seed if config.seed < 0 else config.seed,
               hardware.resolve_precision(precision), data, max_images)
 
 
@@ -84,7 +85,7 @@ def validate_once(config):
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,
                           held_out_loss=held_out.make_held_out_loss(
-                              restored.run_config.method, denoise, plan.seed))
+                              restored.run_config.method.name, denoise, plan.seed))
   header = (f'checkpoint {restored.prefix} (step {restored.step}), seed {plan.seed}, '
             f'precision {plan.precision}')
   if config.output_dir:
@@ -128,8 +129,9 @@ def follow(config, poll_seconds=2.0):
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
-                                          run_config.eval_image_summaries, writer,
-                                          run_config.colour_shift_warning, run_config.method)
+                                          run_config.evaluation.eval_image_summaries, writer,
+                                          run_config.evaluation.colour_shift_warning,
+                                          run_config.method.name)
     try:
       step = restore.checkpoint_step(prefix)
       if scored and step <= scored[-1]:
@@ -145,7 +147,7 @@ def follow(config, poll_seconds=2.0):
       continue
     evaluator(step)
     scored.append(step)
-    if step >= run_config.train_steps:
+    if step >= run_config.optimisation.train_steps:
       return scored
   raise ValueError(f'--follow: no new checkpoint in {model_dir!r} for {config.follow_timeout} s '
                    f'(scored steps: {", ".join(map(str, scored)) or "none"})')

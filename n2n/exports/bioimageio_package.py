@@ -156,9 +156,9 @@ def centre_crop(image, size=TEST_SIZE):
 def default_name(run_config):
   """'n2n neighbor2neighbor denoiser (gaussian noise)': letters, digits, _+- () only,
   as the spec requires of names."""
-  trained_on = ('real noisy captures' if run_config.noise == 'none'
-                else f'{run_config.noise} noise')
-  return f'n2n {run_config.method} denoiser ({trained_on})'
+  trained_on = ('real noisy captures' if run_config.corruption.noise == 'none'
+                else f'{run_config.corruption.noise} noise')
+  return f'n2n {run_config.method.name} denoiser ({trained_on})'
 
 
 def _documentation(run_config, step, validation_psnr):
@@ -208,9 +208,9 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   # range, as real frames are, rather than crossing zero, where the BMZ test's
   # relative tolerance would fail on float rounding.
   raw = (noisy * np.float32(0.5) + np.float32(0.25) if rule.per_image
-         else noisy) * np.float32(run_config.white_level)
+         else noisy) * np.float32(run_config.data.white_level)
   # The expected output by n2n's own rule (denoise.py's path), for the whole test tensor.
-  pixel_map = normalization.image_map(raw, rule, run_config.white_level)
+  pixel_map = normalization.image_map(raw, rule, run_config.data.white_level)
   values = normalization.normalize(raw, pixel_map)
   denoised = denoiser.make_denoiser(model)(values)
   with tempfile.TemporaryDirectory() as folder:
@@ -261,7 +261,7 @@ def _write_files(folder, test_tensors, network_values, run_config, step, validat
 def _description(folder, run_config, channels, authors, license_id, name):
   """The v0.5 ModelDescr of the files in folder (_write_files, onnx_model.write_onnx)."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
-  white_level = float(run_config.white_level)
+  white_level = float(run_config.data.white_level)
   # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
   scaled = not normalization.rule_of(run_config).per_image
   downsampling = run_config.model.downsampling
@@ -288,7 +288,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
       postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))][
           :scaled])
-  citations = [NOISE2NOISE] + list(methods_registry.get(run_config.method).citations)
+  citations = [NOISE2NOISE] + list(methods_registry.get(run_config.method.name).citations)
   return bmz.ModelDescr(
       name=name or default_name(run_config),
       description=f'trained as: {saved_model.trained_as(run_config)}',

@@ -100,15 +100,15 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
 def trained_as(run_config):
   """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
   the method (and any non-default network) and the training data, one line."""
-  kind = methods_registry.get(run_config.method).describe(run_config)
+  kind = methods_registry.get(run_config.method.name).describe(run_config)
   if (run_config.model.downsampling, run_config.model.top_skip) != ('max_pool', True):
     kind += (f'; network: {run_config.model.downsampling} downsampling, '
              f'{"with" if run_config.model.top_skip else "without"} the top skip connection')
-  if run_config.noise == config_lib.NO_NOISE:
+  if run_config.corruption.noise == config_lib.NO_NOISE:
     trained_on = 'scenes of real noisy captures (no synthetic noise)'
   else:
-    low, high = run_config.noise_range
-    trained_on = f'{run_config.noise} noise, level range {low:g}-{high:g}'
+    low, high = run_config.corruption.noise_range
+    trained_on = f'{run_config.corruption.noise} noise, level range {low:g}-{high:g}'
   return f'{kind}, {trained_on}'
 
 def model_facts(run_config, step, validation_psnr=None):
@@ -119,7 +119,8 @@ def model_facts(run_config, step, validation_psnr=None):
       f'- trained as: {trained_as(run_config)}',
       f'- channels: {run_config.model.channels} ({channels})',
       f'- pixel scale: {pixel_scale(run_config)}',
-      f'- training step: {step} of {run_config.train_steps}; data: {run_config.train_data}',
+      f'- training step: {step} of {run_config.optimisation.train_steps}; '
+      f'data: {run_config.data.train_data}',
   ]
   for scores in validation_psnr or []:
     if scores.mean_psnr is None:
@@ -133,15 +134,15 @@ def model_facts(run_config, step, validation_psnr=None):
 def pixel_scale(run_config):
   """How the model's input and output relate to the data's pixels, one line."""
   rule = normalization.rule_of(run_config)
-  data = f'the training data were {run_config.data_dtype}'
+  data = f'the training data were {run_config.data.dtype}'
   if rule.per_image:
     return (f'{data}; each image is mapped by its own percentiles '
             f'(--normalization=percentile): its {rule.low_percentile:g} and '
             f'{rule.high_percentile:g} percentiles, over all pixels and channels, go to 0 and 1, '
             'and the output goes back to the image\'s own scale. The graph does this: it takes '
             'and returns raw pixel values')
-  return (f'{data} with white level {run_config.white_level:g} (--normalization=white_level); '
-          f'the model takes and returns pixel / {run_config.white_level:g}')
+  return (f'{data} with white level {run_config.data.white_level:g} (--normalization=white_level); '
+          f'the model takes and returns pixel / {run_config.data.white_level:g}')
 
 def describe(run_config, step, validation_psnr=None):
   """The export's README.md text."""

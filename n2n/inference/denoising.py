@@ -87,9 +87,9 @@ def effective_white_level(run_config, dtype, override=0.0):
   files); else None (the dtype's full range)."""
   if override:
     return override
-  if run_config is None or dtype.name != run_config.data_dtype:
+  if run_config is None or dtype.name != run_config.data.dtype:
     return None
-  return run_config.white_level or None
+  return run_config.data.white_level or None
 
 
 def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,

@@ -36,7 +36,7 @@ def load_export(path):
   loaded = tf.saved_model.load(path)
   signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
   channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
-  saved = config_lib.from_dict(config_lib.TrainConfig, run_dir.read_config(path))
+  saved = config_lib.read_train_config(run_dir.read_config(path))
 
   def run_batch(images):
     return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]

@@ -39,11 +39,11 @@ def read_run_config(model_dir, flag_name='checkpoint'):
   model_config = config_lib.model_config_from_dict(saved)
   if model_config.architecture != unet.ARCHITECTURE:
     raise ValueError(f'--{flag_name}: unknown architecture {model_config.architecture!r}')
-  run_config = config_lib.from_dict(config_lib.TrainConfig, saved)
+  run_config = config_lib.read_train_config(saved)
   # train.py records the channels the data resolved; a config.json written by
   # library code without data (channels 0) means clean-image data: RGB.
-  return config_lib.resolve_data(run_config, run_config.data_channels, run_config.data_dtype,
-                                 run_config.white_level)
+  return config_lib.resolve_data(run_config, run_config.data.channels, run_config.data.dtype,
+                                 run_config.data.white_level)
 
 
 def checkpoint_step(prefix):

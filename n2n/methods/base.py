@@ -20,7 +20,7 @@ class Method(abc.ABC):
     name: the --method value.
     settings_class: a frozen dataclass of settings.setting(...) fields, or
       None; its fields become flags named flag_prefix + field name and live in
-      the run's config as config.methods.<name>.
+      the run's config as config.method.<name>.
     flag_prefix: see settings_class.
     single_image: True when it trains from one noisy capture of each scene
       (synthetic noise: fixed captures; scenes: every capture), so a folder of
@@ -45,7 +45,7 @@ class Method(abc.ABC):
     """This method's settings object of a TrainConfig, or None."""
     if self.settings_class is None:
       return None
-    return getattr(config.methods, self.name)
+    return getattr(config.method, self.name)
 
   @abc.abstractmethod
   def describe(self, config):

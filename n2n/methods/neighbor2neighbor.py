@@ -62,10 +62,11 @@ class Neighbor2Neighbor(single_image.SingleImageMethod):
 
   def check(self, config):
     super().check(config)
-    if config.crop_size % self.crop_multiple:
-      raise ValueError(f'--crop_size={config.crop_size}: Neighbor2Neighbor trains on half-size '
-                       'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
-                       f'of {self.crop_multiple}')
+    if config.data.crop_size % self.crop_multiple:
+      raise ValueError(
+          f'--crop_size={config.data.crop_size}: Neighbor2Neighbor trains on half-size '
+          'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
+          f'of {self.crop_multiple}')
 
   def elements(self, noisy, seed, config):
     from n2n.data import single_image_pairs  # pylint: disable=g-import-not-at-top

@@ -16,17 +16,17 @@ class Pairs(base.Method):
   name = 'pairs'
 
   def describe(self, config):
-    return 'Noise2Noise (noisy targets)' if config.target == 'noisy' else 'Noise2Clean'
+    return 'Noise2Noise (noisy targets)' if config.method.target == 'noisy' else 'Noise2Clean'
 
   def check(self, config):
-    captures = config.noise_captures
-    if config.noise == catalog.NO_NOISE:
+    captures = config.corruption.noise_captures
+    if config.corruption.noise == catalog.NO_NOISE:
       return
-    if captures == 1 and config.target == 'noisy':
+    if captures == 1 and config.method.target == 'noisy':
       raise ValueError('--noise_captures=1 leaves one capture of each image: --method=pairs with '
                        '--target=noisy needs 2 or more (or train it with '
                        '--method=neighbor2neighbor or --method=blind_spot)')
-    if captures and catalog.get_spec(config.noise).name == 'bernoulli':
+    if captures and catalog.get_spec(config.corruption.noise).name == 'bernoulli':
       raise ValueError(f'--noise_captures={captures} is not supported with --noise=bernoulli '
                        '(its loss needs each target\'s kept-pixel mask)')
 
@@ -41,9 +41,9 @@ class Pairs(base.Method):
     from n2n.data import fixed_captures
     from n2n.data import input_pipeline
     from n2n.data import scene_pipeline
-    if config.noise == catalog.NO_NOISE:
+    if config.corruption.noise == catalog.NO_NOISE:
       build = scene_pipeline.build_scene_dataset
-    elif config.noise_captures:
+    elif config.corruption.noise_captures:
       build = fixed_captures.build_capture_pairs_dataset
     else:
       build = input_pipeline.build_train_dataset

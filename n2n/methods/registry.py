@@ -2,10 +2,8 @@
 
 A new method is a module of this package defining METHOD (a base.Method), one
 line below, its tests, a config file and a README line; its settings become
-flags and a section of the run's config by themselves (methods_section).
+flags and a part of the run's method section by themselves (settings_fields).
 """
-
-import dataclasses
 
 from n2n.methods import blind_spot
 from n2n.methods import neighbor2neighbor
@@ -26,14 +24,11 @@ def get(name):
     raise ValueError(f'--method={name!r} is not one of {", ".join(NAMES)}') from None
 
 
-def _methods_section():
-  """A frozen dataclass with one field per method that has settings: that
-  method's settings, flags prefixed with its flag_prefix."""
-  fields = [(method.name, method.settings_class, section(method.settings_class, method.flag_prefix))
-            for method in _METHODS.values() if method.settings_class is not None]
-  return dataclasses.make_dataclass('MethodSettings', fields, frozen=True,
-                                   namespace={'__module__': __name__})
-
-
-# config.TrainConfig's `methods` section: config.methods.<name>.<setting>.
-MethodSettings = _methods_section()
+def settings_fields():
+  """(name, type, field) of one section per method that has settings: that
+  method's settings, flags prefixed with its flag_prefix; n2n/config.py makes
+  them part of the run's method section (config.method.<name>.<setting>).
+  Runs written before that section held them under 'methods'."""
+  return [(method.name, method.settings_class,
+           section(method.settings_class, method.flag_prefix, ('methods', method.name)))
+          for method in _METHODS.values() if method.settings_class is not None]

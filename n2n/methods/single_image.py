@@ -21,10 +21,10 @@ class SingleImageMethod(base.Method):
     return noise_captures or 1
 
   def check(self, config):
-    if config.target == 'clean':
+    if config.method.target == 'clean':
       raise ValueError(f'--target=clean trains on clean targets; --method={self.name} trains '
                        'from single noisy images (use --method=pairs for the clean baseline)')
-    if config.noise == 'bernoulli':
+    if config.corruption.noise == 'bernoulli':
       raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
                        f'--method={self.name} has no second copy to give')
 

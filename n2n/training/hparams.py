@@ -13,7 +13,8 @@ from tensorboard.plugins.hparams import api as hparams_api
 
 
 def flat_hparams(config):
-  """A config as {'noise': 'gaussian', 'model.channels': 3, ...} of str/int/float/bool.
+  """A config as {'corruption.noise': 'gaussian', 'model.channels': 3, ...} of
+  str/int/float/bool, named by each value's place in config.json.
 
   Tuples become comma-separated strings; the hparams plugin takes nothing else.
   """
@@ -21,7 +22,7 @@ def flat_hparams(config):
 
   def add(values, prefix):
     for name, value in values.items():
-      if isinstance(value, dict):  # a section, at any depth ('methods.blind_spot.fraction')
+      if isinstance(value, dict):  # a section, at any depth ('method.blind_spot.fraction')
         add(value, f'{prefix}{name}.')
       else:
         flat[prefix + name] = value
@@ -35,5 +36,5 @@ def write_hparams(model_dir, config):
   """Records config as the hparams of the run in model_dir (call on the chief)."""
   writer = tf.summary.create_file_writer(model_dir)
   with writer.as_default():
-    hparams_api.hparams(flat_hparams(config), trial_id=config.model_dir)
+    hparams_api.hparams(flat_hparams(config), trial_id=config.run.model_dir)
   writer.close()

@@ -11,8 +11,8 @@ def train(config, strategy=None):
   """Trains (or resumes) config's run, building its TFRecords first if missing.
 
   Args:
-    config: config.TrainConfig.
-    strategy: a tf.distribute.Strategy, or None for config.strategy's.
+    config: config.TrainConfig, resolved here if it is not (TrainConfig.resolved()).
+    strategy: a tf.distribute.Strategy, or None for config.run.strategy's.
 
   Returns:
     train_lib.TrainedRun.
@@ -21,11 +21,12 @@ def train(config, strategy=None):
     ValueError: bad configuration or input, with a one-line message.
     preemption.TrainingInterrupted: stopped by SIGTERM/SIGINT after saving.
   """
-  if config.deterministic:
+  config = config.resolved()
+  if config.run.deterministic:
     tf.config.experimental.enable_op_determinism()
   if strategy is None:
-    strategy = distribute.create_strategy(config.strategy, config.tpu)
-  dataset_writer.build_if_missing(config.train_data, config.train_images_dir,
-                                  min_size=config.crop_size, seed=config.seed,
+    strategy = distribute.create_strategy(config.run.strategy, config.run.tpu)
+  dataset_writer.build_if_missing(config.data.train_data, config.data.train_images_dir,
+                                  min_size=config.data.crop_size, seed=config.run.seed,
                                   is_chief=distribute.is_chief(strategy))
   return train_lib.train_and_evaluate(config, strategy)

@@ -38,24 +38,24 @@ class CheckedInputs:
 
 
 def _decide_cache(config, manifests):
-  if config.cache != 'auto':
-    return config.cache == 'true'
+  if config.data.cache != 'auto':
+    return config.data.cache == 'true'
   megabytes = input_pipeline.decoded_megabytes(manifests)
   if megabytes is None:
     logging.info('No manifest.json beside the shards: not caching decoded images '
                  '(use --cache=true to force).')
     return False
-  fits = megabytes <= config.cache_budget_mb
+  fits = megabytes <= config.data.cache_budget_mb
   logging.info('Decoded training images take %.0f MiB: %s (budget %d MiB).', megabytes,
-               'caching them in memory' if fits else 'not caching', config.cache_budget_mb)
+               'caching them in memory' if fits else 'not caching', config.data.cache_budget_mb)
   return fits
 
 
 def _check_crop_fits(config, manifests):
   for manifest in manifests:
     largest = manifest.get('shortest_side', {}).get('max')
-    if largest is not None and largest < config.crop_size:
-      raise ValueError(f'--crop_size={config.crop_size} is larger than every image in '
+    if largest is not None and largest < config.data.crop_size:
+      raise ValueError(f'--crop_size={config.data.crop_size} is larger than every image in '
                        f'--train_data (the largest shortest side is {largest} px)')
 
 
@@ -96,22 +96,23 @@ def check_data_kind(config, manifests):
   if len(kinds) > 1:
     raise ValueError(f'--train_data mixes datasets of kinds {", ".join(sorted(kinds))}; train '
                      'on one kind')
-  methods_registry.get(config.method).check_data_kinds(kinds)
+  methods_registry.get(config.method.name).check_data_kinds(kinds)
   scenes = kinds <= {'scenes', 'noisy_images'}
-  if config.noise == config_lib.NO_NOISE and not scenes:
+  if config.corruption.noise == config_lib.NO_NOISE and not scenes:
     raise ValueError('--noise=none needs scenes of real noisy captures (datasets/'
                      'make_tfrecords.py --scenes), but --train_data holds clean images: with no '
                      'noise there is nothing to learn')
   if not scenes:
     return
-  if config.noise != config_lib.NO_NOISE:
-    raise ValueError(f'--noise={config.noise}: --train_data holds real noisy captures; train '
-                     'them with --noise=none')
+  if config.corruption.noise != config_lib.NO_NOISE:
+    raise ValueError(
+        f'--noise={config.corruption.noise}: --train_data holds real noisy captures; train '
+        'them with --noise=none')
   formats = {_scene_format(manifest) for manifest in manifests}
   if len(formats) > 1:
     raise ValueError('--train_data mixes scene datasets of different pixel types, channels or '
                      f'white levels: {sorted(formats)}')
-  if config.target == 'clean':
+  if config.method.target == 'clean':
     missing = [name for manifest in manifests
                for name in manifest.get('scenes_without_reference', [])]
     if missing:
@@ -145,10 +146,10 @@ def check_training_inputs(config, strategy):
   """
   # Checks first: nothing below changes config or reads more than a manifest
   # and one record.
-  per_replica_batch = distribute.check_global_batch(config.batch_size, strategy)
-  files = file_lists.record_files(config.train_data)
+  per_replica_batch = distribute.check_global_batch(config.optimisation.batch_size, strategy)
+  files = file_lists.record_files(config.data.train_data)
   manifests = input_pipeline.read_manifests(files)
-  scenes = config.noise == config_lib.NO_NOISE
+  scenes = config.corruption.noise == config_lib.NO_NOISE
   if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):
     raise ValueError('--noise=none: every --train_data folder needs the manifest.json '
                      'datasets/make_tfrecords.py --scenes writes (it records the pixel type)')
@@ -156,12 +157,12 @@ def check_training_inputs(config, strategy):
   _check_crop_fits(config, manifests)
   check_record_schema(files[0], scenes)
   # Then what the run resolves from the hardware and the data.
-  precision = hardware.resolve_precision(config.precision, strategy)
+  precision = hardware.resolve_precision(config.run.precision, strategy)
   config = config_lib.resolve_data(config, *data_format(manifests))
-  run_dir.check_compatible(config.model_dir, config)
+  run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
-  if config.val_data and config.eval_every:
-    eval_images = eval_data.load_eval_data(config.val_data, config, config.noise,
-                                           config.max_eval_images)
+  if config.data.val_data and config.evaluation.eval_every:
+    eval_images = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
+                                           config.evaluation.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
                        _decide_cache(config, manifests), eval_images)

@@ -42,7 +42,7 @@ class TrainedRun:
 
 
 def train_and_evaluate(config, strategy):
-  """Trains (or resumes) the run in config.model_dir and evaluates it.
+  """Trains (or resumes) the run in config.run.model_dir and evaluates it.
 
   Raises:
     ValueError: bad configuration or input, with a one-line message.
@@ -52,24 +52,24 @@ def train_and_evaluate(config, strategy):
   inputs = preflight.check_training_inputs(config, strategy)
   config = inputs.config
   chief = distribute.is_chief(strategy)
-  write_dir = distribute.worker_write_dir(config.model_dir, strategy)
+  write_dir = distribute.worker_write_dir(config.run.model_dir, strategy)
   gradient_mode = hardware.filter_gradient_mode(inputs.precision, strategy)
   logging.info('Strategy %s with %d replica(s), precision %s, global batch %d, filter '
                'gradients %s.', type(strategy).__name__, strategy.num_replicas_in_sync,
-               inputs.precision, config.batch_size, gradient_mode)
+               inputs.precision, config.optimisation.batch_size, gradient_mode)
   trainer = trainer_lib.Trainer(config, strategy, inputs.precision, gradient_mode, write_dir)
-  restored = trainer.restore_or_initialize(config.model_dir)
+  restored = trainer.restore_or_initialize(config.run.model_dir)
   start_step = trainer.current_step
   if restored:
     logging.info('Resumed from %s at step %d.', restored, start_step)
-  if start_step >= config.train_steps:
+  if start_step >= config.optimisation.train_steps:
     logging.info('Step %d already reaches --train_steps=%d; nothing to train.', start_step,
-                 config.train_steps)
+                 config.optimisation.train_steps)
   logging.info('%s (all of them: %s).', config_lib.resolved_summary(config),
-               os.path.join(config.model_dir, run_dir.CONFIG_NAME))
+               os.path.join(config.run.model_dir, run_dir.CONFIG_NAME))
   if chief:
-    run_dir.write_config(config.model_dir, config)
-    hparams.write_hparams(config.model_dir, config)
+    run_dir.write_config(config.run.model_dir, config)
+    hparams.write_hparams(config.run.model_dir, config)
   trainer.attach_dataset(strategy.distribute_datasets_from_function(
       lambda context: build_dataset(config, inputs.per_replica_batch, inputs.cache, start_step,
                                     context)))
@@ -80,20 +80,20 @@ def train_and_evaluate(config, strategy):
                                           cluster_handler, stop_request)
     step = controller.Controller(
         lambda num_steps: _train_naming_corrupt_shards(trainer, num_steps, inputs.train_files),
-        start_step, config.train_steps, config.steps_per_loop, run_actions).run()
+        start_step, config.optimisation.train_steps, config.run.steps_per_loop, run_actions).run()
   return TrainedRun(trainer.model, step, evaluate.results if evaluate else None)
 
 
 def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset of one input pipeline, for the data kind and --method."""
-  return methods_registry.get(config.method).build_dataset(config, per_replica_batch, cache,
+  return methods_registry.get(config.method.name).build_dataset(config, per_replica_batch, cache,
                                                            start_step, input_context)
 
 
 def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request):
   """The controller's actions in the order they must run; and the Evaluate one, or None."""
   latest = lambda: trainer.manager.latest_checkpoint
-  writer = (tf.summary.create_file_writer(os.path.join(config.model_dir, 'train')) if chief
+  writer = (tf.summary.create_file_writer(os.path.join(config.run.model_dir, 'train')) if chief
             else tf.summary.create_noop_writer())
 
   def save(step):
@@ -104,38 +104,48 @@ def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, st
     return path
 
   def extra_scalars(step):
-    if config.loss != 'annealed_l0':
+    if config.method.loss != 'annealed_l0':
       return {}
-    return {'annealed_l0_gamma': float(losses.annealed_l0_gamma(step / config.train_steps))}
+    return {
+        'annealed_l0_gamma': float(losses.annealed_l0_gamma(step / config.optimisation.train_steps))
+    }
 
-  saver = actions.SaveCheckpoint(config.checkpoint_every, config.train_steps, save)
+  saver = actions.SaveCheckpoint(config.run.checkpoint_every, config.optimisation.train_steps, save)
   # The finite-loss check comes first: nothing, not even a preemption save, may
   # checkpoint a diverged model.
   run_actions = [actions.CheckFiniteLoss(latest)]
   if cluster_handler is not None:
     run_actions.append(actions.SyncPreemption(cluster_handler))
   run_actions += [
-      actions.LogProgress(config.log_every, config.train_steps, config.batch_size, writer,
+      actions.LogProgress(config.run.log_every, config.optimisation.train_steps,
+                          config.optimisation.batch_size, writer,
                           lambda: trainer.optimizer.learning_rate, extra_scalars),
       saver,
       actions.StopOnSignal(stop_request, saver, latest),
   ]
   evaluate = None
-  if chief and inputs.eval_images and config.eval_every:
+  if chief and inputs.eval_images and config.evaluation.eval_every:
     eval_writer = tf.summary.create_file_writer(
-        os.path.join(config.model_dir, summaries.EVAL_SUBDIR))
-    evaluate_fn = evaluator.Evaluator(
-        trainer.model, inputs.eval_images, config.noise, config.eval_noise_levels, config.seed,
-        config.eval_image_summaries, eval_writer, config.colour_shift_warning, config.method,
-        final_step=config.train_steps)
-    if config.keep_best and not distribute.is_multi_worker(trainer.strategy):
-      keeper = best.BestCheckpoint(config.model_dir, trainer.model, trainer.step, config,
-                                   config.psnr_drop_warning_db, eval_writer)
+        os.path.join(config.run.model_dir, summaries.EVAL_SUBDIR))
+    evaluate_fn = evaluator.Evaluator(trainer.model,
+                                      inputs.eval_images,
+                                      config.corruption.noise,
+                                      config.corruption.eval_noise_levels,
+                                      config.run.seed,
+                                      config.evaluation.eval_image_summaries,
+                                      eval_writer,
+                                      config.evaluation.colour_shift_warning,
+                                      config.method.name,
+                                      final_step=config.optimisation.train_steps)
+    if config.evaluation.keep_best and not distribute.is_multi_worker(trainer.strategy):
+      keeper = best.BestCheckpoint(config.run.model_dir, trainer.model, trainer.step, config,
+                                   config.evaluation.psnr_drop_warning_db, eval_writer)
       evaluate_fn = lambda step, scorer=evaluate_fn: keeper(step, scorer(step))
-    evaluate = actions.Evaluate(config.eval_every, config.train_steps, evaluate_fn)
+    evaluate = actions.Evaluate(config.evaluation.eval_every, config.optimisation.train_steps,
+                                evaluate_fn)
     run_actions.append(evaluate)
-  if config.profile_steps:
-    run_actions.append(actions.Profile(*config.profile_steps, write_dir))
+  if config.run.profile_steps:
+    run_actions.append(actions.Profile(*config.run.profile_steps, write_dir))
   return run_actions, evaluate
 
 

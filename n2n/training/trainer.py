@@ -36,12 +36,13 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   Returns:
     (keras.Model, built keras optimizer).
   """
-  model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.seed,
+  model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.run.seed,
                           filter_gradient_mode=filter_gradient_mode,
                           downsampling=config.model.downsampling,
                           top_skip=config.model.top_skip)
-  schedule = schedules.RampDownSchedule(config.learning_rate, config.train_steps,
-                                        config.rampdown_fraction)
+  schedule = schedules.RampDownSchedule(config.optimisation.learning_rate,
+                                        config.optimisation.train_steps,
+                                        config.optimisation.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)
   if precision == 'mixed_float16':
     optimizer = keras.optimizers.LossScaleOptimizer(optimizer)
@@ -122,7 +123,7 @@ class Trainer:
     self.manager = None
     if checkpoint_dir is not None:
       self.manager = tf.train.CheckpointManager(self.checkpoint, checkpoint_dir,
-                                                config.keep_checkpoints,
+                                                config.run.keep_checkpoints,
                                                 checkpoint_name=run_dir.CHECKPOINT_PREFIX)
     self._iterator = None
     self._train_loop = self._make_train_loop()
@@ -179,17 +180,17 @@ class Trainer:
 
   def _make_train_loop(self):
     config, strategy, model, optimizer = self.config, self.strategy, self.model, self.optimizer
-    loss_fn = losses.get_loss(config.loss)
+    loss_fn = losses.get_loss(config.method.loss)
     agree_on_overflow = (self.precision == 'mixed_float16'
                          and strategy.num_replicas_in_sync > 1)
     # Under mixed_float16 the gradients come scaled by the loss scale.
     loss_scale = (optimizer.dynamic_scale
                   if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) else None)
-    clip_multiple = float(config.gradient_clip_multiple)
+    clip_multiple = float(config.optimisation.gradient_clip_multiple)
     norm_average = self.gradient_norm_average
 
     # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
-    regulariser = methods_registry.get(config.method).regulariser(config)
+    regulariser = methods_registry.get(config.method.name).regulariser(config)
 
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
@@ -204,15 +205,15 @@ class Trainer:
 
           per_example += regulariser(prediction, batch, predict_without_gradient, step_fraction)
         # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
-        loss = tf.reduce_sum(per_example) / config.batch_size
+        loss = tf.reduce_sum(per_example) / config.optimisation.batch_size
         scaled_loss = optimizer.scale_loss(loss)
       return loss, tape.gradient(scaled_loss, model.trainable_variables)
 
-    if config.jit_compile:
+    if config.run.jit_compile:
       loss_and_gradients = tf.function(loss_and_gradients, jit_compile=True)
 
     def train_step(batch):
-      step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.train_steps
+      step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.optimisation.train_steps
       loss, gradients = loss_and_gradients(batch, step_fraction)
       if agree_on_overflow:
         gradients = poison_if_any_replica_overflowed(gradients)

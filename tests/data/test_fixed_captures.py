@@ -34,10 +34,10 @@ def test_the_captures_of_an_image_share_its_level():
 def _config(tfrecord_dir, **overrides):
   values = dict(train_data=str(tfrecord_dir / '*.tfrecord'), model_dir='unused',
                 noise='gaussian', noise_range=(25.0, 25.0), crop_size=32, batch_size=4,
-                crops_per_image=1, seed=2, augment=config_lib.AugmentConfig(
-                    flips=False, rotations=False, channel_permutations=False))
+                crops_per_image=1, seed=2, augment_flips=False, augment_rotations=False,
+                augment_channel_permutations=False)
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 def _stored_captures(tfrecord_dir, config):
@@ -90,8 +90,8 @@ def test_single_image_methods_train_on_every_capture_and_only_on_them(tfrecord_d
       assert len(matches) == 1
       seen.add(matches[0])
   assert len(seen) == len(captures)
-  assert config_lib.TrainConfig(train_data='x', model_dir='y', crop_size=64,
-                                method='neighbor2neighbor').noise_captures == 1
+  assert config_lib.train_config(train_data='x', model_dir='y', crop_size=64,
+                                method='neighbor2neighbor').corruption.noise_captures == 1
 
 
 @pytest.mark.parametrize('overrides, message', [
@@ -107,4 +107,4 @@ def test_captures_that_cannot_make_pairs_are_refused_in_one_line(overrides, mess
   values = dict(train_data='x', model_dir='y')
   values.update(overrides)
   with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
-    config_lib.TrainConfig(**values)
+    config_lib.train_config(**values)

@@ -12,7 +12,7 @@ def _config(tfrecord_dir, **overrides):
   values = dict(train_data=str(tfrecord_dir / '*.tfrecord'), val_data='', model_dir='unused',
                 crop_size=32, batch_size=4, crops_per_image=2)
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 def test_training_batches_have_static_per_replica_shapes(tfrecord_dir):
@@ -64,7 +64,8 @@ def flat_records(tmp_path_factory):
 def _image_indices(records, count, start_step=0, context=None, **overrides):
   """Which images (20 * index grey) the first `count` single-example batches hold."""
   config = _config(records, crops_per_image=1, noise_range=(0.0, 0.0), target='clean',
-                   augment=config_lib.AugmentConfig(False, False, False), **overrides)
+                   augment_flips=False, augment_rotations=False,
+                   augment_channel_permutations=False, **overrides)
   dataset = input_pipeline.build_train_dataset(config, 1, False, start_step, context)
   return [int(round(float(batch['input'].numpy().mean()) * 255.0 / 20.0))
           for batch in dataset.take(count)]

@@ -48,14 +48,14 @@ def test_a_flat_image_keeps_its_scale_instead_of_dividing_by_zero():
 
 def percentile_run(**overrides):
   """A --normalization=percentile run's TrainConfig, 16-bit grayscale."""
-  return config_lib.resolve_data(config_lib.TrainConfig(
+  return config_lib.resolve_data(config_lib.train_config(
       train_data='data/scenes', model_dir='runs/x', noise='none', normalization='percentile',
       **overrides), 1, 'uint16', 65535.0)
 
 
 def as_saved(run_config):
   """The TrainConfig denoise.py reads back from config.json."""
-  return config_lib.from_dict(config_lib.TrainConfig, json.loads(run_config.to_json()))
+  return config_lib.read_train_config(json.loads(run_config.to_json()))
 
 
 @pytest.mark.parametrize('page', [

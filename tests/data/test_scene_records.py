@@ -73,7 +73,7 @@ def test_scenes_of_different_pixel_types_are_refused(offset_scenes, tmp_path):
 
 
 def _pairs(records, target, cache=False, **overrides):
-  config = config_lib.TrainConfig(train_data=str(records / '*.tfrecord'), model_dir='unused',
+  config = config_lib.train_config(train_data=str(records / '*.tfrecord'), model_dir='unused',
                                   noise='none', target=target, crop_size=32, batch_size=4,
                                   **overrides)
   config = config_lib.resolve_data(config, 1, 'uint16', 65535.0)
@@ -116,9 +116,9 @@ def colour_scenes(tmp_path_factory):
 
 
 def _colour_pairs(records, white_level, **augment):
-  config = config_lib.TrainConfig(
+  config = config_lib.train_config(
       train_data=str(records / '*.tfrecord'), model_dir='unused', noise='none', crop_size=32,
-      batch_size=4, augment=config_lib.AugmentConfig(**augment))
+      batch_size=4, **{f'augment_{name}': value for name, value in augment.items()})
   config = config_lib.resolve_data(config, 3, 'uint16', white_level)
   dataset = scene_pipeline.build_scene_dataset(config, 4, cache=False)
   return [(batch['input'].numpy(), batch['target'].numpy()) for batch in dataset.take(12)]
@@ -230,7 +230,7 @@ def test_noisy_image_records_round_trip_every_bit_depth_and_channel_count(dtype,
   assert sorted(map(bytes, stored)) == sorted(map(bytes, images.values()))
   # Training reads them on the 0-1 scale at their white level, with their channels.
   config = config_lib.resolve_data(
-      config_lib.TrainConfig(train_data=str(tmp_path / 'records'), model_dir='unused',
+      config_lib.train_config(train_data=str(tmp_path / 'records'), model_dir='unused',
                              noise='none', method='blind_spot', crop_size=64, batch_size=2),
       channels, dtype, float(top))
   element = next(iter(train_lib.build_dataset(config, 2, cache=False)))

@@ -73,7 +73,7 @@ def test_a_folder_of_noisy_images_is_scored_by_the_held_out_loss_alone(tmp_path)
     (tmp_path / name).write_bytes(native_images.encode_pages([page],
                                                              native_images.family_of(name)))
   config = config_lib.resolve_data(
-      config_lib.TrainConfig(train_data='x', model_dir='y', noise='none',
+      config_lib.train_config(train_data='x', model_dir='y', noise='none',
                              method='neighbor2neighbor', crop_size=64), 1, 'uint16', 65535.0)
   images = eval_data.load_eval_data(str(tmp_path), config, 'none')
   assert [(image.name, image.first.shape, image.second) for image in images] == [
@@ -89,7 +89,7 @@ def test_a_folder_of_noisy_images_is_scored_by_the_held_out_loss_alone(tmp_path)
   entry = report.metrics_dict('ckpt', 5, [scores])['levels'][scoring.CAPTURES_TAG]
   assert entry['mean_held_out_loss'] == pytest.approx(scores.mean_held_out_loss)
   # A pairs run reads the same folder as scenes, and says what is wrong with it.
-  pairs = config_lib.resolve_data(config_lib.TrainConfig(train_data='x', model_dir='y',
+  pairs = config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y',
                                                          noise='none'), 1, 'uint16', 65535.0)
   with pytest.raises(ValueError, match='--val_data: .* holds one capture'):
     eval_data.load_eval_data(str(tmp_path), pairs, 'none')

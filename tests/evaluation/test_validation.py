@@ -15,7 +15,7 @@ from n2n.training import train_lib
 from n2n.training import trainer as trainer_lib
 from tests.conftest import REPO_ROOT
 
-RUN = config_lib.TrainConfig(train_data='x', model_dir='m', val_data='val', noise='poisson',
+RUN = config_lib.train_config(train_data='x', model_dir='m', val_data='val', noise='poisson',
                              eval_noise_levels=(30.0, 10.0), seed=7, precision='float32',
                              max_eval_images=3)
 
@@ -34,7 +34,7 @@ def test_given_values_win_and_another_noise_gets_its_own_default_levels():
 
 
 def test_no_data_anywhere_is_an_error():
-  run = config_lib.TrainConfig(train_data='x', model_dir='m')
+  run = config_lib.train_config(train_data='x', model_dir='m')
   with pytest.raises(ValueError, match='--data is required: the run was trained without'):
     validation.resolve_plan(config_lib.ValidateConfig(checkpoint='m'), run)
 
@@ -59,7 +59,7 @@ def test_follow_scores_new_checkpoints_as_they_appear_and_stops_at_the_last(
       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
   # The sidecar may start before the model_dir exists, as beside a real job.
   model_dir.mkdir()
-  config = config_lib.TrainConfig(
+  config = config_lib.train_config(
       train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
       model_dir=str(model_dir), crop_size=32, batch_size=2, train_steps=6, steps_per_loop=2,
       checkpoint_every=2, keep_checkpoints=5, eval_every=0, log_every=2, precision='float32',
@@ -91,7 +91,7 @@ def test_follow_gives_up_after_its_timeout(tmp_path):
 def test_follow_goes_on_when_a_checkpoint_is_deleted_before_it_is_loaded(image_folder, tmp_path,
                                                                         monkeypatch):
   model_dir = tmp_path / 'run'
-  config = config_lib.TrainConfig(train_data='unused', val_data=str(image_folder),
+  config = config_lib.train_config(train_data='unused', val_data=str(image_folder),
                                   model_dir=str(model_dir), train_steps=2, precision='float32',
                                   max_eval_images=1, seed=4)
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',

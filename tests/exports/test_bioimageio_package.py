@@ -81,8 +81,9 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
   model = unet.build_unet(channels, seed=2, upsampling='resize',
                           downsampling=network.downsampling, top_skip=network.top_skip)
   run_config = config_lib.resolve_data(
-      config_lib.TrainConfig(train_data='data/noisy', model_dir='runs/x', noise='none',
-                             method=method, crop_size=64, normalization=rule, model=network),
+      config_lib.train_config(train_data='data/noisy', model_dir='runs/x', noise='none',
+                             method=method, crop_size=64, normalization=rule,
+                             downsampling=network.downsampling, top_skip=network.top_skip),
       channels, dtype, white_level)
   path = bioimageio_package.write_package(model, run_config, str(tmp_path), 100,
                                           authors=('A. Tester',))
@@ -133,7 +134,7 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
 def test_without_the_extras_the_package_is_refused_in_one_line(monkeypatch, tmp_path):
   monkeypatch.setattr(bioimageio_package, 'extras_installed', lambda: False)
   with pytest.raises(ValueError, match=r'^--bioimageio needs the optional export extras'):
-    bioimageio_package.write_package(unet.build_unet(1), config_lib.TrainConfig(
+    bioimageio_package.write_package(unet.build_unet(1), config_lib.train_config(
         train_data='x', model_dir='y'), str(tmp_path), 1)
 
 
@@ -142,7 +143,7 @@ def test_a_description_that_does_not_validate_is_refused_in_one_line(tmp_path):
                      ) as raised:
     bioimageio_package.write_package(
         unet.build_unet(1, upsampling='resize'),
-        config_lib.TrainConfig(train_data='x', model_dir='y'), str(tmp_path), 1,
+        config_lib.train_config(train_data='x', model_dir='y'), str(tmp_path), 1,
         license_id='no such licence')
   assert '\n' not in str(raised.value) and 'license' in str(raised.value)
   assert not (tmp_path / bioimageio_package.PACKAGE_NAME).exists()

@@ -32,7 +32,7 @@ def test_graph_padding_matches_numpys_reflect(height, width):
 @pytest.fixture(scope='module')
 def exported(tmp_path_factory):
   model = unet.build_unet(3, seed=4, upsampling='resize')
-  run_config = config_lib.TrainConfig(train_data='data/photos', model_dir='runs/x',
+  run_config = config_lib.train_config(train_data='data/photos', model_dir='runs/x',
                                       noise='poisson', train_steps=500)
   folder = tmp_path_factory.mktemp('export')
   scores = [scoring.LevelScores('poisson', 30.0, (scoring.ImageScore('mean', 28.5, 18.0),))]
@@ -71,7 +71,7 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
 def test_export_carries_config_and_a_readme(exported):
   _, folder = exported
   run_batch, channels, saved = exported_model.load_export(str(folder))
-  assert channels == 3 and saved.noise == 'poisson'
+  assert channels == 3 and saved.corruption.noise == 'poisson'
   readme = (folder / 'README.md').read_text()
   assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
   assert 'trained as: Noise2Noise (noisy targets)' in readme
@@ -94,9 +94,9 @@ def test_tflite_runs_any_size_with_builtin_ops_and_matches(exported):
 def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_path):
   model = unet.build_unet(3, seed=6, upsampling='resize', downsampling='max_blur_pool',
                           top_skip=False)
-  run_config = config_lib.TrainConfig(
+  run_config = config_lib.train_config(
       train_data='data/photos', model_dir='runs/x', method='blind_spot', noise='gaussian',
-      model=config_lib.ModelConfig(downsampling='max_blur_pool', top_skip=False))
+      downsampling='max_blur_pool', top_skip=False)
   saved_model.export_model(model, run_config, str(tmp_path), 10, [])
   assert ('trained as: blind-spot (single noisy images); network: max_blur_pool downsampling, '
           'without the top skip connection') in (tmp_path / 'README.md').read_text()
@@ -124,7 +124,7 @@ def rule_output(model, raw, rule):
 
 def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
   model = unet.build_unet(1, seed=7, upsampling='resize')
-  run_config = config_lib.resolve_data(config_lib.TrainConfig(
+  run_config = config_lib.resolve_data(config_lib.train_config(
       train_data='data/scenes', model_dir='runs/x', noise='none', normalization='percentile',
       percentile_low=2.0, percentile_high=99.5), 1, 'uint16', 65535.0)
   saved_model.export_model(model, run_config, str(tmp_path), 10, [])

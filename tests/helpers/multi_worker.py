@@ -20,7 +20,7 @@ from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 
 def main(train_data, model_dir, train_steps, weights_out):
   logging.set_verbosity(logging.INFO)
-  config = config_lib.TrainConfig(
+  config = config_lib.train_config(
       train_data=train_data, val_data='', model_dir=model_dir, crop_size=32, batch_size=4,
       train_steps=int(train_steps), steps_per_loop=2, checkpoint_every=2, log_every=2,
       precision='float32', strategy='multi_worker')

@@ -14,7 +14,7 @@ RNG = np.random.default_rng(0)
 
 def _run_config(data_dtype, white_level):
   """A run's TrainConfig as restore reads it, trained on data_dtype with white_level."""
-  return config_lib.resolve_data(config_lib.TrainConfig(train_data='x', model_dir='y'), 1,
+  return config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y'), 1,
                                  data_dtype, white_level)
 
 def _identity(values):

@@ -17,7 +17,7 @@ from tests.conftest import REPO_ROOT
 
 def test_every_method_declares_itself_and_its_settings_are_flags():
   flags = {spec.flag for spec in settings_lib.settings_of(config_lib.TrainConfig)}
-  config = config_lib.TrainConfig(train_data='x', model_dir='y', crop_size=64)
+  config = config_lib.train_config(train_data='x', model_dir='y', crop_size=64)
   assert registry.NAMES == config_lib.METHODS == ('pairs', 'neighbor2neighbor', 'blind_spot')
   for name in registry.NAMES:
     method = registry.get(name)
@@ -37,10 +37,10 @@ def test_every_method_declares_itself_and_its_settings_are_flags():
 def test_method_settings_flags_reach_their_section_and_unknown_names_are_refused():
   config = config_lib.train_config(train_data='x', model_dir='y', method='blind_spot',
                                    blind_spot_fraction=0.01, neighbor2neighbor_gamma=1.5)
-  assert config.methods.blind_spot.fraction == 0.01
-  assert config.methods.neighbor2neighbor.gamma == 1.5
-  assert json.loads(config.to_json())['methods'] == {
-      'blind_spot': {'fraction': 0.01}, 'neighbor2neighbor': {'gamma': 1.5}}
+  assert config.method.blind_spot.fraction == 0.01
+  assert config.method.neighbor2neighbor.gamma == 1.5
+  saved = json.loads(config.to_json())['method']
+  assert (saved['blind_spot'], saved['neighbor2neighbor']) == ({'fraction': 0.01}, {'gamma': 1.5})
   with pytest.raises(ValueError, match='blind_spot_fractoin: not a setting of TrainConfig'):
     config_lib.train_config(train_data='x', model_dir='y', blind_spot_fractoin=0.01)
   with pytest.raises(ValueError, match='--blind_spot_fraction=0.9 must be <= 0.5'):
@@ -53,25 +53,33 @@ def test_a_config_json_from_before_the_method_sections_still_loads():
   with open(os.path.join(REPO_ROOT, 'tests', 'legacy', 'config_daa6c09_blind_spot.json')) as file:
     saved = json.load(file)
   assert 'methods' not in saved and saved['blind_spot_fraction'] == 0.01
-  config = config_lib.from_dict(config_lib.TrainConfig, saved)
-  assert config.methods.blind_spot.fraction == 0.01
-  assert config.methods.neighbor2neighbor.gamma == 1.5
-  assert (config.method, config.loss, config.noise_captures) == ('blind_spot', 'masked_l2', 1)
+  config = config_lib.read_train_config(saved)
+  assert config.method.blind_spot.fraction == 0.01
+  assert config.method.neighbor2neighbor.gamma == 1.5
+  assert (config.method.name, config.method.loss,
+          config.corruption.noise_captures) == ('blind_spot', 'masked_l2', 1)
   assert (config.model.downsampling, config.model.top_skip) == ('max_blur_pool', False)
   # Written again, it reads back the same.
-  assert config_lib.from_dict(config_lib.TrainConfig, json.loads(config.to_json())) == config
+  assert config_lib.read_train_config(json.loads(config.to_json())) == config
+
+
+def _names_a_method(node):
+  """`method`, `x.method` or `x.method.name` (the method section's name)."""
+  if isinstance(node, ast.Attribute) and node.attr == 'name':
+    node = node.value
+  return ((isinstance(node, ast.Attribute) and node.attr == 'method')
+          or (isinstance(node, ast.Name) and node.id == 'method'))
 
 
 def _method_name_comparisons(path):
-  """Comparisons of a `.method` or `method` value with a string, and string
-  keys of dicts looked up by method, in one module."""
+  """Comparisons of a `.method`, `.method.name` or `method` value with a
+  string, in one module."""
   tree = ast.parse(open(path).read())
   found = []
   for node in ast.walk(tree):
     if isinstance(node, ast.Compare):
       names = [node.left] + node.comparators
-      named_method = any((isinstance(item, ast.Attribute) and item.attr == 'method')
-                         or (isinstance(item, ast.Name) and item.id == 'method') for item in names)
+      named_method = any(_names_a_method(item) for item in names)
       strings = any(isinstance(item, (ast.Constant, ast.Tuple, ast.List, ast.Set))
                     for item in names)
       if named_method and strings:
@@ -81,8 +89,9 @@ def _method_name_comparisons(path):
 
 def test_no_module_outside_the_registry_compares_method_names(tmp_path):
   probe = tmp_path / 'probe.py'
-  probe.write_text("if config.method == 'blind_spot':\n  pass\nok = method in ('pairs',)\n")
-  assert len(_method_name_comparisons(probe)) == 2
+  probe.write_text("if config.method.name == 'blind_spot':\n  pass\nok = method in ('pairs',)\n"
+                   "old = run.method != 'pairs'\nfine = config.method.name == config.other\n")
+  assert len(_method_name_comparisons(probe)) == 3
   found = []
   for folder, _, names in os.walk(os.path.join(REPO_ROOT, 'n2n')):
     if os.path.basename(folder) != 'methods':

@@ -55,7 +55,7 @@ def _event_texts(directory):
 
 def test_the_best_checkpoint_is_kept_restorable_and_survives_a_resume(tmp_path):
   config = config_lib.resolve_data(
-      config_lib.TrainConfig(train_data='unused', model_dir=str(tmp_path), precision='float32'),
+      config_lib.train_config(train_data='unused', model_dir=str(tmp_path), precision='float32'),
       3, 'uint8', 255)
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32')
   writer = tf.summary.create_file_writer(str(tmp_path / 'eval'))

@@ -86,7 +86,7 @@ def poisson_run_with_one_outlier_batch():
 
   def train(clip_multiple):
     """Validation PSNR every 10 steps."""
-    config = config_lib.TrainConfig(
+    config = config_lib.train_config(
         train_data='unused', model_dir='', noise='poisson', target='clean', crop_size=size,
         batch_size=batch, train_steps=steps, learning_rate=1e-3, rampdown_fraction=0.0, seed=1,
         gradient_clip_multiple=clip_multiple)
@@ -123,7 +123,7 @@ def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outl
 def test_a_step_the_loss_scale_optimizer_skips_is_counted_and_left_out_of_the_mean_norm():
   # mixed_float16 starts with a loss scale of 2^15: a batch of values ~1e3
   # overflows float16 in the scaled gradients, which the optimizer skips.
-  config = config_lib.TrainConfig(train_data='unused', model_dir='', crop_size=32,
+  config = config_lib.train_config(train_data='unused', model_dir='', crop_size=32,
                                   batch_size=2, train_steps=10, seed=2)
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'mixed_float16')
   rng = np.random.default_rng(0)

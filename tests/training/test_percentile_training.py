@@ -65,7 +65,7 @@ def train_and_score(data, model_dir, normalization, to_unit, **overrides):
       steps_per_loop=20, log_every=100, eval_every=0, checkpoint_every=300,
       learning_rate=1e-3, rampdown_fraction=0.6, precision='auto', seed=3)
   settings.update(overrides)
-  config = config_lib.TrainConfig(**settings)
+  config = config_lib.train_config(**settings)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   restored = restore.restore_model(str(model_dir), 'float32')
   denoise = denoiser.make_denoiser(restored.model)

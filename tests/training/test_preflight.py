@@ -13,7 +13,7 @@ def _config(train_data, **overrides):
   values = dict(train_data=str(train_data), model_dir='unused', crop_size=32, batch_size=2,
                 precision='float32')
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 def test_good_inputs_resolve_precision_batch_files_and_cache(tfrecord_dir, image_folder):

@@ -36,7 +36,7 @@ def _config(records, val, model_dir, **overrides):
                 log_every=10, eval_every=30, checkpoint_every=60, learning_rate=1e-3,
                 rampdown_fraction=0.0, precision='float32', seed=3)
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 @pytest.fixture(scope='module')
@@ -55,8 +55,8 @@ def test_training_on_noisy_captures_alone_beats_the_noisy_input(scene_run):
                                                            scores.mean_input_psnr)
   assert 0 < scores.mean_noisy_target_mse < 0.05
   saved = json.loads((model_dir / 'config.json').read_text())
-  assert saved['model']['channels'] == 1 and saved['data_channels'] == 1
-  assert (saved['data_dtype'], saved['white_level']) == ('uint16', 65535.0)
+  assert saved['model']['channels'] == 1 and saved['data']['channels'] == 1
+  assert (saved['data']['dtype'], saved['data']['white_level']) == ('uint16', 65535.0)
 
 
 def test_validate_scores_scenes_like_training_did(scene_run, scene_data):

@@ -29,9 +29,9 @@ def test_settings_that_make_no_sense_together_are_refused_in_one_line(overrides,
   values = dict(train_data='x', model_dir='y', crop_size=64)
   values.update(overrides)
   with pytest.raises(ValueError, match=message.replace('(', r'\(').replace(')', r'\)')):
-    config_lib.TrainConfig(**values)
-  assert config_lib.TrainConfig(train_data='x', model_dir='y',
-                                method='blind_spot').loss == 'masked_l2'
+    config_lib.train_config(**values)
+  assert config_lib.train_config(train_data='x', model_dir='y',
+                                method='blind_spot').method.loss == 'masked_l2'
 
 
 def test_the_trainer_adds_the_weighted_regulariser_to_the_neighbor2neighbor_loss():
@@ -94,10 +94,13 @@ def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
   from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
   from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
   from n2n.model import unet  # pylint: disable=g-import-not-at-top
-  untrained = denoiser.make_denoiser(unet.build_unet(3, seed=config.seed, **network))
-  before, = scoring.evaluate(
-      untrained, eval_data.load_eval_images(str(image_folder)), 'gaussian', (25.0,), config.seed,
-      held_out_loss=held_out.make_held_out_loss(method, untrained, config.seed))
+  untrained = denoiser.make_denoiser(unet.build_unet(3, seed=config.run.seed, **network))
+  before, = scoring.evaluate(untrained,
+                             eval_data.load_eval_images(str(image_folder)),
+                             'gaussian', (25.0,),
+                             config.run.seed,
+                             held_out_loss=held_out.make_held_out_loss(
+                                 method, untrained, config.run.seed))
   assert scores.mean_held_out_loss < 0.8 * before.mean_held_out_loss, (
       scores.mean_held_out_loss, before.mean_held_out_loss)
   train_events = tf.io.gfile.glob(str(tmp_path / 'train' / 'events.out.tfevents.*'))
@@ -105,7 +108,7 @@ def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
   loss = [float(tf.make_ndarray(value.tensor)) for path in train_events
           for event in summaries.read_events(path) for value in event.summary.value
           if value.tag == 'loss']
-  assert len(loss) == config.train_steps // 10 and loss[-1] < loss[0]
+  assert len(loss) == config.optimisation.train_steps // 10 and loss[-1] < loss[0]
 
 
 def test_every_capture_of_a_scene_dataset_is_a_training_image(tmp_path):
@@ -119,7 +122,7 @@ def test_every_capture_of_a_scene_dataset_is_a_training_image(tmp_path):
   simulated_scenes.write_scenes(str(tmp_path / 'clean'), str(tmp_path / 'raw'), captures=3,
                                 reference=False)
   scene_writer.write_scene_dataset(str(tmp_path / 'raw'), str(tmp_path / 'records'))
-  config = config_lib.TrainConfig(train_data=str(tmp_path / 'records'), model_dir='unused',
+  config = config_lib.train_config(train_data=str(tmp_path / 'records'), model_dir='unused',
                                   noise='none', method='neighbor2neighbor', crop_size=64,
                                   batch_size=2, seed=3)
   config = config_lib.resolve_data(config, 3, 'uint16', 65535.0)
@@ -153,18 +156,18 @@ def test_a_noisy_image_dataset_trains_only_with_a_single_image_method(tmp_path):
   assert manifest['kind'] == 'noisy_images' and manifest['num_images'] == 3
   assert (manifest['dtype'], manifest['channels']) == ('uint16', 1)
   strategy = distribute.create_strategy('default')
-  pairs = config_lib.TrainConfig(train_data=str(tmp_path / 'records'),
+  pairs = config_lib.train_config(train_data=str(tmp_path / 'records'),
                                  model_dir=str(tmp_path / 'r'), noise='none', crop_size=64)
   with pytest.raises(ValueError, match=r'--method=pairs needs two captures of each scene, but '
                      r'--train_data holds single noisy images \(datasets/make_tfrecords.py '
                      r'--noisy_images\); train them with --method=neighbor2neighbor or '
                      r'--method=blind_spot'):
     preflight.check_training_inputs(pairs, strategy)
-  single = config_lib.TrainConfig(train_data=str(tmp_path / 'records'),
+  single = config_lib.train_config(train_data=str(tmp_path / 'records'),
                                   model_dir=str(tmp_path / 'r'), noise='none', crop_size=64,
                                   batch_size=2, method='blind_spot')
   checked = preflight.check_training_inputs(single, strategy)
-  assert (checked.config.data_dtype, checked.config.model.channels) == ('uint16', 1)
+  assert (checked.config.data.dtype, checked.config.model.channels) == ('uint16', 1)
   element = next(iter(train_lib.build_dataset(checked.config, 2, cache=False)))
   assert element['input'].shape == (2, 64, 64, 1) and element['target_mask'].shape == (2, 64, 64, 1)
   both = subprocess.run(

@@ -24,7 +24,7 @@ def _config(tfrecord_dir, image_folder, model_dir, **overrides):
                 steps_per_loop=2, checkpoint_every=4, eval_every=6, log_every=2,
                 learning_rate=1e-3, precision='float32', max_eval_images=2, seed=3)
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 def _events(directory):
@@ -64,7 +64,7 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   saved = json.loads((model_dir / 'config.json').read_text())
   assert saved['model'] == {'architecture': 'n2n_unet', 'channels': 3, 'downsampling': 'max_pool',
                             'top_skip': True}
-  assert saved['train_steps'] == 6
+  assert saved['optimisation']['train_steps'] == 6
   assert {'loss', 'learning_rate', 'images_per_second'} <= _event_tags(str(model_dir / 'train'))
   eval_tags = _event_tags(str(model_dir / 'eval'))
   assert {'psnr/gaussian_25', 'input_psnr/gaussian_25'} <= eval_tags
@@ -98,8 +98,7 @@ def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_fold
 
 def test_a_different_network_in_model_dir_is_refused(trained_run, tfrecord_dir, image_folder):
   model_dir, _ = trained_run
-  config = _config(tfrecord_dir, image_folder, model_dir,
-                   model=config_lib.ModelConfig(channels=1))
+  config = _config(tfrecord_dir, image_folder, model_dir, channels=1)
   with pytest.raises(ValueError, match=r'holds a different network \(channels: 3 -> 1\)'):
     train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
 

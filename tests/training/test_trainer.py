@@ -16,7 +16,7 @@ def _config(**overrides):
   values = dict(train_data='unused', model_dir='', crop_size=32, batch_size=2, train_steps=10,
                 learning_rate=1e-3, seed=1)
   values.update(overrides)
-  return config_lib.TrainConfig(**values)
+  return config_lib.train_config(**values)
 
 
 def _batches(per_replica_inputs):
