@@ -37,7 +37,7 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.training import losses  # pylint: disable=g-import-not-at-top
 from n2n.training import preflight  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
@@ -97,7 +97,7 @@ def main(argv):
   trainer.attach_dataset(build())
   probe = iter(build())
   loss_fn = losses.get_loss(config.method.loss)
-  denoise = denoiser.make_denoiser(trainer.model)
+  denoise = whole_images.make_denoiser(trainer.model)
   level = config.corruption.eval_noise_levels[0]
   corrupt = scoring.make_corruption(config.corruption.noise)
   evaluate = lambda: scoring.evaluate(denoise, inputs.eval_images, config.corruption.noise, [level],

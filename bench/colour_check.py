@@ -31,7 +31,7 @@ from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n.data import simulated_scenes  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 
 PHOTOS = os.path.join(REPO_ROOT, 'datasets', 'colour_check', 'photos')
@@ -73,7 +73,7 @@ def score_model(restored, photos=PHOTOS, keep_images=False):
     list of scoring.ImageScore, one per photograph.
   """
   config = restored.run_config
-  denoise = denoiser.make_denoiser(restored.model)
+  denoise = whole_images.make_denoiser(restored.model)
   keep = -1 if keep_images else 0
   if config.corruption.noise != config_lib.NO_NOISE:
     images = eval_data.load_eval_images(photos, config.model.channels, flag_name='photos')

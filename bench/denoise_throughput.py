@@ -55,7 +55,7 @@ from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n import run_dir  # pylint: disable=g-import-not-at-top
 from n2n.data import native_images  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import tiling  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
@@ -123,12 +123,12 @@ def time_network(model_dir, image, precisions, tile_sizes):
   height, width, channels = image.shape
   denoisers = {}
   for precision in precisions:
-    run_batch = denoiser.model_function(restore.restore_model(model_dir, precision).model)
+    run_batch = whole_images.model_function(restore.restore_model(model_dir, precision).model)
     for tile_size in tile_sizes:
       tile_h = tiling.balanced_tile(height, tile_size, FLAGS.tile_overlap)
       tile_w = tiling.balanced_tile(width, tile_size, FLAGS.tile_overlap)
       run_batch(np.zeros([1, tile_h, tile_w, channels], np.float32))  # traces and warms up
-      denoisers[(precision, tile_size)] = denoiser.tiled_denoiser(run_batch, tile_size,
+      denoisers[(precision, tile_size)] = whole_images.tiled_denoiser(run_batch, tile_size,
                                                                   FLAGS.tile_overlap)
   times = {key: [] for key in denoisers}
   for _ in range(FLAGS.repeats):
@@ -175,8 +175,8 @@ def write_folder(folder, count, size):
 def time_network_on(model_dir, images, precision):
   """Seconds per pass of the tiled denoiser over images, in process (the
   network alone: no file I/O), one per repetition."""
-  run_batch = denoiser.model_function(restore.restore_model(model_dir, precision).model)
-  denoise = denoiser.tiled_denoiser(run_batch)
+  run_batch = whole_images.model_function(restore.restore_model(model_dir, precision).model)
+  denoise = whole_images.tiled_denoiser(run_batch)
   denoise(images[0])  # traces and warms up
   times = []
   for _ in range(FLAGS.repeats):

@@ -30,7 +30,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 from n2n.corruptions import noise as noise_lib  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -96,7 +96,7 @@ def main(argv):
   low, high = (float(value) for value in FLAGS.normal_range.split(','))
   batches = make_batches(train_images, FLAGS.warmup_steps + FLAGS.branch_steps, rng)
   normal_levels = [rng.uniform(low, high, FLAGS.batch_size).astype(np.float32) for _ in batches]
-  denoise = denoiser.make_denoiser(model)
+  denoise = whole_images.make_denoiser(model)
   score = lambda: scoring.evaluate(denoise, val_images, 'poisson', [30.0], 0)[0].mean_psnr
 
   print(f'trained model: {score():.2f} dB at lambda 30')

@@ -47,7 +47,7 @@ from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n.data import input_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
@@ -193,7 +193,7 @@ def time_validation(checkpoint):
   image = np.random.default_rng(0).uniform(size=(height, width, 3)).astype(np.float32)
   result = {}
   for precision in ('float32', 'mixed_bfloat16'):
-    denoise = denoiser.make_denoiser(model_lib.build_unet(3, precision))
+    denoise = whole_images.make_denoiser(model_lib.build_unet(3, precision))
     denoise(image)
     times = []
     for _ in range(FLAGS.repeats):
@@ -218,7 +218,7 @@ def time_validation(checkpoint):
     for precision in ('float32', 'mixed_bfloat16'):
       restored = restore.restore_model(checkpoint, precision)
       run_config = restored.run_config
-      scored = scoring.evaluate(denoiser.make_denoiser(restored.model), images,
+      scored = scoring.evaluate(whole_images.make_denoiser(restored.model), images,
                                 run_config.corruption.noise,
                                 run_config.corruption.eval_noise_levels[:1], run_config.run.seed)
       psnr[precision] = scored[0].mean_psnr

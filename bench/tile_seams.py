@@ -21,7 +21,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import imageio.v3 as iio  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -45,12 +45,12 @@ def main(argv):
   model = restore.restore_model(FLAGS.model).model
   image = test_image(FLAGS.size)
   started = time.perf_counter()
-  whole = denoiser.make_denoiser(model, tile_size=FLAGS.size)(image)
+  whole = whole_images.make_denoiser(model, tile_size=FLAGS.size)(image)
   print(f'whole {FLAGS.size}x{FLAGS.size}: {time.perf_counter() - started:.1f} s')
   for setting in FLAGS.settings.split(','):
     tile, overlap = (int(value) for value in setting.split(':'))
     started = time.perf_counter()
-    tiled = denoiser.make_denoiser(model, tile_size=tile, overlap=overlap)(image)
+    tiled = whole_images.make_denoiser(model, tile_size=tile, overlap=overlap)(image)
     seconds = time.perf_counter() - started
     # Compared as written: clipped to [0, 1] and rounded to 8 bits.
     as_written = lambda values: np.round(np.clip(values, 0, 1) * 255)

@@ -26,7 +26,7 @@ from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('tta_model_dir', None, 'A run with --val_data (its newest checkpoint).')
@@ -44,8 +44,8 @@ def measure(model_dir, repeats=3):
   config = restore.read_run_config(model_dir)
   precision = hardware.resolve_precision(config.run.precision)
   model = restore.restore_model(model_dir, precision).model
-  plain = denoiser.make_denoiser(model)
-  tta = denoiser.with_test_time_augmentation(plain)
+  plain = whole_images.make_denoiser(model)
+  tta = whole_images.with_test_time_augmentation(plain)
   data = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
                                   config.evaluation.max_eval_images)
   levels = config.corruption.eval_noise_levels

@@ -54,7 +54,7 @@ def _python_files(folder):
 def test_the_import_reader_sees_every_form(tmp_path):
   path = tmp_path / 'module.py'
   path.write_text('import n2n.training.trainer\nfrom n2n import evaluation, config\n'
-                  'from n2n.inference import denoiser\n\ndef f():\n  from n2n import methods\n')
+                  'from n2n.inference import whole_images\n\ndef f():\n  from n2n import methods\n')
   assert sorted(_n2n_imports(path)) == ['config', 'evaluation', 'inference', 'methods',
                                         'training']
 

@@ -295,10 +295,10 @@ def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_
   assert (outputs['tta'] != outputs['plain']).mean() > 0.5
   # The file holds the library's 8-pass mean (grayscale as three equal channels
   # for this RGB network, their mean written back), rounded to 16 bits.
-  from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+  from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
   model = restore.restore_model(str(model_dir)).model
   rgb = np.repeat(page[:, :, np.newaxis].astype(np.float32) / 65535, 3, axis=2)
-  expected = denoiser.with_test_time_augmentation(denoiser.make_denoiser(model))(rgb)
+  expected = whole_images.with_test_time_augmentation(whole_images.make_denoiser(model))(rgb)
   gray = np.clip(expected.mean(axis=2), 0, 1) * 65535
   assert np.abs(outputs['tta'].astype(float) - gray).max() <= 1.0

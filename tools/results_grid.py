@@ -51,7 +51,7 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
-from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
@@ -255,7 +255,7 @@ def picture(pictured, model_dirs, output_path):
     level = config.corruption.eval_noise_levels[0]
     noisy, clean = scoring.evaluation_input(scoring.make_corruption(config.corruption.noise), image,
                                             0, level, config.run.seed)
-  panels = [noisy] + [denoiser.make_denoiser(restored[variant].model)(noisy)
+  panels = [noisy] + [whole_images.make_denoiser(restored[variant].model)(noisy)
                       for variant in pictured] + [clean]
   return {'image': name, 'level': level, 'variants': list(pictured),
           'crop': write_strip(panels, output_path)}

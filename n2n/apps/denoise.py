@@ -23,8 +23,8 @@ from n2n import apps
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n import hardware
-from n2n.inference import batch
-from n2n.inference import denoising
+from n2n.inference import file_batch
+from n2n.inference import noisy_files
 from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import loading
@@ -38,7 +38,7 @@ def plan(config):
     ValueError: a bad --input, --output_dir or --shard (nothing is written).
   """
   shard = sharding.parse_shard(config.shard)
-  planned = denoising.plan_jobs(denoising.find_inputs(config.input), config.output_dir,
+  planned = noisy_files.plan_jobs(noisy_files.find_inputs(config.input), config.output_dir,
                                 config.format, config.overwrite)
   return sharding.select(planned, shard), shard, len(planned)
 
@@ -69,14 +69,14 @@ def main(argv):
     network = load_network(config)
     if shard:
       print(f'shard {shard}: {len(jobs)} of the {planned} planned files', flush=True)
-    denoising.check_white_level_override(network.run_config, config.white_level)
+    noisy_files.check_white_level_override(network.run_config, config.white_level)
     denoise = loading.image_function(network, config.tile_size, config.tile_overlap,
                                      config.batch_tiles, config.tta)
-    summary = batch.denoise_files(jobs, denoise, network.channels, network.run_config,
+    summary = file_batch.denoise_files(jobs, denoise, network.channels, network.run_config,
                                   config.overwrite, config.white_level, config.prefetch,
                                   config.png_compression)
-    print(batch.format_summary(summary, len(jobs), network.source))
-  if summary.exit_status == batch.EXIT_NOTHING:
+    print(file_batch.format_summary(summary, len(jobs), network.source))
+  if summary.exit_status == file_batch.EXIT_NOTHING:
     print(f'{program}: error: no file could be denoised', file=sys.stderr)
   sys.exit(summary.exit_status)
 

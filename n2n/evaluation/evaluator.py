@@ -11,7 +11,7 @@ from n2n import config as config_lib
 from n2n.evaluation import held_out
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 
 
 class Evaluator:
@@ -36,7 +36,7 @@ class Evaluator:
         often moves a colour it gets right later (the demo's coffee.png, B
         +0.032 at step 800 of 2400), and a warning then reads as a fault.
     """
-    self._denoise = denoiser.make_denoiser(model)
+    self._denoise = whole_images.make_denoiser(model)
     self._held_out_loss = held_out.make_held_out_loss(method, self._denoise, seed)
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed

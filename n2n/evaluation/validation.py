@@ -21,7 +21,7 @@ from n2n.evaluation import held_out
 from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.inference import restore
 from n2n.model import unet
 
@@ -79,9 +79,9 @@ def validate_once(config):
   restored = restore.restore_model(prefix, plan.precision)
   images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
-  denoise = denoiser.make_denoiser(restored.model)
+  denoise = whole_images.make_denoiser(restored.model)
   if config.tta:
-    denoise = denoiser.with_test_time_augmentation(denoise)
+    denoise = whole_images.with_test_time_augmentation(denoise)
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,
                           held_out_loss=held_out.make_held_out_loss(

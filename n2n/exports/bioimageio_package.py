@@ -33,7 +33,7 @@ from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.exports import onnx_model
 from n2n.exports import saved_model
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.inference import exported_model
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
@@ -212,7 +212,7 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   # The expected output by n2n's own rule (denoise.py's path), for the whole test tensor.
   pixel_map = normalization.image_map(raw, rule, run_config.data.white_level)
   values = normalization.normalize(raw, pixel_map)
-  denoised = denoiser.make_denoiser(model)(values)
+  denoised = whole_images.make_denoiser(model)(values)
   with tempfile.TemporaryDirectory() as folder:
     onnx_model.write_onnx(model, folder, rule)
     _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)

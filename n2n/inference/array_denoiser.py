@@ -1,6 +1,6 @@
 """n2n.Denoiser: a trained run or an export as a function on numpy arrays, for
 notebooks and napari. Each array goes through denoise.py's own per-page code
-(denoising.denoise_page): the same white level, channel, alpha and percentile
+(noisy_files.denoise_page): the same white level, channel, alpha and percentile
 rules as a file of the same pixels.
 """
 
@@ -11,7 +11,7 @@ import numpy as np
 
 from n2n import config as config_lib
 from n2n import hardware
-from n2n.inference import denoising
+from n2n.inference import noisy_files
 from n2n.inference import exported_model
 from n2n.inference import loading
 
@@ -120,10 +120,10 @@ class Denoiser:
     """
     pixels = check_array(array)
     settings = dataclasses.replace(self._settings, white_level=white_level)
-    denoising.check_white_level_override(self.run_config, settings.white_level)
-    denoising.warn_above_white(f'the array of shape {pixels.shape}', [pixels], [None],
+    noisy_files.check_white_level_override(self.run_config, settings.white_level)
+    noisy_files.warn_above_white(f'the array of shape {pixels.shape}', [pixels], [None],
                                self.run_config, settings.white_level)
-    return denoising.denoise_page(pixels, self._image_function(bool(tta)), self.channels,
+    return noisy_files.denoise_page(pixels, self._image_function(bool(tta)), self.channels,
                                   self.run_config, None, settings.white_level)
 
   def _image_function(self, tta):

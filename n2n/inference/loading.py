@@ -4,7 +4,7 @@ image function built on it: what denoise.py and n2n.Denoiser share."""
 import dataclasses
 
 from n2n import config as config_lib
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import restore
@@ -50,7 +50,7 @@ def from_checkpoint(model, precision, strategy=None, flag_name='model'):
     run_batch = devices.distributed_function(restored.model, strategy)
     replicas = strategy.num_replicas_in_sync
   else:
-    run_batch, replicas = denoiser.model_function(restored.model), 1
+    run_batch, replicas = whole_images.model_function(restored.model), 1
   return Network(run_batch, restored.run_config.model.channels, restored.run_config,
                  restored.prefix, replicas)
 
@@ -59,6 +59,6 @@ def image_function(network, tile_size, tile_overlap, batch_tiles, tta=False):
   """fn([H, W, network.channels] float32 network values) -> same: the network
   over overlapping tiles, batch_tiles per device per call, with tta the mean
   over the 8 flips and rotations."""
-  denoise = denoiser.tiled_denoiser(network.run_batch, tile_size, tile_overlap,
+  denoise = whole_images.tiled_denoiser(network.run_batch, tile_size, tile_overlap,
                                     batch_tiles * network.replicas)
-  return denoiser.with_test_time_augmentation(denoise) if tta else denoise
+  return whole_images.with_test_time_augmentation(denoise) if tta else denoise

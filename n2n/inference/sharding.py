@@ -1,6 +1,6 @@
 """denoise.py --shard: one deterministic part of a batch, for job arrays.
 
-Every shard plans the same list of files (denoising.plan_jobs: sorted paths)
+Every shard plans the same list of files (noisy_files.plan_jobs: sorted paths)
 and keeps its own part, so N processes started by a scheduler (a SLURM job
 array, a Kubernetes Indexed Job) together denoise every file exactly once,
 with no coordination between them. The parts are balanced by file size (one
@@ -108,7 +108,7 @@ def select(jobs, shard):
   """The jobs of one shard (all of them for None), in the batch's order.
 
   Args:
-    jobs: denoising.Job list from plan_jobs (sorted, the same in every shard).
+    jobs: noisy_files.Job list from plan_jobs (sorted, the same in every shard).
     shard: Shard or None.
   """
   if shard is None:

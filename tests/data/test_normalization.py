@@ -11,7 +11,7 @@ from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import normalization
 from n2n.evaluation import eval_data
-from n2n.inference import denoising
+from n2n.inference import noisy_files
 
 RULE = normalization.Rule(normalization.PERCENTILE, 1.0, 99.8)
 
@@ -70,7 +70,7 @@ def test_an_identity_network_gives_every_page_back_through_its_map(page):
     seen.append(values)
     return values
 
-  output = denoising.denoise_page(page, identity, page.shape[-1] if page.ndim == 3 else 1,
+  output = noisy_files.denoise_page(page, identity, page.shape[-1] if page.ndim == 3 else 1,
                                   as_saved(percentile_run()))
   assert output.dtype == page.dtype
   np.testing.assert_allclose(output, page, rtol=1e-5)
@@ -83,8 +83,8 @@ def test_an_identity_network_gives_every_page_back_through_its_map(page):
 def test_white_level_is_refused_for_a_percentile_model():
   with pytest.raises(ValueError, match=r'^--white_level=4095 does not apply: the model maps each '
                      r'image\'s 1 and 99.8 percentiles'):
-    denoising.check_white_level_override(as_saved(percentile_run()), 4095.0)
-  denoising.check_white_level_override(as_saved(percentile_run()), 0.0)
+    noisy_files.check_white_level_override(as_saved(percentile_run()), 4095.0)
+  noisy_files.check_white_level_override(as_saved(percentile_run()), 0.0)
 
 
 def test_evaluation_puts_a_scene_on_its_first_captures_scale(tmp_path):

@@ -20,7 +20,7 @@ import tf2onnx  # pylint: disable=unused-import  (an export extra: fail if missi
 
 from n2n import config as config_lib
 from n2n.exports import bioimageio_package
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.model import unet
 
 
@@ -122,9 +122,9 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
                               channels)
   if rule == 'percentile':
     low, high = np.percentile(test_input, [1, 99.8])
-    ours = denoiser.make_denoiser(model)((test_input[0] - low) / (high - low)) * (high - low) + low
+    ours = whole_images.make_denoiser(model)((test_input[0] - low) / (high - low)) * (high - low) + low
   else:
-    ours = denoiser.make_denoiser(model)(test_input[0] / white_level) * white_level
+    ours = whole_images.make_denoiser(model)(test_input[0] / white_level) * white_level
   np.testing.assert_allclose(test_output[0], ours, atol=1e-3 * white_level)
   page = (tmp_path / 'unpacked' / 'README.md').read_text()
   assert (f'white level {white_level:g}' if rule == 'white_level' else '1 and 99.8 percentiles'

@@ -13,7 +13,7 @@ import pytest
 import tf2onnx  # pylint: disable=unused-import  (an export extra: fail if missing)
 
 from n2n.data import normalization
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.exports import onnx_model
 from n2n.inference import exported_model
 from n2n.model import unet
@@ -44,7 +44,7 @@ def converted(tmp_path_factory):
 
 
 def _assert_matches_denoise(model, session, sizes, channels, seed):
-  denoise = denoiser.make_denoiser(model)
+  denoise = whole_images.make_denoiser(model)
   rng = np.random.default_rng(seed)
   for height, width in sizes:
     image = rng.uniform(size=(height, width, channels)).astype(np.float32)
@@ -92,6 +92,6 @@ def test_a_percentile_models_onnx_maps_each_image_by_its_own_percentiles(convert
     output, = session.run(None, {exported_model.INPUT_NAME: raw[np.newaxis]})
     pixel_map = normalization.percentile_map(raw, PERCENTILES)
     ours = normalization.denormalize(
-        denoiser.make_denoiser(model)(normalization.normalize(raw, pixel_map)), pixel_map)
+        whole_images.make_denoiser(model)(normalization.normalize(raw, pixel_map)), pixel_map)
     # 1e-4 of the 400 levels the data span.
     np.testing.assert_allclose(output[0], ours, atol=0.04, err_msg=f'{height}x{width}')

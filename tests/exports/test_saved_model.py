@@ -12,7 +12,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.data import normalization
 from n2n.evaluation import scoring
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.exports import onnx_model
 from n2n.exports import saved_model
 from n2n.exports import tflite_model
@@ -61,7 +61,7 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
                           timeout=300, cwd=str(tmp_path), env={**os.environ, 'PYTHONPATH': ''})
   assert result.returncode == 0, result.stderr[-2000:]
   theirs = np.load(tmp_path / 'out.npy')[0]
-  ours = denoiser.make_denoiser(model)(image)
+  ours = whole_images.make_denoiser(model)(image)
   assert theirs.shape == image.shape
   # Separate processes may pick other oneDNN kernels: a few 1e-6 apart, far below
   # an 8-bit level (3.9e-3).
@@ -84,7 +84,7 @@ def test_tflite_runs_any_size_with_builtin_ops_and_matches(exported):
   model, folder = exported
   path = tflite_model.write_tflite(str(folder))
   runner = tf.lite.Interpreter(model_path=path).get_signature_runner(exported_model.SIGNATURE)
-  denoise = denoiser.make_denoiser(model)
+  denoise = whole_images.make_denoiser(model)
   for height, width in ((45, 70), (32, 33)):
     image = np.random.default_rng(height).uniform(size=(height, width, 3)).astype(np.float32)
     output = runner(images=image[np.newaxis])[exported_model.OUTPUT_NAME][0]
@@ -104,7 +104,7 @@ def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_pat
       exported_model.SIGNATURE)
   image = np.random.default_rng(2).uniform(size=(45, 70, 3)).astype(np.float32)
   output = runner(images=image[np.newaxis])[exported_model.OUTPUT_NAME][0]
-  np.testing.assert_allclose(output, denoiser.make_denoiser(model)(image), atol=1e-4)
+  np.testing.assert_allclose(output, whole_images.make_denoiser(model)(image), atol=1e-4)
 
 
 def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
@@ -118,7 +118,7 @@ def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tm
 def rule_output(model, raw, rule):
   """n2n's percentile rule in numpy (denoise.py's path) on one raw [H, W, C] image."""
   pixel_map = normalization.percentile_map(raw, rule)
-  denoised = denoiser.make_denoiser(model)(normalization.normalize(raw, pixel_map))
+  denoised = whole_images.make_denoiser(model)(normalization.normalize(raw, pixel_map))
   return normalization.denormalize(denoised, pixel_map)
 
 
@@ -144,6 +144,6 @@ def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
   assert normalization.rule_of(saved) == rule
   values = np.random.default_rng(4).uniform(size=(1, 40, 40, 1)).astype(np.float32)
   np.testing.assert_allclose(np.asarray(run_batch(values))[0],
-                             denoiser.make_denoiser(model)(values[0]), atol=1e-5)
+                             whole_images.make_denoiser(model)(values[0]), atol=1e-5)
   readme = (tmp_path / 'README.md').read_text()
   assert 'its 2 and 99.5 percentiles' in readme and 'float32 raw pixels' in readme

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from n2n.data import native_images
-from n2n.inference import denoising
+from n2n.inference import noisy_files
 from n2n.inference import sharding
 from tests.conftest import REPO_ROOT
 
@@ -64,7 +64,7 @@ def _write_folder(folder, count):
 
 def test_shards_select_every_planned_file_once(tmp_path):
   _write_folder(tmp_path / 'in', 20)
-  jobs = denoising.plan_jobs(denoising.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
+  jobs = noisy_files.plan_jobs(noisy_files.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
                              'auto', False)
   chosen = [sharding.select(jobs, sharding.Shard(index, 3)) for index in range(3)]
   assert sorted(job.source for part in chosen for job in part) == sorted(job.source

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.model import unet
 
 
@@ -17,7 +17,7 @@ def test_an_equivariant_denoiser_is_unchanged_and_shapes_are_kept():
                     for row in range(3) for column in range(3)], axis=0)
 
   image = np.random.default_rng(0).uniform(size=(13, 21, 3)).astype(np.float32)
-  averaged = denoiser.with_test_time_augmentation(box)(image)
+  averaged = whole_images.with_test_time_augmentation(box)(image)
   assert averaged.shape == image.shape and averaged.dtype == np.float32
   np.testing.assert_allclose(averaged, box(image), atol=1e-6)
 
@@ -30,7 +30,7 @@ def test_each_pass_is_turned_back_before_the_mean():
     marked[0, 0] = 8.0
     return marked
 
-  averaged = denoiser.with_test_time_augmentation(mark_top_left)(np.zeros((5, 7, 1), np.float32))
+  averaged = whole_images.with_test_time_augmentation(mark_top_left)(np.zeros((5, 7, 1), np.float32))
   expected = np.zeros((5, 7, 1), np.float32)
   for row, column in ((0, 0), (0, 6), (4, 0), (4, 6)):
     expected[row, column] = 2.0
@@ -42,9 +42,9 @@ def test_tta_through_tiles_differs_from_whole_images_no_more_than_without_it():
   # differently; the mean must still line up pixel for pixel.
   model = unet.build_unet(1, seed=2)
   image = np.random.default_rng(1).uniform(size=(70, 90, 1)).astype(np.float32)
-  whole, tiled = denoiser.make_denoiser(model), denoiser.make_denoiser(model, 64, 16)
+  whole, tiled = whole_images.make_denoiser(model), whole_images.make_denoiser(model, 64, 16)
   plain_gap = np.abs(tiled(image) - whole(image)).mean()
-  tta = denoiser.with_test_time_augmentation
+  tta = whole_images.with_test_time_augmentation
   tta_gap = np.abs(tta(tiled)(image) - tta(whole)(image)).mean()
   assert np.abs(tta(whole)(image) - whole(image)).max() > 1e-3  # not equivariant: TTA acts
   assert tta_gap <= plain_gap

@@ -11,8 +11,8 @@ from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import scene_writer
 from n2n.data import simulated_scenes
-from n2n.inference import denoiser
-from n2n.inference import denoising
+from n2n.inference import whole_images
+from n2n.inference import noisy_files
 from n2n.inference import restore
 from n2n.training import distribute
 from n2n.training import train_lib
@@ -68,14 +68,14 @@ def train_and_score(data, model_dir, normalization, to_unit, **overrides):
   config = config_lib.train_config(**settings)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   restored = restore.restore_model(str(model_dir), 'float32')
-  denoise = denoiser.make_denoiser(restored.model)
+  denoise = whole_images.make_denoiser(restored.model)
   run_config = restored.run_config
   psnr = lambda image, reference: 10 * np.log10(1.0 / np.mean((image - reference) ** 2))
   scores, inputs = [], []
   for scene in sorted(os.listdir(val)):
     capture, reference = (native_images.read_pages(os.path.join(val, scene, name))[0]
                           for name in ('capture_00.png', 'reference.png'))
-    output = denoising.denoise_page(capture, denoise, 1, run_config)
+    output = noisy_files.denoise_page(capture, denoise, 1, run_config)
     assert output.dtype == np.uint16 and output.shape == capture.shape
     scores.append(psnr(to_unit(output), to_unit(reference)))
     inputs.append(psnr(to_unit(capture), to_unit(reference)))

@@ -92,9 +92,9 @@ def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
   from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
   from n2n.evaluation import held_out  # pylint: disable=g-import-not-at-top
   from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-  from n2n.inference import denoiser  # pylint: disable=g-import-not-at-top
+  from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
   from n2n.model import unet  # pylint: disable=g-import-not-at-top
-  untrained = denoiser.make_denoiser(unet.build_unet(3, seed=config.run.seed, **network))
+  untrained = whole_images.make_denoiser(unet.build_unet(3, seed=config.run.seed, **network))
   before, = scoring.evaluate(untrained,
                              eval_data.load_eval_images(str(image_folder)),
                              'gaussian', (25.0,),

@@ -13,7 +13,7 @@ from absl import logging
 import tensorflow as tf
 
 from n2n import errors
-from n2n.inference import denoising
+from n2n.inference import noisy_files
 
 
 # denoise.py's exit statuses: a script can tell a finished batch from a partial one.
@@ -94,7 +94,7 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
 
     def read_ahead(count):
       for job in itertools.islice(upcoming, max(0, count - len(reads))):
-        reads.append((job, stages.read(denoising.read_input, job, run_config, white_level_override)))
+        reads.append((job, stages.read(noisy_files.read_input, job, run_config, white_level_override)))
 
     for _ in todo:
       read_ahead(max(1, prefetch))
@@ -103,11 +103,11 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
       file_started = time.perf_counter()
       try:
         image = read.result()
-        denoised = denoising.denoise_image(image, denoise, model_channels, run_config, white_level_override)
+        denoised = noisy_files.denoise_image(image, denoise, model_channels, run_config, white_level_override)
       except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
         skip(job, error)
         continue
-      writes.append((job, file_started, stages.write(denoising.write_output, job, denoised, image,
+      writes.append((job, file_started, stages.write(noisy_files.write_output, job, denoised, image,
                                                      png_compression)))
       del image, denoised
       while len(writes) > prefetch:

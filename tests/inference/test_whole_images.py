@@ -1,6 +1,6 @@
 import numpy as np
 
-from n2n.inference import denoiser
+from n2n.inference import whole_images
 from n2n.inference import tiling
 from n2n.model import unet
 
@@ -14,7 +14,7 @@ def test_pad_to_multiple_reflects_and_crops_back():
 
 
 def test_denoiser_takes_any_size_and_returns_it():
-  denoise = denoiser.make_denoiser(unet.build_unet(1, seed=0))
+  denoise = whole_images.make_denoiser(unet.build_unet(1, seed=0))
   for height, width in ((5, 7), (33, 64), (40, 31)):
     output = denoise(np.random.default_rng(0).uniform(size=(height, width, 1)).astype(np.float32))
     assert output.shape == (height, width, 1) and output.dtype == np.float32

@@ -5,8 +5,8 @@ import pytest
 
 from n2n import config as config_lib
 from n2n.data import native_images
-from n2n.inference import batch
-from n2n.inference import denoising
+from n2n.inference import file_batch
+from n2n.inference import noisy_files
 
 RNG = np.random.default_rng(0)
 
@@ -36,7 +36,7 @@ def test_a_page_keeps_dtype_shape_and_alpha_whatever_the_models_channels(page, m
     seen.append(values.shape[2])
     return values
 
-  result = denoising.denoise_page(page, denoise, model_channels)
+  result = noisy_files.denoise_page(page, denoise, model_channels)
   assert result.dtype == page.dtype and result.shape == page.shape
   np.testing.assert_allclose(result, page, rtol=1e-6)  # RGB models average 3 float copies
   assert set(seen) == {model_channels}
@@ -44,14 +44,14 @@ def test_a_page_keeps_dtype_shape_and_alpha_whatever_the_models_channels(page, m
 
 def test_alpha_passes_through_untouched_while_colour_is_denoised():
   page = RNG.integers(0, 256, (6, 5, 4), dtype=np.uint8)
-  result = denoising.denoise_page(page, lambda values: values * 0.0, 3)
+  result = noisy_files.denoise_page(page, lambda values: values * 0.0, 3)
   assert not result[..., :3].any()
   np.testing.assert_array_equal(result[..., 3], page[..., 3])
 
 
 def test_rgb_model_on_grayscale_returns_the_mean_of_its_channels():
   page = np.full((4, 4), 100, np.uint8)
-  shifted = denoising.denoise_page(page, lambda values: values + np.array([0.0, 0.3, 0.6]), 3)
+  shifted = noisy_files.denoise_page(page, lambda values: values + np.array([0.0, 0.3, 0.6]), 3)
   assert shifted.shape == (4, 4) and abs(int(shifted[0, 0]) - (100 + 0.3 * 255)) <= 0.5
 
 
@@ -64,21 +64,21 @@ def test_inputs_from_folders_globs_files_and_lists(tmp_path):
   _write(tmp_path / 'in' / 'a.png', np.zeros((4, 4), np.uint8))
   _write(tmp_path / 'in' / 'sub' / 'b.png', np.zeros((4, 4), np.uint8))
   _write(tmp_path / 'c.png', np.zeros((4, 4), np.uint8))
-  found = denoising.find_inputs(f'{tmp_path}/in, {tmp_path}/c.*')
+  found = noisy_files.find_inputs(f'{tmp_path}/in, {tmp_path}/c.*')
   assert [relative for _, relative in found] == ['a.png', 'sub/b.png', 'c.png']
   with pytest.raises(ValueError, match=r"--input: nothing matches '.*nothing\*'"):
-    denoising.find_inputs(f'{tmp_path}/nothing*')
+    noisy_files.find_inputs(f'{tmp_path}/nothing*')
 
 
 def test_outputs_keep_relative_paths_and_inputs_are_never_overwritten(tmp_path):
   _write(tmp_path / 'in' / 'sub' / 'b.jpg', np.zeros((4, 4, 3), np.uint8))
-  inputs = denoising.find_inputs(str(tmp_path / 'in'))
-  (job,) = denoising.plan_jobs(inputs, str(tmp_path / 'out'), 'auto', overwrite=False)
+  inputs = noisy_files.find_inputs(str(tmp_path / 'in'))
+  (job,) = noisy_files.plan_jobs(inputs, str(tmp_path / 'out'), 'auto', overwrite=False)
   assert job.destination == str(tmp_path / 'out' / 'sub' / 'b.png')
   for inside in (tmp_path / 'in', tmp_path / 'in' / 'denoised'):
     with pytest.raises(ValueError, match='is inside the input folder'):
-      denoising.plan_jobs(inputs, str(inside), 'auto', overwrite=False)
-  assert denoising.plan_jobs(inputs, str(tmp_path / 'in'), 'auto', overwrite=True)
+      noisy_files.plan_jobs(inputs, str(inside), 'auto', overwrite=False)
+  assert noisy_files.plan_jobs(inputs, str(tmp_path / 'in'), 'auto', overwrite=True)
 
 
 def test_pixels_of_the_training_data_type_use_its_white_level():
@@ -90,17 +90,17 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
     return values + 0.5
 
   twelve_bit = np.array([[0, 1000, 4095]], np.uint16)
-  out = denoising.denoise_page(twelve_bit, brighten, 1, run_config)
+  out = noisy_files.denoise_page(twelve_bit, brighten, 1, run_config)
   # 4095 was 1.0 in training; results stay within the sensor's range.
   assert seen[-1] == pytest.approx(1.0)
   assert out.dtype == np.uint16 and out.tolist() == [[2048, 3048, 4095]]
   # Another dtype than the data's: its own full range, as for any run.
   eight_bit = np.array([[0, 255]], np.uint8)
-  assert denoising.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
+  assert noisy_files.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
       [0, 255]]
   assert seen[-1] == pytest.approx(1.0)
-  assert denoising.effective_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
-  assert denoising.effective_white_level(None, np.dtype('uint8')) is None
+  assert noisy_files.effective_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
+  assert noisy_files.effective_white_level(None, np.dtype('uint8')) is None
 
 
 def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
@@ -108,17 +108,17 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   run_config = _run_config('uint16', 4095.0)
   bright = np.array([[0, 1000, 4095, 9000]], np.uint16)
   _write(tmp_path / 'in' / 'bright.png', bright)
-  job = denoising.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
+  job = noisy_files.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
   with caplog.at_level('WARNING'):
-    batch.denoise_files([job], _identity, 1, run_config)
+    file_batch.denoise_files([job], _identity, 1, run_config)
   assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
           'trained with; they are clipped to it. Pass --white_level') in caplog.text
   (page,) = native_images.read_pages(job.destination)
   assert page.tolist() == [[0, 1000, 4095, 4095]]
   caplog.clear()
-  again = denoising.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
+  again = noisy_files.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
   with caplog.at_level('WARNING'):
-    batch.denoise_files([again], _identity, 1, run_config, white_level_override=9000)
+    file_batch.denoise_files([again], _identity, 1, run_config, white_level_override=9000)
   assert 'above the white level' not in caplog.text
   (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()
@@ -128,7 +128,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   _write(tmp_path / 'in' / 'alpha.png', with_alpha)
   caplog.clear()
   with caplog.at_level('WARNING'):
-    batch.denoise_files([denoising.Job(str(tmp_path / 'in' / 'alpha.png'),
+    file_batch.denoise_files([noisy_files.Job(str(tmp_path / 'in' / 'alpha.png'),
                                        str(tmp_path / 'out' / 'c.png'), 'png')],
                         _identity, 1, run_config)
   assert 'above the white level' not in caplog.text
