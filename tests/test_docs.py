@@ -1,4 +1,5 @@
-"""The training guide's flag table (docs/training.md) says what n2n/config.py declares."""
+"""The README and the guides say what the code and CI do: the training flag table
+(docs/training.md) is what n2n/config.py declares; CI runs the README's test command."""
 
 import os
 import re
@@ -37,3 +38,14 @@ def test_defaults_the_table_states_are_the_declared_ones():
       assert declared[names[0]] == 0, names
       stated += 1
   assert stated >= 3
+
+
+def test_ci_runs_exactly_the_readmes_two_set_up_and_test_commands():
+  """The README's first block: command 1 sets up, command 2 runs the tests; .ci/run must
+  run command 2 as written (CI's result is then the result a reader gets)."""
+  readme = open(os.path.join(REPO_ROOT, 'README.md')).read()
+  block = readme.split('```bash\n', 1)[1].split('```', 1)[0]
+  commands = [line for line in block.splitlines() if line and not line.startswith('#')]
+  assert len(commands) == 2 and commands[0].startswith('python3 -m venv .venv')
+  ci_lines = open(os.path.join(REPO_ROOT, '.ci', 'run')).read().splitlines()
+  assert commands[1] in ci_lines, commands[1]
