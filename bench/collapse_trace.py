@@ -84,7 +84,7 @@ def report(trace, count):
 
 def main(argv):
   del argv
-  config = config_flags.config_from_flags(config_lib.TrainConfig)
+  config = config_flags.config_from_flags(config_lib.TrainConfig).resolved()
   dataset_writer.build_if_missing(config.data.train_data, config.data.train_images_dir,
                                   min_size=config.data.crop_size, seed=config.run.seed)
   strategy = tf.distribute.get_strategy()

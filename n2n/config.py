@@ -355,23 +355,34 @@ def train_config(**flag_values):
   return settings_lib.from_flag_values(TrainConfig, flag_values).resolved()
 
 
+# What resolved() derives from --noise and --method: replacing either puts these
+# back to their declared defaults (to be derived anew) unless given with it.
+_DERIVED_FROM = {'noise': ('noise_range', 'eval_noise_levels', 'noise_captures', 'loss'),
+                 'method': ('noise_captures', 'loss')}
+
+
 def replace_settings(config, **flag_values):
   """config with the settings named as train.py's flags name them replaced
-  (train_steps=10, blind_spot_fraction=0.01), checked and resolved again."""
+  (train_steps=10, blind_spot_fraction=0.01), checked and resolved again.
+
+  Replacing noise or method also derives anew what was derived from them
+  (_DERIVED_FROM: the paper's levels, the loss, the fixed captures) unless the
+  same call gives those too: a Gaussian run's sigma range is no Poisson range.
+  """
   specs = {spec.flag: spec for spec in settings_lib.settings_of(TrainConfig)}
   unknown = sorted(set(flag_values) - set(specs))
   if unknown:
     raise ValueError(f'{", ".join(unknown)}: not a setting of TrainConfig')
+  derived = {name for flag in flag_values for name in _DERIVED_FROM.get(flag, ())}
+  flag_values = {**{name: specs[name].default for name in derived - set(flag_values)},
+                 **flag_values}
+  values = dataclasses.asdict(config)
   for flag, value in flag_values.items():
-    config = _replace_at(config, specs[flag].path, value)
-  return config.resolved()
-
-
-def _replace_at(config, path, value):
-  if len(path) == 1:
-    return dataclasses.replace(config, **{path[0]: value})
-  return dataclasses.replace(
-      config, **{path[0]: _replace_at(getattr(config, path[0]), path[1:], value)})
+    place = values
+    for name in specs[flag].path[:-1]:
+      place = place[name]
+    place[specs[flag].path[-1]] = value
+  return from_dict(TrainConfig, values).resolved()
 
 
 def resolved_summary(config):

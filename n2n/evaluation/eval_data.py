@@ -89,7 +89,8 @@ def load_eval_scenes(path, run_config, max_scenes=0, flag_name='val_data'):
 
   Args:
     path: folder of scenes (n2n/data/scenes.py).
-    run_config: the run's TrainConfig (data_dtype, white_level, channels resolved).
+    run_config: the run's TrainConfig (data.dtype, data.white_level, data.channels
+      resolved from its data).
     max_scenes: keep at most this many (0: all).
 
   Returns:

@@ -70,7 +70,9 @@ class Method(abc.ABC):
   def check(self, config):
     """Refuses settings the method cannot train with: ValueError, one line.
 
-    config is the TrainConfig being built, with its loss and captures resolved.
+    config is the TrainConfig being built, resolved or not (TrainConfig.resolved()):
+    its loss may still be 'auto' and its noise_captures 0; it is checked again
+    once resolved.
     """
 
   def check_data_kinds(self, kinds):

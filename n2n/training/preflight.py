@@ -158,7 +158,7 @@ def check_training_inputs(config, strategy):
   check_record_schema(files[0], scenes)
   # Then what the run resolves from the hardware and the data.
   precision = hardware.resolve_precision(config.run.precision, strategy)
-  config = config_lib.resolve_data(config, *data_format(manifests))
+  config = config_lib.resolve_data(config.resolved(), *data_format(manifests))
   run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:

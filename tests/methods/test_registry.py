@@ -47,22 +47,6 @@ def test_method_settings_flags_reach_their_section_and_unknown_names_are_refused
     config_lib.train_config(train_data='x', model_dir='y', blind_spot_fraction=0.9)
 
 
-def test_a_config_json_from_before_the_method_sections_still_loads():
-  """tests/legacy/config_daa6c09_blind_spot.json was written by main at daa6c09,
-  when the method settings were flat (blind_spot_fraction 0.01, gamma 1.5)."""
-  with open(os.path.join(REPO_ROOT, 'tests', 'legacy', 'config_daa6c09_blind_spot.json')) as file:
-    saved = json.load(file)
-  assert 'methods' not in saved and saved['blind_spot_fraction'] == 0.01
-  config = config_lib.read_train_config(saved)
-  assert config.method.blind_spot.fraction == 0.01
-  assert config.method.neighbor2neighbor.gamma == 1.5
-  assert (config.method.name, config.method.loss,
-          config.corruption.noise_captures) == ('blind_spot', 'masked_l2', 1)
-  assert (config.model.downsampling, config.model.top_skip) == ('max_blur_pool', False)
-  # Written again, it reads back the same.
-  assert config_lib.read_train_config(json.loads(config.to_json())) == config
-
-
 def _names_a_method(node):
   """`method`, `x.method` or `x.method.name` (the method section's name)."""
   if isinstance(node, ast.Attribute) and node.attr == 'name':
