@@ -1,0 +1,341 @@
+"""What a set of images' noise is: its level against the signal, per channel, and
+its spatial correlation at lags 1 to 4 in x and y.
+
+Two ways, both pure numpy on [H, W, C] float images on a 0-1 scale:
+- from two captures of a scene (measure_pairs): their difference holds the
+  noise of both and nothing of the scene, so the statistics are measured on
+  every pixel, without assumptions about the content;
+- from single noisy images (estimate_single): only where the scene is flat
+  does the image show its noise. Each image is cut into 16x16 patches and a
+  plane is fitted and subtracted in each. A first estimate takes the quarter of
+  the patches whose 4x4 block means vary least (texture survives block means,
+  noise is averaged down); then, as in Liu et al.'s weak-texture selection
+  (IEEE TIP 2013), patches are kept only while they look like the noise the
+  kept ones show (a residual variance under 2.5 times the estimated variance at
+  their signal, block-mean variance under twice what that noise's correlation
+  predicts), and the estimate is made again from them until the selection
+  settles. What the tests measure it to recover, and where it fails (images
+  with no flat area), is in docs/diagnosis.md.
+"""
+
+import dataclasses
+
+import numpy as np
+
+MAX_LAG = 4
+PATCH = 16
+BLOCK = 4
+# Share of an image's patches (the flattest by their block means) that
+# estimate_single keeps.
+FLAT_SHARE = 0.25
+SIGNAL_BINS = 8
+# A kept patch's residual variance and block-mean variance may exceed what the
+# estimated noise predicts by these factors (the spread of a 256-pixel variance
+# estimate, and more for block means: 16 values).
+VARIANCE_FACTOR = 2.5
+TEXTURE_FACTOR = 2.0
+SELECTION_ROUNDS = 8
+MIN_PATCHES = 16
+# Patches drawn from an image at most (a 12-megapixel photograph has 47,000).
+MAX_PATCHES_PER_IMAGE = 4096
+# Subsample pairs to about this many pixels per image: the statistics of a
+# million pixels are as good as those of forty million, and far cheaper.
+MAX_PIXELS = 1 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class NoiseProfile:
+  """The noise of a set of images.
+
+  Attributes:
+    source: 'pairs' (measured from two captures) or 'single' (estimated from
+      flat patches of single images).
+    channels: C.
+    correlation: [2 * MAX_LAG + 1, 2 * MAX_LAG + 1] float, the noise's
+      autocorrelation at lag (dy, dx) = (row - MAX_LAG, column - MAX_LAG),
+      averaged over channels; 1 at the centre.
+    correlation_x: [MAX_LAG] float, at lags 1..MAX_LAG along a row (x).
+    correlation_y: [MAX_LAG] float, at lags 1..MAX_LAG down a column (y).
+    signal: [B] float, the mean signal of each level bin (0-1 scale).
+    sigma: [B, C] float, the noise's standard deviation in each bin per channel
+      (NaN where a bin holds no pixel of that channel).
+    fit: [C, 2] float, (shot, read) of variance = shot * signal + read per
+      channel, least squares over the bins (Poisson-Gaussian).
+    samples: pixels (pairs) or pixels of the kept patches (single) measured.
+  """
+  source: str
+  channels: int
+  correlation: np.ndarray
+  correlation_x: np.ndarray
+  correlation_y: np.ndarray
+  signal: np.ndarray
+  sigma: np.ndarray
+  fit: np.ndarray
+  samples: int
+
+  @property
+  def correlation_lag1(self):
+    """The larger of the lag-1 correlations in x and y (what a blind-spot or
+    Neighbor2Neighbor network can exploit)."""
+    return float(max(self.correlation_x[0], self.correlation_y[0]))
+
+  def correlation_length(self, threshold):
+    """The first lag (1..MAX_LAG) at which the correlation in x and y is below
+    threshold; MAX_LAG + 1 where it never falls below it."""
+    for lag in range(1, MAX_LAG + 1):
+      if max(self.correlation_x[lag - 1], self.correlation_y[lag - 1]) < threshold:
+        return lag
+    return MAX_LAG + 1
+
+  def to_dict(self):
+    """JSON-ready."""
+    return {'source': self.source, 'channels': self.channels, 'samples': self.samples,
+            'correlation_x': [round(float(v), 4) for v in self.correlation_x],
+            'correlation_y': [round(float(v), 4) for v in self.correlation_y],
+            'signal': [round(float(v), 4) for v in self.signal],
+            'sigma': [[None if np.isnan(v) else round(float(v), 5) for v in row]
+                      for row in self.sigma],
+            'fit_shot_read': [[float(f'{v:.4g}') for v in row] for row in self.fit]}
+
+
+def _autocovariance(residual, weight, per_item=False):
+  """Sums of residual products at every lag up to MAX_LAG, and their counts.
+
+  Args:
+    residual: [N, H, W, C] float (N patches or images).
+    weight: [N, H, W, C] 0/1, which residual values count.
+    per_item: keep the N items apart.
+
+  Returns:
+    (products, counts): each [2L + 1, 2L + 1, C], or [N, 2L + 1, 2L + 1, C]
+    with per_item.
+  """
+  size = 2 * MAX_LAG + 1
+  channels = residual.shape[-1]
+  lead = (residual.shape[0],) if per_item else ()
+  products = np.zeros(lead + (size, size, channels))
+  counts = np.zeros(lead + (size, size, channels))
+  axes = (1, 2) if per_item else (0, 1, 2)
+  height, width = residual.shape[1:3]
+  for dy in range(-MAX_LAG, MAX_LAG + 1):
+    for dx in range(-MAX_LAG, MAX_LAG + 1):
+      rows_a = slice(max(0, -dy), height - max(0, dy))
+      rows_b = slice(max(0, dy), height - max(0, -dy))
+      cols_a = slice(max(0, -dx), width - max(0, dx))
+      cols_b = slice(max(0, dx), width - max(0, -dx))
+      both = weight[:, rows_a, cols_a] * weight[:, rows_b, cols_b]
+      products[..., dy + MAX_LAG, dx + MAX_LAG, :] = np.sum(
+          residual[:, rows_a, cols_a] * residual[:, rows_b, cols_b] * both, axis=axes)
+      counts[..., dy + MAX_LAG, dx + MAX_LAG, :] = np.sum(both, axis=axes)
+  return products, counts
+
+
+def _correlation(products, counts):
+  """Autocorrelation per lag, averaged over channels: [2L + 1, 2L + 1]."""
+  covariance = products / np.maximum(counts, 1)
+  centre = covariance[MAX_LAG, MAX_LAG]
+  per_channel = covariance / np.where(centre > 0, centre, 1.0)
+  return np.mean(per_channel, axis=-1)
+
+
+def _levels(signal, squares, channels):
+  """Noise sigma per signal bin and channel, and the Poisson-Gaussian fit.
+
+  Args:
+    signal, squares: [M, C] float: each sample's signal and its squared noise
+      value (a variance estimate).
+  """
+  edges = np.linspace(0.0, 1.0, SIGNAL_BINS + 1)
+  centres = np.full(SIGNAL_BINS, np.nan)
+  sigma = np.full((SIGNAL_BINS, channels), np.nan)
+  counts = np.zeros((SIGNAL_BINS, channels))
+  for index in range(SIGNAL_BINS):
+    upper = edges[index + 1] if index < SIGNAL_BINS - 1 else np.inf
+    inside = (signal >= edges[index]) & (signal < upper)
+    total = np.sum(inside, axis=0).astype(np.float64)
+    counts[index] = total
+    if np.sum(total) > 0:
+      centres[index] = np.sum(signal * inside) / np.sum(total)
+    for channel in range(channels):
+      if total[channel] > 0:
+        sigma[index, channel] = np.sqrt(np.sum((squares * inside)[:, channel]) / total[channel])
+  fit = np.zeros((channels, 2))
+  for channel in range(channels):
+    usable = (counts[:, channel] > 20) & ~np.isnan(sigma[:, channel])
+    if np.sum(usable) >= 2:
+      design = np.stack([centres[usable], np.ones(np.sum(usable))], axis=1)
+      root = np.sqrt(counts[usable, channel])[:, None]
+      fit[channel] = np.linalg.lstsq(design * root, sigma[usable, channel]**2 * root[:, 0],
+                                     rcond=None)[0]
+    elif np.sum(usable) == 1:
+      fit[channel] = (0.0, sigma[usable, channel][0]**2)
+  keep = ~np.isnan(centres)
+  return centres[keep], sigma[keep], fit
+
+
+def _subsample(images, rng):
+  """A random window of at most MAX_PIXELS pixels of each image (the same
+  window of every image of a pair)."""
+  height, width = images[0].shape[:2]
+  if height * width <= MAX_PIXELS:
+    return images
+  side = int(np.sqrt(MAX_PIXELS))
+  window_h, window_w = min(height, side), min(width, MAX_PIXELS // min(height, side))
+  top = int(rng.integers(0, height - window_h + 1))
+  left = int(rng.integers(0, width - window_w + 1))
+  return [image[top:top + window_h, left:left + window_w] for image in images]
+
+
+def measure_pairs(pairs, seed=0):
+  """The noise of pairs of independent captures of the same scenes.
+
+  Args:
+    pairs: iterable of (first, second), each [H, W, C] float on a 0-1 scale
+      (the same shape within a pair).
+    seed: seed of the window taken from images over MAX_PIXELS.
+
+  Returns:
+    NoiseProfile with source 'pairs': the difference (first - second) / sqrt(2)
+    has the noise's variance and correlation (each capture's noise
+    independent of the other's), and the mean of the two is the signal.
+  """
+  rng = np.random.default_rng(seed)
+  products = counts = None
+  signals, squares = [], []
+  samples = 0
+  for first, second in pairs:
+    first, second = _subsample([np.asarray(first, np.float64),
+                                np.asarray(second, np.float64)], rng)
+    noise = (first - second) / np.sqrt(2.0)
+    noise = noise - np.mean(noise, axis=(0, 1))
+    image_products, image_counts = _autocovariance(noise[np.newaxis],
+                                                   np.ones((1,) + noise.shape))
+    products = image_products if products is None else products + image_products
+    counts = image_counts if counts is None else counts + image_counts
+    channels = noise.shape[-1]
+    signals.append(((first + second) / 2.0).reshape(-1, channels))
+    squares.append((noise**2).reshape(-1, channels))
+    samples += noise.shape[0] * noise.shape[1]
+  if products is None:
+    raise ValueError('no pair of captures to measure')
+  return _profile('pairs', products, counts, np.concatenate(signals), np.concatenate(squares),
+                  samples)
+
+
+def _plane_residuals(patches):
+  """Each [N, P, P, C] patch minus its least-squares plane a + b*y + c*x."""
+  size = patches.shape[1]
+  rows, columns = np.meshgrid(np.arange(size, dtype=np.float64),
+                              np.arange(size, dtype=np.float64), indexing='ij')
+  design = np.stack([np.ones(size * size), rows.ravel(), columns.ravel()], axis=1)
+  projector = design @ np.linalg.pinv(design)  # [P*P, P*P]
+  flat = patches.reshape(patches.shape[0], size * size, -1)
+  fitted = np.einsum('ij,njc->nic', projector, flat)
+  return (flat - fitted).reshape(patches.shape)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Patches:
+  """Patches of images, each with what the selection and the estimate need.
+
+  Attributes:
+    means: [N, C] mean per channel.
+    variances: [N, C] residual variance per channel (after the plane fit,
+      unbiased for the 3 fitted parameters).
+    textures: [N] mean squared residual of the 4x4 block means.
+    products, counts: [N, 2L+1, 2L+1, C] residual products and their counts
+      at each lag (_autocovariance per patch).
+  """
+  means: np.ndarray
+  variances: np.ndarray
+  textures: np.ndarray
+  products: np.ndarray
+  counts: np.ndarray
+
+
+def _patches(image, rng):
+  """The 16x16 patches of one [H, W, C] image (at most MAX_PATCHES_PER_IMAGE,
+  drawn at random) as _Patches."""
+  height, width, channels = image.shape
+  rows, columns = height // PATCH, width // PATCH
+  if not rows or not columns:
+    raise ValueError(f'an image of {height}x{width} pixels is smaller than a {PATCH}x{PATCH} '
+                     'patch')
+  patches = image[:rows * PATCH, :columns * PATCH].reshape(
+      rows, PATCH, columns, PATCH, channels).transpose(0, 2, 1, 3, 4).reshape(
+          -1, PATCH, PATCH, channels)
+  if len(patches) > MAX_PATCHES_PER_IMAGE:
+    patches = patches[np.sort(rng.choice(len(patches), MAX_PATCHES_PER_IMAGE, replace=False))]
+  residuals = _plane_residuals(patches)
+  blocks = residuals.reshape(-1, PATCH // BLOCK, BLOCK, PATCH // BLOCK, BLOCK,
+                             channels).mean(axis=(2, 4))
+  products, counts = _autocovariance(residuals, np.ones(residuals.shape), per_item=True)
+  # A plane fit takes 3 of a patch's P*P degrees of freedom from its residual.
+  unbias = PATCH * PATCH / (PATCH * PATCH - 3)
+  return _Patches(patches.mean(axis=(1, 2)), np.mean(residuals**2, axis=(1, 2)) * unbias,
+                  np.mean(blocks**2, axis=(1, 2, 3)), products, counts)
+
+
+def _block_mean_share(correlation):
+  """Variance of a 4x4 block mean over the pixel variance, for noise of this
+  autocorrelation ([2L+1, 2L+1]): 1/16 for independent noise, more when
+  correlated."""
+  total = 0.0
+  for dy in range(1 - BLOCK, BLOCK):
+    for dx in range(1 - BLOCK, BLOCK):
+      total += (BLOCK - abs(dy)) * (BLOCK - abs(dx)) * correlation[MAX_LAG + dy, MAX_LAG + dx]
+  return max(total / BLOCK**4, 1.0 / BLOCK**2)
+
+
+def _estimate(patches, keep):
+  return _profile('single', patches.products[keep].sum(axis=0), patches.counts[keep].sum(axis=0),
+                  patches.means[keep], patches.variances[keep],
+                  int(np.sum(keep)) * PATCH * PATCH)
+
+
+def estimate_single(images, seed=0):
+  """The noise of single noisy images, from their flattest patches.
+
+  Args:
+    images: iterable of [H, W, C] float on a 0-1 scale (the same C), all of
+      the same kind of noise (one camera).
+    seed: seed of the patches drawn from large images.
+
+  Returns:
+    NoiseProfile with source 'single'; its samples count the pixels of the
+    patches kept.
+  """
+  rng = np.random.default_rng(seed)
+  parts = [_patches(np.asarray(image, np.float64), rng) for image in images]
+  if not parts:
+    raise ValueError('no image to estimate the noise of')
+  patches = _Patches(*(np.concatenate([getattr(part, field.name) for part in parts])
+                       for field in dataclasses.fields(_Patches)))
+  keep = np.zeros(len(patches.textures), bool)
+  keep[np.argsort(patches.textures)[:max(1, int(round(len(keep) * FLAT_SHARE)))]] = True
+  profile = _estimate(patches, keep)
+  for _ in range(SELECTION_ROUNDS):
+    signal = patches.means.mean(axis=1)
+    variance = np.maximum(np.interp(signal, profile.signal, np.nanmean(profile.sigma**2, axis=1)),
+                          1e-12)
+    consistent = ((patches.variances.mean(axis=1) < VARIANCE_FACTOR * variance)
+                  & (patches.textures
+                     < TEXTURE_FACTOR * _block_mean_share(profile.correlation) * variance))
+    if np.sum(consistent) < MIN_PATCHES or np.array_equal(consistent, keep):
+      break
+    keep = consistent
+    profile = _estimate(patches, keep)
+  return profile
+
+
+def _profile(source, products, counts, signal, squares, samples):
+  """NoiseProfile from summed lag products [2L+1, 2L+1, C] and per-sample
+  signals and squared noise values [M, C]."""
+  correlation = _correlation(products, counts)
+  centre = MAX_LAG
+  centres, sigma, fit = _levels(signal, squares, signal.shape[-1])
+  return NoiseProfile(
+      source=source, channels=int(signal.shape[-1]), correlation=correlation,
+      correlation_x=correlation[centre, centre + 1:].copy(),
+      correlation_y=correlation[centre + 1:, centre].copy(),
+      signal=centres, sigma=sigma, fit=fit, samples=int(samples))

@@ -1,0 +1,107 @@
+"""The noise statistics recover what is known: a level set by hand, no
+correlation for independent pixels, and the correlation that filtering white
+noise makes (worked out by hand, not measured by the code under test)."""
+
+import glob
+import os
+
+import imageio.v3 as iio
+import numpy as np
+import pytest
+
+from n2n.diagnosis import noise_statistics
+from tests.conftest import REPO_ROOT
+
+
+def _photographs():
+  """The demo's two validation photographs, [H, W, 3] on a 0-1 scale."""
+  paths = sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 'val', '*.png')))
+  return [iio.imread(path)[..., :3] / 255.0 for path in paths]
+
+
+def _box_filtered(white, axes):
+  """White noise averaged over 2 neighbours along each axis in axes, scaled
+  back to its variance: correlation 0.5 at lag 1 along each such axis (0.25
+  at lag (1, 1) for both), 0 beyond."""
+  noise = white
+  for axis in axes:
+    noise = (np.take(noise, range(noise.shape[axis] - 1), axis=axis)
+             + np.take(noise, range(1, noise.shape[axis]), axis=axis)) / np.sqrt(2)
+  return noise
+
+
+def test_pairs_of_independent_pixel_noise_read_their_level_and_no_correlation():
+  rng = np.random.default_rng(0)
+  # One level at the centre of each of the 8 signal bins, the noise small
+  # beside the bins' width (under 0.02 against 0.0625 to a bin's edge).
+  levels = (np.arange(8) + 0.5) / 8
+  clean = np.repeat(levels, 25)[None, :, None].repeat(160, axis=0).repeat(3, axis=2)
+  sigma = np.sqrt(0.0004 * clean + 0.00002)
+  pairs = [[clean + sigma * rng.standard_normal(clean.shape) for _ in range(2)]
+           for _ in range(3)]
+  profile = noise_statistics.measure_pairs(pairs)
+  np.testing.assert_allclose(profile.signal, levels, atol=0.002)
+  expected = np.sqrt(0.0004 * levels + 0.00002)
+  np.testing.assert_allclose(profile.sigma, expected[:, None].repeat(3, axis=1), rtol=0.03)
+  np.testing.assert_allclose(profile.fit, [[0.0004, 0.00002]] * 3, rtol=0.1, atol=2e-6)
+  off_centre = np.delete(profile.correlation.ravel(), profile.correlation.size // 2)
+  assert np.abs(off_centre).max() < 0.02 and profile.correlation[4, 4] == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize('axes,along_x,along_y', [
+    ((1,), [0.5, 0, 0, 0], [0, 0, 0, 0]),
+    ((0,), [0, 0, 0, 0], [0.5, 0, 0, 0]),
+    ((0, 1), [0.5, 0, 0, 0], [0.5, 0, 0, 0]),
+])
+def test_pairs_read_the_correlation_filtering_makes_at_every_lag(axes, along_x, along_y):
+  rng = np.random.default_rng(1)
+  pairs = []
+  for _ in range(2):
+    noise = [_box_filtered(0.05 * rng.standard_normal((201, 201, 1)), axes) for _ in range(2)]
+    clean = np.full(noise[0].shape, 0.5)
+    pairs.append([clean + noise[0], clean + noise[1]])
+  profile = noise_statistics.measure_pairs(pairs)
+  np.testing.assert_allclose(profile.correlation_x, along_x, atol=0.02)
+  np.testing.assert_allclose(profile.correlation_y, along_y, atol=0.02)
+  diagonal = 0.25 if len(axes) == 2 else 0.0
+  assert profile.correlation[5, 5] == pytest.approx(diagonal, abs=0.02)
+  assert profile.correlation[3, 5] == pytest.approx(diagonal, abs=0.02)
+
+
+@pytest.mark.parametrize('sigma', [5, 15])
+def test_single_photographs_read_independent_noise_as_uncorrelated_at_its_level(sigma):
+  rng = np.random.default_rng(2)
+  noisy = [photo + sigma / 255 * rng.standard_normal(photo.shape) for photo in _photographs()]
+  profile = noise_statistics.estimate_single(noisy)
+  # The tolerances docs/diagnosis.md states for the single-image estimate.
+  assert np.nanmean(profile.sigma) * 255 == pytest.approx(sigma, rel=0.15)
+  assert np.abs(profile.correlation_x).max() < 0.1 and np.abs(profile.correlation_y).max() < 0.1
+
+
+def test_single_photographs_read_the_correlation_of_filtered_noise():
+  rng = np.random.default_rng(3)
+  noisy = []
+  for photo in _photographs():
+    noise = _box_filtered(10 / 255 * rng.standard_normal(photo.shape), (0, 1))
+    noisy.append(photo[:noise.shape[0], :noise.shape[1]] + noise)
+  profile = noise_statistics.estimate_single(noisy)
+  np.testing.assert_allclose(profile.correlation_x, [0.5, 0, 0, 0], atol=0.1)
+  np.testing.assert_allclose(profile.correlation_y, [0.5, 0, 0, 0], atol=0.1)
+  assert profile.correlation_length(0.2) == 2
+
+
+def test_the_flattest_patches_are_found_beside_texture():
+  """Half the image is strong texture, half flat: an estimate over every patch
+  would read the texture's variance and correlation."""
+  rng = np.random.default_rng(4)
+  texture = np.kron(rng.uniform(0, 1, (32, 16, 1)), np.ones((4, 4, 1)))
+  image = np.concatenate([texture, np.full((128, 64, 1), 0.4)], axis=1)
+  noisy = image + 0.02 * rng.standard_normal(image.shape)
+  profile = noise_statistics.estimate_single([noisy])
+  assert np.nanmean(profile.sigma) == pytest.approx(0.02, rel=0.15)
+  assert abs(profile.correlation_x[0]) < 0.1
+
+
+def test_an_image_smaller_than_a_patch_is_refused_naming_its_size():
+  with pytest.raises(ValueError, match='an image of 8x30 pixels is smaller than a 16x16 patch'):
+    noise_statistics.estimate_single([np.zeros((8, 30, 1))])
