@@ -1,0 +1,115 @@
+"""The camera simulator: its processing inverts its unprocessing, its mosaic and
+demosaicing do what their names say, its captures are seeded and their raw
+noise independent, and the noise it makes is spatially correlated."""
+
+import numpy as np
+import pytest
+
+from n2n.data import camera_pipeline
+from n2n.diagnosis import noise_statistics
+from tests.conftest import smooth_image
+
+
+def _photo(seed, height=64, width=96):
+  return smooth_image(np.random.default_rng(seed), height, width) / 255.0
+
+
+@pytest.mark.parametrize('seed', range(4))
+def test_processing_inverts_unprocessing_on_a_clean_photograph(seed):
+  settings = camera_pipeline.random_settings(np.random.default_rng(seed))
+  srgb = _photo(seed)
+  back = camera_pipeline.process(camera_pipeline.unprocess(srgb, settings), settings)
+  np.testing.assert_allclose(back, srgb, atol=1e-6)
+
+
+def test_random_cameras_keep_white_and_draw_the_papers_noise_levels():
+  rng = np.random.default_rng(0)
+  for _ in range(50):
+    settings = camera_pipeline.random_settings(rng)
+    np.testing.assert_allclose(settings.rgb_to_camera.sum(axis=1), 1.0)
+    assert np.all(np.diag(settings.rgb_to_camera) >= 0.6) and np.all(settings.rgb_to_camera > 0)
+    assert 0.0001 <= settings.shot <= 0.012
+    # log(read) = 2.18 log(shot) + 1.2 + N(0, 0.26): within 4 standard deviations.
+    assert abs(np.log(settings.read) - (2.18 * np.log(settings.shot) + 1.2)) < 4 * 0.26
+    assert 1.9 <= settings.red_gain <= 2.4 and 1.5 <= settings.blue_gain <= 1.9
+
+
+def test_mosaic_keeps_each_sites_own_colour():
+  camera = np.random.default_rng(1).uniform(size=(6, 8, 3))
+  raw = camera_pipeline.mosaic(camera)
+  for row in range(6):
+    for column in range(8):
+      channel = {(0, 0): 0, (0, 1): 1, (1, 0): 1, (1, 1): 2}[(row % 2, column % 2)]
+      assert raw[row, column] == camera[row, column, channel]
+
+
+def test_demosaicing_keeps_every_sample_and_fills_each_gap_with_its_nearest_sites():
+  raw = np.random.default_rng(2).uniform(size=(10, 12))
+  rgb = camera_pipeline.demosaic(raw)
+  for row in range(1, 9):
+    for column in range(1, 11):
+      up, down, left, right = (raw[row - 1, column], raw[row + 1, column], raw[row, column - 1],
+                               raw[row, column + 1])
+      diagonals = (raw[row - 1, column - 1] + raw[row - 1, column + 1] + raw[row + 1, column - 1]
+                   + raw[row + 1, column + 1]) / 4
+      site = (row % 2, column % 2)
+      if site == (0, 0):  # red: green from 4 neighbours, blue from 4 diagonals
+        expected = (raw[row, column], (up + down + left + right) / 4, diagonals)
+      elif site == (1, 1):  # blue
+        expected = (diagonals, (up + down + left + right) / 4, raw[row, column])
+      elif site == (0, 1):  # green on a red row: red left and right, blue above and below
+        expected = ((left + right) / 2, raw[row, column], (up + down) / 2)
+      else:  # green on a blue row
+        expected = ((up + down) / 2, raw[row, column], (left + right) / 2)
+      np.testing.assert_allclose(rgb[row, column], expected, atol=1e-12)
+
+
+def test_mosaic_then_demosaicing_gives_a_smooth_photograph_back_within_40_db():
+  # Smooth content (8-pixel blocks, blurred) is what bilinear demosaicing gets right.
+  srgb = _photo(3, 128, 128)
+  for _ in range(3):
+    srgb = camera_pipeline._binomial_blur(srgb)  # pylint: disable=protected-access
+  settings = camera_pipeline.random_settings(np.random.default_rng(3))
+  camera = camera_pipeline.unprocess(srgb, settings)
+  back = camera_pipeline.demosaic(camera_pipeline.mosaic(camera))
+  inner = (slice(2, -2), slice(2, -2))
+  mse = np.mean((back[inner] - camera[inner])**2)
+  assert 10 * np.log10(1 / mse) > 40
+
+
+def test_captures_are_seeded_and_each_draws_its_own_raw_noise():
+  settings = camera_pipeline.random_settings(np.random.default_rng(4), jpeg_quality=90)
+  srgb = camera_pipeline.even_crop(_photo(4, 65, 97))
+  first, reference = camera_pipeline.captures_of(srgb, settings, 2, np.random.default_rng(5))
+  again, _ = camera_pipeline.captures_of(srgb, settings, 2, np.random.default_rng(5))
+  assert srgb.shape == (64, 96, 3) and reference.shape == (64, 96, 3)
+  assert all(np.array_equal(a, b) for a, b in zip(first, again))
+  assert not np.array_equal(first[0], first[1])
+  raw = camera_pipeline.mosaic(camera_pipeline.unprocess(_photo(6, 256, 256), settings))
+  rng = np.random.default_rng(7)
+  noise = [camera_pipeline.raw_noise(raw, settings, rng) - raw for _ in range(2)]
+  assert abs(np.corrcoef(noise[0].ravel(), noise[1].ravel())[0, 1]) < 0.02
+
+
+def test_jpeg_round_trip_changes_pixels_less_at_higher_quality():
+  photo = _photo(8)
+  for _ in range(3):  # no sharp colour edges, which chroma subsampling blurs at any quality
+    photo = camera_pipeline._binomial_blur(photo)  # pylint: disable=protected-access
+  image = np.round(photo * 255).astype(np.uint8)
+  errors = [np.abs(camera_pipeline.jpeg_round_trip(image, quality).astype(int) - image).mean()
+            for quality in (30, 95)]
+  assert errors[1] < errors[0] / 2  # measured 3.7 and 9.2 levels
+
+
+def test_camera_noise_is_correlated_between_neighbours_where_raw_noise_is_not():
+  rng = np.random.default_rng(9)
+  pairs = []
+  for seed in range(3):
+    settings = camera_pipeline.random_settings(np.random.default_rng(seed),
+                                               shot_range=(0.002, 0.01))
+    captures, _ = camera_pipeline.captures_of(_photo(seed, 128, 128), settings, 2, rng)
+    pairs.append([capture / 255.0 for capture in captures])
+  profile = noise_statistics.measure_pairs(pairs)
+  # Bilinear demosaicing alone correlates neighbours by about a half.
+  assert profile.correlation_x[0] > 0.3 and profile.correlation_y[0] > 0.3
+  assert abs(profile.correlation_x[3]) < 0.05 and abs(profile.correlation_y[3]) < 0.05
