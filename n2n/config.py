@@ -114,6 +114,11 @@ class DataConfig:
   dtype: str = derived('uint8', legacy_key='data_dtype')
   channels: int = derived(CLEAN_IMAGE_CHANNELS, legacy_key='data_channels')
   white_level: float = derived(255.0, legacy_key='white_level')
+  # The training noise's correlation between neighbouring pixels (lag 1, the
+  # larger of x and y): 0 for pixel-independent synthetic noise, the
+  # diagnosis of real captures (n2n/diagnosis), -1 where not known (text, runs
+  # from before it was recorded). denoise.py warns on files far from it.
+  noise_correlation: float = derived(-1.0)
 
   def __post_init__(self):
     check_settings(self)
@@ -400,6 +405,8 @@ def resolved_summary(config):
   parts += [f'--loss={config.method.loss}', f'--channels={model_channels(config)}',
             f'--normalization={data.normalization}',
             f'data {data.dtype}, {data.channels} channel(s), white level {data.white_level:g}']
+  if data.noise_correlation >= 0:
+    parts.append(f'noise correlation at lag 1 {data.noise_correlation:.2f}')
   return 'Resolved settings: ' + ', '.join(parts)
 
 
@@ -414,6 +421,24 @@ def resolve_data(config, data_channels, data_dtype, white_level):
   data = dataclasses.replace(config.data, channels=int(data_channels), dtype=data_dtype,
                              white_level=float(white_level))
   return dataclasses.replace(config, model=model, data=data)
+
+
+def with_noise_correlation(config, correlation):
+  """config with data.noise_correlation (see DataConfig) set, rounded to 0.01."""
+  return dataclasses.replace(config, data=dataclasses.replace(
+      config.data, noise_correlation=round(float(correlation), 2)))
+
+
+def training_noise_correlation(config):
+  """The lag-1 correlation of the noise the run trained on: what it recorded
+  (data.noise_correlation), else 0 for pixel-independent synthetic noise (runs
+  from before it was recorded knew that too), else -1 (unknown)."""
+  if config.data.noise_correlation >= 0:
+    return config.data.noise_correlation
+  noise = config.corruption.noise
+  if noise != NO_NOISE and catalog.get_spec(noise).pixel_independent:
+    return 0.0
+  return -1.0
 
 
 def model_channels(config):
@@ -529,6 +554,30 @@ class ExportConfig:
                              'before it is kept; needs the optional export extras.')
   bioimageio_authors: tuple[str, ...] = setting(('n2n user',), 'Authors named in the package.')
   bioimageio_license: str = setting('CC-BY-4.0', 'SPDX licence of the packaged weights.')
+
+  def __post_init__(self):
+    check_settings(self)
+
+
+@dataclasses.dataclass(frozen=True)
+class DiagnoseConfig:
+  """What diagnose.py reads and writes."""
+  input: str = setting('', 'Noisy images: a file, a folder (recursive), a glob, or a '
+                       'comma-separated list of these; with --scenes, one folder of scenes.',
+                       required=True)
+  scenes: bool = setting(False, '--input is a folder of scenes (folders of two or more '
+                         'captures of one view, as datasets/make_tfrecords.py --scenes takes): '
+                         'the noise is measured from the first two captures of each, on every '
+                         'pixel. Without it, each file is one noisy image and the noise is '
+                         'estimated from its flattest patches.')
+  white_level: float = setting(0.0, "The pixel value that is 1.0, in the files' own units (e.g. "
+                               '4095 for 12-bit data in 16-bit files). 0: the type\'s full range.',
+                               minimum=0.0)
+  max_images: int = setting(0, 'Diagnose at most this many images or scenes (0: all).',
+                            minimum=0)
+  output_dir: str = setting('', 'Also write noise_diagnosis.svg (correlation map, level against '
+                            'signal) and noise_diagnosis.json here.')
+  overwrite: bool = setting(False, 'Replace noise_diagnosis.svg and .json in --output_dir.')
 
   def __post_init__(self):
     check_settings(self)

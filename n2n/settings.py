@@ -29,11 +29,12 @@ def setting(default, help_text, *, choices=None, minimum=None, maximum=None, mul
       'multiple_of': multiple_of, 'required': required, 'flag': flag})
 
 
-def derived(default, legacy_key):
+def derived(default, legacy_key=None):
   """A field no flag sets: the run fills it in (e.g. from its data's manifest).
 
   legacy_key: the top-level config.json key that held it before it moved into
-  its section, so that earlier runs' files still read.
+  its section, so that earlier runs' files still read; None for a field that
+  was never elsewhere.
   """
   return dataclasses.field(default=default, metadata={'legacy_key': legacy_key})
 

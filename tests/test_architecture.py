@@ -22,12 +22,14 @@ FORBIDDEN = {
     'model': ('training', 'evaluation', 'inference', 'exports', 'data', 'methods'),
     'corruptions': ('training', 'evaluation', 'inference', 'exports', 'data', 'model',
                     'methods'),
+    # Reading noise needs the data readers only; training and serving ask it.
+    'diagnosis': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods'),
 }
 # The modules at the package's root (config, settings, config_flags, run_dir...) are
 # what every layer uses; they use none of the layers that run things.
 ROOT_FORBIDDEN = ('training', 'evaluation', 'inference', 'exports')
 PACKAGES = ('training', 'evaluation', 'inference', 'exports', 'methods', 'data', 'model',
-            'corruptions')
+            'corruptions', 'diagnosis')
 
 
 def _n2n_imports(path):

@@ -39,7 +39,8 @@ def test_python_version_claims_agree():
 
 def test_console_scripts_name_importable_callables():
   scripts = _project()['scripts']
-  assert sorted(scripts) == ['n2n-denoise', 'n2n-export', 'n2n-train', 'n2n-validate']
+  assert sorted(scripts) == ['n2n-denoise', 'n2n-diagnose', 'n2n-export', 'n2n-train',
+                             'n2n-validate']
   # In a subprocess: the entry modules quiet TensorFlow's stderr when imported.
   code = ('import importlib, sys\n'
           'for target in sys.argv[1:]:\n'

@@ -1,6 +1,7 @@
-"""The command-line programs: train.py, validate.py, denoise.py and export.py at
-the repository root, and the n2n-train, n2n-validate, n2n-denoise and
-n2n-export console scripts of an installed package, run the same main.
+"""The command-line programs: train.py, validate.py, denoise.py, export.py and
+diagnose.py at the repository root, and the n2n-train, n2n-validate,
+n2n-denoise, n2n-export and n2n-diagnose console scripts of an installed
+package, run the same main.
 
 Each module's run() defines its flags and hands argv to absl; main(argv) reads
 them into a config and makes one library call. The launchers below quiet
@@ -42,6 +43,10 @@ def run_denoise():
 
 def run_export():
   _launch('export')
+
+
+def run_diagnose():
+  _launch('diagnose')
 
 
 @contextlib.contextmanager

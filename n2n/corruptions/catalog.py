@@ -19,6 +19,8 @@ class CorruptionSpec:
     default_eval_levels: default --eval_noise_levels.
     default_loss: the paper's loss for this corruption.
     drops_pixels: the corruption returns a kept-pixel mask for a masked loss.
+    pixel_independent: each pixel is corrupted independently of its
+      neighbours (text is not: its glyphs cover neighbouring pixels together).
   """
   name: str
   level_name: str
@@ -27,6 +29,7 @@ class CorruptionSpec:
   default_eval_levels: tuple
   default_loss: str
   drops_pixels: bool = False
+  pixel_independent: bool = True
 
 
 SPECS = {spec.name: spec for spec in (
@@ -34,7 +37,7 @@ SPECS = {spec.name: spec for spec in (
     CorruptionSpec('poisson', 'lambda (photons per unit intensity)', (0.0, 1e6), (0.0, 50.0),
                    (30.0,), 'l2'),
     CorruptionSpec('text', 'fraction of pixels covered by text', (0.0, 0.9), (0.0, 0.5), (0.25,),
-                   'l1'),
+                   'l1', pixel_independent=False),
     CorruptionSpec('impulse', 'fraction of pixels replaced', (0.0, 1.0), (0.0, 0.95), (0.5, 0.7),
                    'annealed_l0'),
     CorruptionSpec('bernoulli', 'fraction of pixels dropped', (0.0, 1.0), (0.0, 0.95), (0.5,),

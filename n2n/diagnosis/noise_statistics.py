@@ -253,19 +253,21 @@ class _Patches:
   counts: np.ndarray
 
 
-def _patches(image, rng):
-  """The 16x16 patches of one [H, W, C] image (at most MAX_PATCHES_PER_IMAGE,
-  drawn at random) as _Patches."""
+def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
+  """The 16x16 patches of one [H, W, C] image (at most max_patches, drawn at
+  random) as _Patches."""
   height, width, channels = image.shape
   rows, columns = height // PATCH, width // PATCH
   if not rows or not columns:
     raise ValueError(f'an image of {height}x{width} pixels is smaller than a {PATCH}x{PATCH} '
                      'patch')
-  patches = image[:rows * PATCH, :columns * PATCH].reshape(
-      rows, PATCH, columns, PATCH, channels).transpose(0, 2, 1, 3, 4).reshape(
-          -1, PATCH, PATCH, channels)
-  if len(patches) > MAX_PATCHES_PER_IMAGE:
-    patches = patches[np.sort(rng.choice(len(patches), MAX_PATCHES_PER_IMAGE, replace=False))]
+  chosen = np.arange(rows * columns)
+  if len(chosen) > max_patches:
+    chosen = np.sort(rng.choice(len(chosen), max_patches, replace=False))
+  # Only the chosen patches are copied (as float64): a 24-megapixel image stays as it is.
+  patches = np.stack([image[top:top + PATCH, left:left + PATCH]
+                      for top, left in zip(chosen // columns * PATCH, chosen % columns * PATCH)]
+                     ).astype(np.float64)
   residuals = _plane_residuals(patches)
   blocks = residuals.reshape(-1, PATCH // BLOCK, BLOCK, PATCH // BLOCK, BLOCK,
                              channels).mean(axis=(2, 4))
@@ -293,20 +295,22 @@ def _estimate(patches, keep):
                   int(np.sum(keep)) * PATCH * PATCH)
 
 
-def estimate_single(images, seed=0):
+def estimate_single(images, seed=0, max_patches=MAX_PATCHES_PER_IMAGE):
   """The noise of single noisy images, from their flattest patches.
 
   Args:
     images: iterable of [H, W, C] float on a 0-1 scale (the same C), all of
       the same kind of noise (one camera).
     seed: seed of the patches drawn from large images.
+    max_patches: patches drawn from each image at most (fewer: faster, less
+      certain).
 
   Returns:
     NoiseProfile with source 'single'; its samples count the pixels of the
     patches kept.
   """
   rng = np.random.default_rng(seed)
-  parts = [_patches(np.asarray(image, np.float64), rng) for image in images]
+  parts = [_patches(np.asarray(image), rng, max_patches) for image in images]
   if not parts:
     raise ValueError('no image to estimate the noise of')
   patches = _Patches(*(np.concatenate([getattr(part, field.name) for part in parts])

@@ -13,9 +13,12 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.data import file_lists
 from n2n.data import native_images
 from n2n.data import normalization
+from n2n.diagnosis import noise_statistics
+from n2n.diagnosis import report as diagnosis_report
 
 
 @dataclasses.dataclass(frozen=True)
@@ -212,6 +215,7 @@ def read_input(job, run_config=None, white_level_override=0.0):
   image = native_images.read_image(job.source)
   colour_channels = image.colour_channels or (None,) * len(image.pages)
   warn_above_white(job.source, image.pages, colour_channels, run_config, white_level_override)
+  warn_unlike_training(job.source, image.pages[0], colour_channels[0], run_config)
   return image
 
 
@@ -223,6 +227,32 @@ def warn_above_white(source, pages, colour_channels, run_config, white_level_ove
     logging.warning('%s holds values up to %g, above the white level %g the model was trained '
                     'with; they are clipped to it. Pass --white_level to scale this file\'s '
                     'data differently.', source, above[0], above[1])
+
+
+# Patches of a file its noise check reads: about 0.1 s, and enough to tell
+# pixel-independent noise (under 0.1) from a camera's (0.5 and more).
+NOISE_CHECK_PATCHES = 512
+
+
+def warn_unlike_training(source, page, colour_channels, run_config):
+  """Logs one warning, naming source, when the page's noise is clearly
+  correlated between neighbours and the model was trained on noise that is not
+  (diagnosis.report.unlike_training); nothing for runs whose training noise is
+  unknown or for pages too small to tell."""
+  training_correlation = (-1.0 if run_config is None
+                          else config_lib.training_noise_correlation(run_config))
+  if training_correlation < 0:
+    return
+  colour, _ = native_images.split_alpha(page, colour_channels)
+  if min(colour.shape[:2]) < noise_statistics.PATCH * 4:
+    return
+  pixels = native_images.to_unit_range(colour, effective_white_level(run_config, colour.dtype))
+  if colour.ndim != 3 or not np.all(np.isfinite(pixels)):
+    return
+  profile = noise_statistics.estimate_single([pixels], max_patches=NOISE_CHECK_PATCHES)
+  words = diagnosis_report.unlike_training(profile.correlation_lag1, training_correlation)
+  if words:
+    logging.warning('%s: %s.', source, words)
 
 
 def denoise_image(image, denoise, model_channels, run_config=None, white_level_override=0.0):

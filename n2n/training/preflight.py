@@ -14,6 +14,7 @@ from n2n import run_dir
 from n2n.data import file_lists
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
+from n2n.diagnosis import training_data
 from n2n.evaluation import eval_data
 from n2n.methods import registry as methods_registry
 from n2n.training import distribute
@@ -28,6 +29,8 @@ class CheckedInputs:
       level resolved (what config.json records).
     eval_images: list of (name, [H, W, C] uint8) clean images for synthetic
       noise; list of eval_data.EvalScene for --noise=none.
+    noise_profile: (NoiseProfile, records read) of real captures' noise
+      (--noise=none), or None.
   """
   config: object
   precision: str
@@ -35,6 +38,7 @@ class CheckedInputs:
   train_files: list
   cache: bool
   eval_images: list
+  noise_profile: tuple = None
 
 
 def _decide_cache(config, manifests):
@@ -159,10 +163,25 @@ def check_training_inputs(config, strategy):
   # Then what the run resolves from the hardware and the data.
   precision = hardware.resolve_precision(config.run.precision, strategy)
   config = config_lib.resolve_data(config.resolved(), *data_format(manifests))
+  config, noise_profile = _with_noise_correlation(config, files)
   run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:
     eval_images = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
                                            config.evaluation.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
-                       _decide_cache(config, manifests), eval_images)
+                       _decide_cache(config, manifests), eval_images, noise_profile)
+
+
+def _with_noise_correlation(config, files):
+  """config with data.noise_correlation: 0 for pixel-independent synthetic
+  noise, the diagnosis of the first records for real captures (and that
+  diagnosis, else None)."""
+  if config.corruption.noise != config_lib.NO_NOISE:
+    return config_lib.with_noise_correlation(
+        config, config_lib.training_noise_correlation(config)), None
+  profile, count = training_data.diagnose_records(files, config.data.dtype, config.data.channels,
+                                                  config.data.white_level)
+  if profile is None:
+    return config, None
+  return config_lib.with_noise_correlation(config, profile.correlation_lag1), (profile, count)

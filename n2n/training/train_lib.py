@@ -10,6 +10,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
+from n2n.diagnosis import report as diagnosis_report
 from n2n.evaluation import evaluator
 from n2n.methods import registry as methods_registry
 from n2n.evaluation import summaries
@@ -41,6 +42,20 @@ class TrainedRun:
   results: list
 
 
+def _log_noise(config, profile, records):
+  """The diagnosis of the training captures, and a warning where the method
+  assumes what the noise is not (pixel independence)."""
+  logging.info('Training data noise, from %d record(s): %s. diagnose.py on the source '
+               'folder tells more.', records, diagnosis_report.summary_line(profile))
+  kind = diagnosis_report.kind_of(profile)
+  if methods_registry.get(config.method.name).single_image and kind != 'independent':
+    logging.warning('--method=%s assumes noise independent from pixel to pixel, but this '
+                    'data\'s noise is %s (correlation at lag 1 %.2f): the network learns to '
+                    'keep much of it. Two captures of each scene, trained with --method=pairs, '
+                    'need only independent captures.', config.method.name, kind,
+                    profile.correlation_lag1)
+
+
 def train_and_evaluate(config, strategy):
   """Trains (or resumes) the run in config.run.model_dir and evaluates it.
 
@@ -67,6 +82,8 @@ def train_and_evaluate(config, strategy):
                  config.optimisation.train_steps)
   logging.info('%s (all of them: %s).', config_lib.resolved_summary(config),
                os.path.join(config.run.model_dir, run_dir.CONFIG_NAME))
+  if chief and inputs.noise_profile:
+    _log_noise(config, *inputs.noise_profile)
   if chief:
     run_dir.write_config(config.run.model_dir, config)
     hparams.write_hparams(config.run.model_dir, config)

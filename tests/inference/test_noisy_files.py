@@ -1,12 +1,17 @@
 """denoise.py's library with a stand-in network: layouts, refusals, skips."""
 
+import os
+
+import imageio.v3 as iio
 import numpy as np
 import pytest
 
 from n2n import config as config_lib
+from n2n.data import camera_pipeline
 from n2n.data import native_images
 from n2n.inference import file_batch
 from n2n.inference import noisy_files
+from tests.conftest import REPO_ROOT
 
 RNG = np.random.default_rng(0)
 
@@ -16,6 +21,7 @@ def _run_config(data_dtype, white_level):
   """A run's TrainConfig as restore reads it, trained on data_dtype with white_level."""
   return config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y'), 1,
                                  data_dtype, white_level)
+
 
 def _identity(values):
   return values
@@ -132,3 +138,43 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
                                        str(tmp_path / 'out' / 'c.png'), 'png')],
                         _identity, 1, run_config)
   assert 'above the white level' not in caplog.text
+
+
+def _noisy_photographs():
+  """chelsea.png (the demo's) with pixel-independent noise, and through the
+  camera simulator (noise correlated between neighbours), as uint8 pages."""
+  photo = camera_pipeline.even_crop(
+      iio.imread(os.path.join(REPO_ROOT, 'datasets', 'demo', 'val', 'chelsea.png'))[..., :3]
+      / 255.0)
+  rng = np.random.default_rng(0)
+  independent = camera_pipeline.to_uint8(photo + 0.04 * rng.standard_normal(photo.shape))
+  settings = camera_pipeline.random_settings(rng, shot_range=(0.004, 0.004))
+  (correlated,), _ = camera_pipeline.captures_of(photo, settings, 1, rng)
+  return independent, correlated
+
+
+@pytest.mark.parametrize('noise,training_correlation,warned', [
+    ('none', 0.0, (False, True)),
+    ('none', 0.55, (False, False)),
+    ('none', -1.0, (False, False)),
+    # Gaussian runs from before the correlation was recorded: independent all the same.
+    ('gaussian', -1.0, (False, True)),
+    ('text', -1.0, (False, False))])
+def test_correlated_noise_warns_once_for_a_model_of_independent_noise(
+    noise, training_correlation, warned, monkeypatch):
+  """A model trained on pixel-independent noise (synthetic, or captures read
+  as such) warns on a camera's correlated noise, naming the file; a model of
+  correlated noise, or one whose training noise is unknown, does not."""
+  run_config = config_lib.with_noise_correlation(
+      config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y', noise=noise),
+                              3, 'uint8', 255.0), training_correlation)
+  for page, expected in zip(_noisy_photographs(), warned):
+    seen = []
+    monkeypatch.setattr(noisy_files.logging, 'warning',
+                        lambda message, *args: seen.append(message % args))
+    noisy_files.warn_unlike_training('in/photo.png', page, None, run_config)
+    assert len(seen) == expected, seen
+    if expected:
+      assert seen[0].startswith('in/photo.png: its noise is correlated between neighbouring '
+                                'pixels (lag-1 correlation 0.')
+      assert 'trained on pixel-independent noise (0.00)' in seen[0]

@@ -1,12 +1,16 @@
 """Checks that run before the first step: each bad input fails with one line."""
 
 import json
+import os
 
 import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.data import scene_writer
+from n2n.data import simulated_scenes
 from n2n.training import preflight
+from tests.conftest import REPO_ROOT
 
 
 def _config(train_data, **overrides):
@@ -68,3 +72,21 @@ def test_a_model_dir_of_another_network_is_refused(tfrecord_dir, tmp_path):
   with pytest.raises(ValueError, match=r'holds a different network \(channels: 1 -> 3\)'):
     preflight.check_training_inputs(_config(tfrecord_dir, model_dir=str(tmp_path)),
                                     tf.distribute.get_strategy())
+
+
+def test_the_training_noise_is_diagnosed_and_recorded(tfrecord_dir, tmp_path):
+  """Real captures: their diagnosis (camera noise, correlated) is what the run
+  records; synthetic noise: 0 where it is pixel-independent, -1 (unknown) for text."""
+  photos = os.path.join(REPO_ROOT, 'datasets', 'demo', 'val')
+  simulated_scenes.write_scenes(photos, str(tmp_path / 'raw'), captures=2, pipeline='camera',
+                                crop=192)
+  scene_writer.write_scene_dataset(str(tmp_path / 'raw'), str(tmp_path / 'records'))
+  strategy = tf.distribute.get_strategy()
+  checked = preflight.check_training_inputs(_config(tmp_path / 'records', noise='none'), strategy)
+  profile, records = checked.noise_profile
+  assert records == 2 and profile.source == 'pairs' and profile.correlation_lag1 > 0.3
+  assert checked.config.data.noise_correlation == round(profile.correlation_lag1, 2)
+  assert 'noise correlation at lag 1 0.' in config_lib.resolved_summary(checked.config)
+  for noise, recorded in (('gaussian', 0.0), ('impulse', 0.0), ('text', -1.0)):
+    checked = preflight.check_training_inputs(_config(tfrecord_dir, noise=noise), strategy)
+    assert checked.config.data.noise_correlation == recorded and checked.noise_profile is None

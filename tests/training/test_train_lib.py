@@ -7,10 +7,12 @@ import shutil
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.diagnosis import noise_statistics
 from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import preflight
@@ -229,3 +231,27 @@ def test_the_finite_loss_check_runs_before_any_save(tmp_path):
   assert kinds == ['CheckFiniteLoss', 'SyncPreemption', 'LogProgress', 'SaveCheckpoint',
                    'StopOnSignal', 'Profile']
   assert evaluate is None
+
+
+@pytest.mark.parametrize('method,correlation,warns', [
+    ('neighbor2neighbor', 0.55, True), ('blind_spot', 0.55, True),
+    ('neighbor2neighbor', 0.05, False), ('pairs', 0.55, False)])
+def test_a_single_image_method_on_correlated_captures_is_warned_at_start(
+    method, correlation, warns, monkeypatch):
+  size = 2 * noise_statistics.MAX_LAG + 1
+  profile = noise_statistics.NoiseProfile(
+      'single', 3, np.eye(size), np.array([correlation, 0.1, 0.0, 0.0]),
+      np.array([correlation, 0.1, 0.0, 0.0]), np.array([0.5]), np.full((1, 3), 0.02),
+      np.zeros((3, 2)), 1000)
+  logged = {'info': [], 'warning': []}
+  for level in logged:
+    monkeypatch.setattr(train_lib.logging, level,
+                        lambda message, *args, level=level: logged[level].append(message % args))
+  config = config_lib.train_config(train_data='x', model_dir='m', noise='none', method=method)
+  train_lib._log_noise(config, profile, 4)  # pylint: disable=protected-access
+  assert logged['info'][0].startswith('Training data noise, from 4 record(s): ')
+  assert len(logged['warning']) == warns
+  if warns:
+    assert logged['warning'][0].startswith(f'--method={method} assumes noise independent from '
+                                           'pixel to pixel, but this data\'s noise is correlated '
+                                           f'(correlation at lag 1 {correlation:.2f})')

@@ -1,0 +1,136 @@
+"""A NoiseProfile in words, and what to train on such noise.
+
+Text for the terminal and the log; recommend() is the one place that turns a
+diagnosis into n2n's method and flags.
+"""
+
+import dataclasses
+
+import numpy as np
+
+from n2n.diagnosis import noise_statistics
+
+# Lag-1 correlation from which noise counts as spatially correlated. The
+# single-image estimate reads pixel-independent noise at most 0.08 on the demo
+# photographs and simulated camera noise at 0.5-0.6 (docs/diagnosis.md).
+CORRELATED = 0.2
+# A correlation still this high at lag MAX_LAG along one axis, and under
+# LINE_OTHER_AXIS along the other, is line noise (sCMOS rows or columns).
+LINE_FAR = 0.05
+LINE_OTHER_AXIS = 0.03
+CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}
+
+
+@dataclasses.dataclass(frozen=True)
+class Recommendation:
+  """What to train on noise like this.
+
+  Attributes:
+    kind: 'independent', 'correlated', 'rows' or 'columns'.
+    flags: train.py flags, e.g. ('--method=neighbor2neighbor',).
+    lines: why, in a few lines for the user.
+  """
+  kind: str
+  flags: tuple
+  lines: tuple
+
+
+def line_axis(profile):
+  """'rows' or 'columns' where the noise is correlated along whole lines, else None."""
+  far_x, far_y = profile.correlation_x[-1], profile.correlation_y[-1]
+  if far_x > LINE_FAR and abs(far_y) < LINE_OTHER_AXIS:
+    return 'rows'
+  if far_y > LINE_FAR and abs(far_x) < LINE_OTHER_AXIS:
+    return 'columns'
+  return None
+
+
+def kind_of(profile):
+  """'rows', 'columns', 'correlated' or 'independent'."""
+  axis = line_axis(profile)
+  if axis:
+    return axis
+  return 'correlated' if profile.correlation_lag1 >= CORRELATED else 'independent'
+
+
+def recommend(profile):
+  """The method and flags n2n recommends for noise like profile's."""
+  kind = kind_of(profile)
+  if profile.source == 'pairs':
+    return Recommendation(kind, ('--noise=none', '--method=pairs'), (
+        'Two captures of each scene: train Noise2Noise on them (datasets/make_tfrecords.py '
+        '--scenes, then train.py --noise=none). It needs the captures\' noise independent of '
+        'each other, not from pixel to pixel, so it holds for this noise whatever its '
+        'correlation.',))
+  if kind == 'independent':
+    return Recommendation(kind, ('--noise=none', '--method=neighbor2neighbor'), (
+        f'The noise is independent from pixel to pixel (lag-1 correlation '
+        f'{profile.correlation_lag1:.2f}, under {CORRELATED}): the single-image methods\' '
+        'assumption holds. Neighbor2Neighbor scored best of them on the results page '
+        '(--method=blind_spot is the other).',))
+  length = profile.correlation_length(CORRELATED)
+  where = {'rows': 'along whole rows (row noise, as from an sCMOS camera)',
+           'columns': 'along whole columns (column noise)',
+           'correlated': f'over about {length - 1} pixel(s) in each direction'}[kind]
+  return Recommendation(kind, ('--noise=none', '--method=pairs'), (
+      f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
+      'n2n\'s single-image methods (neighbor2neighbor, blind_spot) assume noise independent '
+      'from pixel to pixel: on such noise they learn to keep much of it (on real camera '
+      'photographs they gained 0.2-0.5 dB). Two captures of each scene, trained as '
+      'Noise2Noise (--method=pairs on a --scenes dataset), need only independent captures.'))
+
+
+# A file's lag-1 correlation from which denoise.py warns about a model trained
+# on pixel-independent noise (well above what such noise reads, 0.1 at most).
+CLEARLY_CORRELATED = 0.3
+
+
+def unlike_training(file_correlation, training_correlation):
+  """A warning's words when a file's noise is clearly correlated and the
+  model's training noise was not (training_correlation -1: unknown), else None."""
+  if 0 <= training_correlation < CORRELATED and file_correlation >= CLEARLY_CORRELATED:
+    return (f'its noise is correlated between neighbouring pixels (lag-1 correlation '
+            f'{file_correlation:.2f}) but the model was trained on pixel-independent noise '
+            f'({training_correlation:.2f}): it will keep much of the noise and can make the '
+            'file worse (diagnose.py tells more; a model trained on such noise suits it)')
+  return None
+
+
+def _channel_names(channels):
+  return CHANNEL_NAMES.get(channels, tuple(f'c{index}' for index in range(channels)))
+
+
+def describe(profile, images, white_level_note=''):
+  """The profile as a few lines of text.
+
+  Args:
+    profile: NoiseProfile.
+    images: how many images or scenes it was measured on.
+    white_level_note: what 1.0 is, e.g. '1.0 = 255'.
+  """
+  names = _channel_names(profile.channels)
+  how = ('measured from two captures of each of' if profile.source == 'pairs'
+         else 'estimated from the flattest patches of')
+  scale = f' ({white_level_note})' if white_level_note else ''
+  lines = [f'Noise {how} {images} image(s), {profile.samples / 1e6:.2f} Mpixels, '
+           f'{profile.channels} channel(s); levels on a 0-1 scale{scale}:',
+           '  signal  ' + ''.join(f'sigma {name:<6}' for name in names)]
+  for signal, sigmas in zip(profile.signal, profile.sigma):
+    lines.append(f'  {signal:6.3f}  ' + ''.join(
+        '   -        ' if np.isnan(value) else f'{value:<12.4f}' for value in sigmas))
+  fits = ', '.join(f'{name} {shot:.3g} x signal + {read:.3g}'
+                   for name, (shot, read) in zip(names, profile.fit))
+  lines.append(f'  variance fit (shot x signal + read): {fits}')
+  lags = ' '.join(f'{lag:>6d}' for lag in range(1, noise_statistics.MAX_LAG + 1))
+  lines.append(f'  correlation at lag {lags}')
+  lines.append('    along x (rows)  ' + ' '.join(f'{v:6.2f}' for v in profile.correlation_x))
+  lines.append('    along y (cols)  ' + ' '.join(f'{v:6.2f}' for v in profile.correlation_y))
+  return '\n'.join(lines)
+
+
+def summary_line(profile):
+  """One line: the kind of noise, its level and lag-1 correlations."""
+  sigma = np.nanmean(profile.sigma)
+  return (f'{kind_of(profile)} noise (sigma {sigma:.4f} on a 0-1 scale, correlation at lag 1: '
+          f'x {profile.correlation_x[0]:.2f}, y {profile.correlation_y[0]:.2f}; '
+          f'{"two captures" if profile.source == "pairs" else "single images"})')

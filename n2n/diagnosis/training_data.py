@@ -1,0 +1,41 @@
+"""The noise of a run's training records of real captures (--noise=none),
+diagnosed when training starts."""
+
+import numpy as np
+import tensorflow as tf
+
+from n2n.data import tfrecord
+from n2n.diagnosis import noise_statistics
+
+# Scene records read at start: enough pixels for the statistics, little time.
+MAX_RECORDS = 8
+
+
+def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORDS):
+  """The noise of the first max_records scene records of files: measured from
+  two captures where a record holds two or more, else estimated from its one
+  capture (a noisy-image dataset).
+
+  Args:
+    files: TFRecord paths of a scene or noisy-image dataset.
+    dtype, channels, white_level: the dataset's pixel type, channels and
+      1.0 (its manifest's).
+
+  Returns:
+    (NoiseProfile, records read), or (None, 0) where no record could be read.
+  """
+  pairs, singles = [], []
+  dataset = tf.data.TFRecordDataset(files).take(max_records).map(tfrecord.parse_scene)
+  for scene in dataset:
+    captures = [tfrecord.decode_pixels(serialized, tf.as_dtype(dtype), channels).numpy()
+                for serialized in scene['captures'][:2]]
+    captures = [capture.astype(np.float64) / white_level for capture in captures]
+    if len(captures) == 2:
+      pairs.append(captures)
+    else:
+      singles.append(captures[0])
+  if pairs:
+    return noise_statistics.measure_pairs(pairs), len(pairs)
+  if singles:
+    return noise_statistics.estimate_single(singles), len(singles)
+  return None, 0

@@ -1,0 +1,54 @@
+"""What the diagnosis recommends for each kind of noise, and how it says it."""
+
+import numpy as np
+import pytest
+
+from n2n.diagnosis import noise_statistics
+from n2n.diagnosis import report
+
+
+def _profile(along_x, along_y, source='single', channels=3):
+  size = 2 * noise_statistics.MAX_LAG + 1
+  correlation = np.zeros((size, size))
+  correlation[4, 4] = 1.0
+  correlation[4, 5:] = correlation[4, 3::-1] = along_x
+  correlation[5:, 4] = correlation[3::-1, 4] = along_y
+  return noise_statistics.NoiseProfile(
+      source, channels, correlation, np.array(along_x, float), np.array(along_y, float),
+      np.array([0.25, 0.75]), np.full((2, channels), 0.02), np.zeros((channels, 2)), 1000)
+
+
+@pytest.mark.parametrize('along_x,along_y,kind,method', [
+    ([0.05, 0.0, 0.0, 0.0], [0.04, 0.0, 0.0, 0.0], 'independent', '--method=neighbor2neighbor'),
+    ([0.19, 0.0, 0.0, 0.0], [0.1, 0.0, 0.0, 0.0], 'independent', '--method=neighbor2neighbor'),
+    ([0.55, 0.2, 0.05, 0.0], [0.5, 0.2, 0.05, 0.0], 'correlated', '--method=pairs'),
+    ([0.1, 0.0, 0.0, 0.0], [0.3, 0.0, 0.0, 0.0], 'correlated', '--method=pairs'),
+    ([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0], 'rows', '--method=pairs'),
+    ([0.0, 0.01, 0.0, 0.0], [0.12, 0.1, 0.1, 0.1], 'columns', '--method=pairs'),
+])
+def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind, method):
+  advice = report.recommend(_profile(along_x, along_y))
+  assert advice.kind == kind and method in advice.flags
+  if kind != 'independent':
+    assert 'correlated' in advice.lines[0]
+
+
+def test_two_captures_always_train_noise2noise_on_the_pairs():
+  for along in ([0.0] * 4, [0.6, 0.3, 0.1, 0.0]):
+    advice = report.recommend(_profile(along, along, source='pairs'))
+    assert advice.flags == ('--noise=none', '--method=pairs')
+
+
+def test_the_correlation_length_is_the_first_lag_under_the_threshold():
+  profile = _profile([0.6, 0.3, 0.1, 0.0], [0.5, 0.15, 0.0, 0.0])
+  assert profile.correlation_length(0.2) == 3 and profile.correlation_length(0.05) == 4
+  assert _profile([0.3] * 4, [0.0] * 4).correlation_length(0.2) == 5
+  assert 'over about 2 pixel(s)' in report.recommend(profile).lines[0]
+
+
+def test_the_description_lists_every_level_bin_and_lag():
+  text = report.describe(_profile([0.6, 0.3, 0.1, 0.0], [0.5, 0.15, 0.0, 0.0]), 4, '1.0 = 255')
+  assert 'estimated from the flattest patches of 4 image(s)' in text and '1.0 = 255' in text
+  assert '   0.250  0.0200' in text and '   0.750  0.0200' in text
+  assert '    along x (rows)    0.60   0.30   0.10   0.00' in text
+  assert '    along y (cols)    0.50   0.15   0.00   0.00' in text
