@@ -191,6 +191,19 @@ def test_a_changed_or_untracked_file_makes_the_commit_label_unreproducible(tmp_p
   assert not provenance.is_reproducible('unknown')
 
 
+def test_the_grids_own_outputs_do_not_make_the_label_unreproducible(tmp_path):
+  """The grid writes docs/results/ after each row; the rows after it were
+  labelled "+changes" while no code had changed."""
+  _git_checkout(tmp_path)
+  clean = provenance.commit(tmp_path)
+  (tmp_path / 'docs' / 'results').mkdir(parents=True)
+  (tmp_path / 'docs' / 'results' / 'results.json').write_text('{}')
+  (tmp_path / 'docs' / 'results.md').write_text('page')
+  assert provenance.commit(tmp_path) == clean
+  (tmp_path / 'docs' / 'results_helper.py').write_text('')
+  assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
+
+
 @pytest.mark.slow
 def test_the_grid_refuses_to_train_from_a_changed_checkout_unless_allowed(tmp_path):
   """results_grid.main in a subprocess (its flags are absl's globals), pointed at a

@@ -11,15 +11,23 @@ import re
 import subprocess
 
 DIRTY_SUFFIX = '+changes'
+# What the results grid itself writes: the page and its pictures, curves and
+# results.json are results, not code that makes them. Counting them made every
+# run after the grid's first row read as "+changes" (issue 29's regeneration).
+RESULT_PATHS = ('docs/results.md', 'docs/results/')
 
 
 def changed_files(repo_root):
   """The paths `git status` lists in repo_root: changed, staged or untracked
-  (ignored files such as runs/ are not listed). An untracked module counts: the
-  code that imports it is at no commit either."""
-  status = subprocess.run(['git', 'status', '--porcelain'], cwd=repo_root,
-                          capture_output=True, text=True, check=True).stdout
-  return [line[3:] for line in status.splitlines() if line.strip()]
+  (ignored files such as runs/ are not listed), except the grid's own outputs
+  (RESULT_PATHS). An untracked module counts: the code that imports it is at
+  no commit either."""
+  status = subprocess.run(['git', 'status', '--porcelain', '--untracked-files=all'],
+                          cwd=repo_root, capture_output=True, text=True, check=True).stdout
+  paths = [line[3:] for line in status.splitlines() if line.strip()]
+  return [path for path in paths
+          if not any(path == result or (result.endswith('/') and path.startswith(result))
+                     for result in RESULT_PATHS)]
 
 
 def commit(repo_root):
