@@ -34,12 +34,12 @@ cli.quiet_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 from absl import logging  # pylint: disable=g-import-not-at-top
-import numpy as np  # pylint: disable=g-import-not-at-top
 
 from n2n.data import microscope_noise  # pylint: disable=g-import-not-at-top
 from n2n.data import simulated_scenes  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import noisy_data  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
+from n2n.diagnosis import simulation_check  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('clean_dir', None, 'Folder of clean photographs.')
 flags.DEFINE_string('output_dir', None, 'Where the scene folders go.')
@@ -59,7 +59,7 @@ flags.DEFINE_float('sharpen', 0.0, 'camera: unsharp-mask amount after the tone c
 flags.DEFINE_integer('jpeg_quality', 0, 'camera: JPEG quality 1-100 of the captures (0: none).',
                      lower_bound=0, upper_bound=100)
 flags.DEFINE_float('photons', 200.0, 'microscope: expected photons at the brightest value.',
-                   lower_bound=0.0)
+                   lower_bound=0.001)
 flags.DEFINE_float('read_sigma', 2.0, 'microscope: read noise per pixel, counts.', lower_bound=0.0)
 flags.DEFINE_float('row_sigma', 3.0, 'microscope: row offset per frame, counts.', lower_bound=0.0)
 flags.DEFINE_float('column_sigma', 0.0, 'microscope: column offset per frame, counts.',
@@ -91,23 +91,9 @@ def settings_check(profile):
   """Lines comparing the measured noise with what the settings make (where
   that has a closed form: the sensor and microscope pipelines)."""
   if FLAGS.pipeline == 'sensor':
-    # Away from 0 and 1, where clipping narrows the noise.
-    middle = (profile.signal > 0.15) & (profile.signal < 0.85)
-    expected = np.sqrt(FLAGS.gain * profile.signal[middle] + FLAGS.read_variance)
-    error = float(np.nanmax(np.abs(profile.sigma[middle] / expected[:, None] - 1)))
-    as_set = profile.correlation_lag1 < 0.05 and error < 0.1
-    return [f'settings: sigma sqrt({FLAGS.gain:g} x signal + {FLAGS.read_variance:g}), independent '
-            f'pixels; measured sigma within {error:.1%} of it at signals 0.15-0.85, lag-1 '
-            f'correlation {profile.correlation_lag1:.3f} ({"as set" if as_set else "NOT as set"})']
+    return [simulation_check.check_sensor(profile, FLAGS.gain, FLAGS.read_variance)[1]]
   if FLAGS.pipeline == 'microscope':
-    settings = _microscope_settings()
-    signal = max(float(profile.signal.mean()) * 65535 - settings.offset, 0.0) / settings.photons
-    expected = microscope_noise.expected_correlation_along_rows(settings, signal)
-    measured = float(profile.correlation_x[-1])
-    return [f'settings: row offsets of {settings.row_sigma:g} counts make pixels of a row '
-            f'correlate by about {expected:.3f} at the mean signal, at every distance; measured '
-            f'{measured:.3f} at lag 4 along x '
-            f'({"as set" if abs(measured - expected) < 0.05 else "NOT as set"})']
+    return [simulation_check.check_microscope(profile, _microscope_settings())[1]]
   return ['settings: the camera pipeline\'s correlation has no closed form; the figures above '
           'are its measurement (independent pixels would read 0)']
 

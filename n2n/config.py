@@ -424,9 +424,12 @@ def resolve_data(config, data_channels, data_dtype, white_level):
 
 
 def with_noise_correlation(config, correlation):
-  """config with data.noise_correlation (see DataConfig) set, rounded to 0.01."""
+  """config with data.noise_correlation (see DataConfig) set, rounded to 0.01;
+  a measured correlation below 0 (independent noise reads -0.01 to -0.05
+  sometimes) is recorded as 0, so that only -1 means unknown."""
+  value = -1.0 if correlation == -1.0 else max(float(correlation), 0.0)
   return dataclasses.replace(config, data=dataclasses.replace(
-      config.data, noise_correlation=round(float(correlation), 2)))
+      config.data, noise_correlation=round(value, 2)))
 
 
 def training_noise_correlation(config):

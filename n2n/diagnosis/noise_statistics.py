@@ -62,6 +62,7 @@ class NoiseProfile:
     fit: [C, 2] float, (shot, read) of variance = shot * signal + read per
       channel, least squares over the bins (Poisson-Gaussian).
     samples: pixels (pairs) or pixels of the kept patches (single) measured.
+    mean_signal: [C] the mean signal of those pixels.
   """
   source: str
   channels: int
@@ -72,6 +73,7 @@ class NoiseProfile:
   sigma: np.ndarray
   fit: np.ndarray
   samples: int
+  mean_signal: np.ndarray = None
 
   @property
   def correlation_lag1(self):
@@ -134,8 +136,11 @@ def _correlation(products, counts):
   """Autocorrelation per lag, averaged over channels: [2L + 1, 2L + 1]."""
   covariance = products / np.maximum(counts, 1)
   centre = covariance[MAX_LAG, MAX_LAG]
-  per_channel = covariance / np.where(centre > 0, centre, 1.0)
-  return np.mean(per_channel, axis=-1)
+  noisy = centre > 0
+  if not np.any(noisy):
+    raise ValueError('no noise to measure: the images hold no variation where they were read')
+  # A channel without noise (constant) has no correlation to average in.
+  return np.mean(covariance[..., noisy] / centre[noisy], axis=-1)
 
 
 def _levels(signal, squares, channels):
@@ -145,13 +150,16 @@ def _levels(signal, squares, channels):
     signal, squares: [M, C] float: each sample's signal and its squared noise
       value (a variance estimate).
   """
-  edges = np.linspace(0.0, 1.0, SIGNAL_BINS + 1)
+  # Bins over the data's own range (16-bit microscopy often uses a few hundred
+  # of 65535 levels), the lowest and highest open-ended.
+  low, high = np.percentile(signal, [0.5, 99.5])
+  edges = np.linspace(low, max(high, low + 1e-12), SIGNAL_BINS + 1)
+  edges[0], edges[-1] = -np.inf, np.inf
   centres = np.full(SIGNAL_BINS, np.nan)
   sigma = np.full((SIGNAL_BINS, channels), np.nan)
   counts = np.zeros((SIGNAL_BINS, channels))
   for index in range(SIGNAL_BINS):
-    upper = edges[index + 1] if index < SIGNAL_BINS - 1 else np.inf
-    inside = (signal >= edges[index]) & (signal < upper)
+    inside = (signal >= edges[index]) & (signal < edges[index + 1])
     total = np.sum(inside, axis=0).astype(np.float64)
     counts[index] = total
     if np.sum(total) > 0:
@@ -204,6 +212,9 @@ def measure_pairs(pairs, seed=0):
   signals, squares = [], []
   samples = 0
   for first, second in pairs:
+    if min(np.shape(first)[:2]) <= 2 * MAX_LAG:
+      raise ValueError(f'captures of {np.shape(first)[1]}x{np.shape(first)[0]} pixels are too '
+                       f'small to measure noise correlation up to lag {MAX_LAG}')
     first, second = _subsample([np.asarray(first, np.float64),
                                 np.asarray(second, np.float64)], rng)
     noise = (first - second) / np.sqrt(2.0)
@@ -271,6 +282,13 @@ def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
   residuals = _plane_residuals(patches)
   blocks = residuals.reshape(-1, PATCH // BLOCK, BLOCK, PATCH // BLOCK, BLOCK,
                              channels).mean(axis=(2, 4))
+  # Patches that reach the image's extremes (clipped at black or white, or
+  # saturated) or hold no variation (a noise-free area) show no noise to measure.
+  lowest, highest = float(np.min(image)), float(np.max(image))
+  scale = max(abs(lowest), abs(highest), 1e-30)
+  usable = ((patches.min(axis=(1, 2, 3)) > lowest) & (patches.max(axis=(1, 2, 3)) < highest)
+            & (np.mean(residuals**2, axis=(1, 2, 3)) > (1e-9 * scale)**2))
+  patches, residuals, blocks = patches[usable], residuals[usable], blocks[usable]
   products, counts = _autocovariance(residuals, np.ones(residuals.shape), per_item=True)
   # A plane fit takes 3 of a patch's P*P degrees of freedom from its residual.
   unbias = PATCH * PATCH / (PATCH * PATCH - 3)
@@ -307,7 +325,12 @@ def estimate_single(images, seed=0, max_patches=MAX_PATCHES_PER_IMAGE):
 
   Returns:
     NoiseProfile with source 'single'; its samples count the pixels of the
-    patches kept.
+    patches kept. Patches that touch their image's lowest or highest value,
+    or hold no variation, are left out: clipped or saturated areas show no
+    noise.
+
+  Raises:
+    ValueError: no usable patch.
   """
   rng = np.random.default_rng(seed)
   parts = [_patches(np.asarray(image), rng, max_patches) for image in images]
@@ -315,6 +338,9 @@ def estimate_single(images, seed=0, max_patches=MAX_PATCHES_PER_IMAGE):
     raise ValueError('no image to estimate the noise of')
   patches = _Patches(*(np.concatenate([getattr(part, field.name) for part in parts])
                        for field in dataclasses.fields(_Patches)))
+  if not len(patches.textures):
+    raise ValueError('no patch shows noise: every 16x16 patch is saturated (reaches 0 or white) '
+                     'or holds no variation')
   keep = np.zeros(len(patches.textures), bool)
   keep[np.argsort(patches.textures)[:max(1, int(round(len(keep) * FLAT_SHARE)))]] = True
   profile = _estimate(patches, keep)
@@ -342,4 +368,5 @@ def _profile(source, products, counts, signal, squares, samples):
       source=source, channels=int(signal.shape[-1]), correlation=correlation,
       correlation_x=correlation[centre, centre + 1:].copy(),
       correlation_y=correlation[centre + 1:, centre].copy(),
-      signal=centres, sigma=sigma, fit=fit, samples=int(samples))
+      signal=centres, sigma=sigma, fit=fit, samples=int(samples),
+      mean_signal=np.mean(signal, axis=0))

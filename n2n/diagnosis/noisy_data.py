@@ -8,12 +8,22 @@ from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
 from n2n.diagnosis import noise_statistics
 
+# Two registered captures of one view correlate far above this once the noise
+# is averaged down (8x8 block means), even at a few photons per pixel; two
+# photographs of different views hardly correlate at all.
+SAME_VIEW_CORRELATION = 0.2
+VIEW_BLOCK = 8
+
 
 def _unit_pixels(path, array, white_level):
-  """[H, W, C] colour pixels of one page on a 0-1 scale (alpha dropped)."""
+  """[H, W, C] colour pixels of one page on a 0-1 scale (alpha dropped);
+  ValueError naming path for non-finite values."""
   colour, _ = native_images.split_alpha(array)
   level = white_level or scenes_lib.default_white_level(colour.dtype)
-  return native_images.to_unit_range(colour, level)
+  pixels = native_images.to_unit_range(colour, level)
+  if not np.all(np.isfinite(pixels)):
+    raise ValueError(f'{path} holds NaN or infinite values; diagnose finite pixels only')
+  return pixels
 
 
 def _same_channels(path, image, first):
@@ -22,22 +32,41 @@ def _same_channels(path, image, first):
                      f'{first[1].shape[2]}: diagnose one kind of image at a time')
 
 
-# Two registered captures of one view correlate far above this even when noise
-# is as strong as the scene's contrast; two photographs of different views
-# hardly correlate at all.
-SAME_VIEW_CORRELATION = 0.2
+def _block_means(image):
+  height, width = image.shape[0] // VIEW_BLOCK, image.shape[1] // VIEW_BLOCK
+  return image[:height * VIEW_BLOCK, :width * VIEW_BLOCK].reshape(
+      height, VIEW_BLOCK, width, VIEW_BLOCK, -1).mean(axis=(1, 3))
 
 
 def _same_view(paths, pair):
-  """ValueError naming both files when two captures are no exposures of one view."""
-  first, second = (image.ravel().astype(np.float64) for image in pair)
-  if first.std() == 0 or second.std() == 0:
+  """ValueError naming both files when two captures are no exposures of one
+  view (their 8x8 block means, where noise is averaged down, hardly correlate)."""
+  first, second = (_block_means(image).ravel() for image in pair)
+  if first.size < 2 or first.std() == 0 or second.std() == 0:
     return
   correlation = float(np.corrcoef(first, second)[0, 1])
   if correlation < SAME_VIEW_CORRELATION:
     raise ValueError(f'{paths[0]} and {paths[1]} look like two different views (correlation '
                      f'{correlation:.2f}): a scene\'s captures are registered exposures of one '
                      'view; without --scenes each file is diagnosed as a single noisy image')
+
+
+def _images(paths, white_level, counted):
+  """Each file's first page on a 0-1 scale, read one at a time."""
+  first = None
+  for path in paths:
+    try:
+      page = native_images.read_pages(path)[0]
+    except rgb_images.ImageDecodeError as error:
+      raise ValueError(f'{path}: not a readable image ({error})') from None
+    image = _unit_pixels(path, page, white_level)
+    if min(image.shape[:2]) < noise_statistics.PATCH:
+      raise ValueError(f'{path} is {image.shape[1]}x{image.shape[0]}: too small to diagnose '
+                       f'(under {noise_statistics.PATCH} pixels)')
+    _same_channels(path, image, first)
+    first = first or (path, image)
+    counted.append(path)
+    yield image
 
 
 def diagnose_images(paths, white_level=0.0, max_images=0, seed=0):
@@ -54,25 +83,34 @@ def diagnose_images(paths, white_level=0.0, max_images=0, seed=0):
     (NoiseProfile, number of images used).
 
   Raises:
-    ValueError: naming a file that is unreadable, too small or of other
-      channels than the first.
+    ValueError: naming a file that is unreadable, too small, not finite or of
+      other channels than the first; or no image shows noise.
   """
-  images, first = [], None
-  for path in paths[:max_images or None]:
-    try:
-      page = native_images.read_pages(path)[0]
-    except rgb_images.ImageDecodeError as error:
-      raise ValueError(f'{path}: not a readable image ({error})') from None
-    image = _unit_pixels(path, page, white_level)
-    if min(image.shape[:2]) < noise_statistics.PATCH:
-      raise ValueError(f'{path} is {image.shape[1]}x{image.shape[0]}: too small to diagnose '
-                       f'(under {noise_statistics.PATCH} pixels)')
-    _same_channels(path, image, first)
-    first = first or (path, image)
-    images.append(image)
-  if not images:
+  counted = []
+  paths = list(paths)[:max_images or None]
+  if not paths:
     raise ValueError('no image to diagnose')
-  return noise_statistics.estimate_single(images, seed), len(images)
+  profile = noise_statistics.estimate_single(_images(paths, white_level, counted), seed)
+  return profile, len(counted)
+
+
+def _scene_pairs(root, white_level, max_images, counted):
+  first = None
+  for scene in scenes_lib.find_scenes(root)[:max_images or None]:
+    arrays = scenes_lib.read_scene(scene, white_level)
+    level = white_level or scenes_lib.default_white_level(arrays.captures.dtype)
+    pair = [native_images.to_unit_range(capture, level) for capture in arrays.captures[:2]]
+    if not all(np.all(np.isfinite(capture)) for capture in pair):
+      raise ValueError(f'{scene.captures[0]} or {scene.captures[1]} holds NaN or infinite '
+                       'values; diagnose finite pixels only')
+    if min(pair[0].shape[:2]) <= 2 * noise_statistics.MAX_LAG:
+      raise ValueError(f'{scene.captures[0]} is {pair[0].shape[1]}x{pair[0].shape[0]}: too small '
+                       'to diagnose')
+    _same_view(scene.captures[:2], pair)
+    _same_channels(scene.captures[0], pair[0], first)
+    first = first or (scene.captures[0], pair[0])
+    counted.append(scene.name)
+    yield pair
 
 
 def diagnose_scenes(root, white_level=0.0, max_images=0, seed=0):
@@ -85,13 +123,7 @@ def diagnose_scenes(root, white_level=0.0, max_images=0, seed=0):
   Raises:
     ValueError (scenes.SceneError): naming the folder or file at fault.
   """
-  pairs, first = [], None
-  for scene in scenes_lib.find_scenes(root)[:max_images or None]:
-    arrays = scenes_lib.read_scene(scene, white_level)
-    level = white_level or scenes_lib.default_white_level(arrays.captures.dtype)
-    pair = [native_images.to_unit_range(capture, level) for capture in arrays.captures[:2]]
-    _same_view(scene.captures[:2], pair)
-    _same_channels(scene.captures[0], pair[0], first)
-    first = first or (scene.captures[0], pair[0])
-    pairs.append(pair)
-  return noise_statistics.measure_pairs(pairs, seed), len(pairs)
+  counted = []
+  profile = noise_statistics.measure_pairs(_scene_pairs(root, white_level, max_images, counted),
+                                           seed)
+  return profile, len(counted)

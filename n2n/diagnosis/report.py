@@ -10,9 +10,10 @@ import numpy as np
 
 from n2n.diagnosis import noise_statistics
 
-# Lag-1 correlation from which noise counts as spatially correlated. The
-# single-image estimate reads pixel-independent noise at most 0.08 on the demo
-# photographs and simulated camera noise at 0.5-0.6 (docs/diagnosis.md).
+# Lag-1 correlation from which noise counts as spatially correlated: pooled
+# over the demo photographs, the single-image estimate reads pixel-independent
+# noise under 0.1 and simulated camera noise at 0.5-0.6
+# (docs/bench/diagnosis_accuracy.md).
 CORRELATED = 0.2
 # A correlation still this high at lag MAX_LAG along one axis, and under
 # LINE_OTHER_AXIS along the other, is line noise (sCMOS rows or columns).
@@ -26,7 +27,7 @@ class Recommendation:
   """What to train on noise like this.
 
   Attributes:
-    kind: 'independent', 'correlated', 'rows' or 'columns'.
+    kind: 'independent', 'correlated', 'rows', 'columns' or 'rows and columns'.
     flags: train.py flags, e.g. ('--method=neighbor2neighbor',).
     lines: why, in a few lines for the user.
   """
@@ -36,8 +37,11 @@ class Recommendation:
 
 
 def line_axis(profile):
-  """'rows' or 'columns' where the noise is correlated along whole lines, else None."""
+  """'rows', 'columns' or 'rows and columns' where the noise is correlated
+  along whole lines (still at the farthest lag), else None."""
   far_x, far_y = profile.correlation_x[-1], profile.correlation_y[-1]
+  if far_x > LINE_FAR and far_y > LINE_FAR:
+    return 'rows and columns'
   if far_x > LINE_FAR and abs(far_y) < LINE_OTHER_AXIS:
     return 'rows'
   if far_y > LINE_FAR and abs(far_x) < LINE_OTHER_AXIS:
@@ -46,7 +50,7 @@ def line_axis(profile):
 
 
 def kind_of(profile):
-  """'rows', 'columns', 'correlated' or 'independent'."""
+  """'rows', 'columns', 'rows and columns', 'correlated' or 'independent'."""
   axis = line_axis(profile)
   if axis:
     return axis
@@ -71,28 +75,33 @@ def recommend(profile):
   length = profile.correlation_length(CORRELATED)
   where = {'rows': 'along whole rows (row noise, as from an sCMOS camera)',
            'columns': 'along whole columns (column noise)',
+           'rows and columns': 'along whole rows and columns (line noise)',
            'correlated': f'over about {length - 1} pixel(s) in each direction'}[kind]
   return Recommendation(kind, ('--noise=none', '--method=pairs'), (
       f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
       'n2n\'s single-image methods (neighbor2neighbor, blind_spot) assume noise independent '
-      'from pixel to pixel: on such noise they learn to keep much of it (on real camera '
-      'photographs they gained 0.2-0.5 dB). Two captures of each scene, trained as '
+      'from pixel to pixel: on such noise a network can predict a pixel\'s noise from its '
+      'neighbours, so they learn to keep much of it. Two captures of each scene, trained as '
       'Noise2Noise (--method=pairs on a --scenes dataset), need only independent captures.'))
 
 
 # A file's lag-1 correlation from which denoise.py warns about a model trained
-# on pixel-independent noise (well above what such noise reads, 0.1 at most).
-CLEARLY_CORRELATED = 0.3
+# on pixel-independent noise. One file alone is less certain than a pooled
+# diagnosis: on the demo photographs a camera's noise reads 0.56-0.67, while
+# pixel-independent noise on pure texture (grass, gravel) reads up to 0.47 at
+# sigma 25/255 and more at lower noise, where texture passes for noise.
+CLEARLY_CORRELATED = 0.5
 
 
 def unlike_training(file_correlation, training_correlation):
-  """A warning's words when a file's noise is clearly correlated and the
+  """A warning's words when a file's noise looks clearly correlated and the
   model's training noise was not (training_correlation -1: unknown), else None."""
   if 0 <= training_correlation < CORRELATED and file_correlation >= CLEARLY_CORRELATED:
-    return (f'its noise is correlated between neighbouring pixels (lag-1 correlation '
+    return (f'its noise looks correlated between neighbouring pixels (lag-1 correlation '
             f'{file_correlation:.2f}) but the model was trained on pixel-independent noise '
-            f'({training_correlation:.2f}): it will keep much of the noise and can make the '
-            'file worse (diagnose.py tells more; a model trained on such noise suits it)')
+            f'({training_correlation:.2f}): if it is (a camera\'s processed photograph, row '
+            'noise), the model keeps much of it and can make the file worse. Finely textured '
+            'images with little noise can read so too: diagnose.py on several files tells')
   return None
 
 

@@ -1,6 +1,7 @@
 """The noise of a run's training records of real captures (--noise=none),
 diagnosed when training starts."""
 
+from absl import logging
 import numpy as np
 import tensorflow as tf
 
@@ -25,17 +26,23 @@ def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORD
     (NoiseProfile, records read), or (None, 0) where no record could be read.
   """
   pairs, singles = [], []
-  dataset = tf.data.TFRecordDataset(files).take(max_records).map(tfrecord.parse_scene)
-  for scene in dataset:
-    captures = [tfrecord.decode_pixels(serialized, tf.as_dtype(dtype), channels).numpy()
-                for serialized in scene['captures'][:2]]
-    captures = [capture.astype(np.float64) / white_level for capture in captures]
-    if len(captures) == 2:
-      pairs.append(captures)
-    else:
-      singles.append(captures[0])
-  if pairs:
-    return noise_statistics.measure_pairs(pairs), len(pairs)
-  if singles:
-    return noise_statistics.estimate_single(singles), len(singles)
+  try:
+    dataset = tf.data.TFRecordDataset(files).take(max_records).map(tfrecord.parse_scene)
+    for scene in dataset:
+      captures = [tfrecord.decode_pixels(serialized, tf.as_dtype(dtype), channels).numpy()
+                  for serialized in scene['captures'][:2]]
+      captures = [capture.astype(np.float64) / white_level for capture in captures]
+      if len(captures) == 2:
+        pairs.append(captures)
+      else:
+        singles.append(captures[0])
+    if pairs:
+      return noise_statistics.measure_pairs(pairs), len(pairs)
+    if singles:
+      return noise_statistics.estimate_single(singles), len(singles)
+  except (tf.errors.OpError, ValueError) as error:
+    # A diagnosis is advice: a corrupt or tiny record is training's to refuse
+    # or skip (--skip_corrupt_records), not the diagnosis's.
+    logging.warning('The training data\'s noise was not diagnosed (%s).',
+                    str(error).splitlines()[0])
   return None, 0

@@ -229,8 +229,9 @@ def warn_above_white(source, pages, colour_channels, run_config, white_level_ove
                     'data differently.', source, above[0], above[1])
 
 
-# Patches of a file its noise check reads: about 0.1 s, and enough to tell
-# pixel-independent noise (under 0.1) from a camera's (0.5 and more).
+# Patches of a file its noise check reads (docs/bench/diagnosis_accuracy.md
+# times it): enough to tell a camera's noise (0.56 and more at lag 1) from
+# pixel-independent noise on most photographs.
 NOISE_CHECK_PATCHES = 512
 
 
@@ -246,10 +247,11 @@ def warn_unlike_training(source, page, colour_channels, run_config):
   colour, _ = native_images.split_alpha(page, colour_channels)
   if min(colour.shape[:2]) < noise_statistics.PATCH * 4:
     return
-  pixels = native_images.to_unit_range(colour, effective_white_level(run_config, colour.dtype))
-  if colour.ndim != 3 or not np.all(np.isfinite(pixels)):
+  try:
+    # The correlation needs no scale: the pixels are read as they are.
+    profile = noise_statistics.estimate_single([colour], max_patches=NOISE_CHECK_PATCHES)
+  except ValueError:  # no usable patch (flat, saturated or non-finite): nothing to tell
     return
-  profile = noise_statistics.estimate_single([pixels], max_patches=NOISE_CHECK_PATCHES)
   words = diagnosis_report.unlike_training(profile.correlation_lag1, training_correlation)
   if words:
     logging.warning('%s: %s.', source, words)

@@ -44,14 +44,22 @@ def test_mosaic_keeps_each_sites_own_colour():
 
 
 def test_demosaicing_keeps_every_sample_and_fills_each_gap_with_its_nearest_sites():
+  """Every pixel, borders included: beyond an edge the nearest site of a colour
+  is the one mirrored about the edge pixel (index -1 reads index 1)."""
   raw = np.random.default_rng(2).uniform(size=(10, 12))
   rgb = camera_pipeline.demosaic(raw)
-  for row in range(1, 9):
-    for column in range(1, 11):
-      up, down, left, right = (raw[row - 1, column], raw[row + 1, column], raw[row, column - 1],
-                               raw[row, column + 1])
-      diagonals = (raw[row - 1, column - 1] + raw[row - 1, column + 1] + raw[row + 1, column - 1]
-                   + raw[row + 1, column + 1]) / 4
+
+  def at(row, column):
+    row = -row if row < 0 else (2 * 9 - row if row > 9 else row)
+    column = -column if column < 0 else (2 * 11 - column if column > 11 else column)
+    return raw[row, column]
+
+  for row in range(10):
+    for column in range(12):
+      up, down, left, right = (at(row - 1, column), at(row + 1, column), at(row, column - 1),
+                               at(row, column + 1))
+      diagonals = (at(row - 1, column - 1) + at(row - 1, column + 1) + at(row + 1, column - 1)
+                   + at(row + 1, column + 1)) / 4
       site = (row % 2, column % 2)
       if site == (0, 0):  # red: green from 4 neighbours, blue from 4 diagonals
         expected = (raw[row, column], (up + down + left + right) / 4, diagonals)

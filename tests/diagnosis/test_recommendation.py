@@ -25,6 +25,8 @@ def _profile(along_x, along_y, source='single', channels=3):
     ([0.1, 0.0, 0.0, 0.0], [0.3, 0.0, 0.0, 0.0], 'correlated', '--method=pairs'),
     ([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0], 'rows', '--method=pairs'),
     ([0.0, 0.01, 0.0, 0.0], [0.12, 0.1, 0.1, 0.1], 'columns', '--method=pairs'),
+    # Row and column offsets together: both axes stay correlated at every lag.
+    ([0.09, 0.09, 0.09, 0.09], [0.09, 0.09, 0.09, 0.09], 'rows and columns', '--method=pairs'),
 ])
 def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind, method):
   advice = report.recommend(_profile(along_x, along_y))

@@ -175,6 +175,6 @@ def test_correlated_noise_warns_once_for_a_model_of_independent_noise(
     noisy_files.warn_unlike_training('in/photo.png', page, None, run_config)
     assert len(seen) == expected, seen
     if expected:
-      assert seen[0].startswith('in/photo.png: its noise is correlated between neighbouring '
+      assert seen[0].startswith('in/photo.png: its noise looks correlated between neighbouring '
                                 'pixels (lag-1 correlation 0.')
       assert 'trained on pixel-independent noise (0.00)' in seen[0]
