@@ -87,9 +87,10 @@ def recommend(profile):
 
 # A file's lag-1 correlation from which denoise.py warns about a model trained
 # on pixel-independent noise. One file alone is less certain than a pooled
-# diagnosis: on the demo photographs a camera's noise reads 0.56-0.67, while
-# pixel-independent noise on pure texture (grass, gravel) reads up to 0.47 at
-# sigma 25/255 and more at lower noise, where texture passes for noise.
+# diagnosis: on the demo photographs one file's camera noise reads 0.54-0.62,
+# pixel-independent noise at sigma 25/255 up to 0.36 on pure texture (gravel)
+# and more at lower noise, where texture passes for noise
+# (docs/bench/diagnosis_accuracy.md).
 CLEARLY_CORRELATED = 0.5
 
 
