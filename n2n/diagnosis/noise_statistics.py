@@ -106,12 +106,11 @@ class NoiseProfile:
             'fit_shot_read': [[float(f'{v:.4g}') for v in row] for row in self.fit]}
 
 
-def _autocovariance(residual, weight, per_item=False):
+def _autocovariance(residual, per_item=False):
   """Sums of residual products at every lag up to MAX_LAG, and their counts.
 
   Args:
-    residual: [N, H, W, C] float (N patches or images).
-    weight: [N, H, W, C] 0/1, which residual values count.
+    residual: [N, H, W, C] float (N patches or images), every value counted.
     per_item: keep the N items apart.
 
   Returns:
@@ -131,10 +130,11 @@ def _autocovariance(residual, weight, per_item=False):
       rows_b = slice(max(0, dy), height - max(0, -dy))
       cols_a = slice(max(0, -dx), width - max(0, dx))
       cols_b = slice(max(0, dx), width - max(0, -dx))
-      both = weight[:, rows_a, cols_a] * weight[:, rows_b, cols_b]
       products[..., dy + MAX_LAG, dx + MAX_LAG, :] = np.sum(
-          residual[:, rows_a, cols_a] * residual[:, rows_b, cols_b] * both, axis=axes)
-      counts[..., dy + MAX_LAG, dx + MAX_LAG, :] = np.sum(both, axis=axes)
+          residual[:, rows_a, cols_a] * residual[:, rows_b, cols_b], axis=axes)
+      # Pairs at this lag: every item has the same number of them.
+      pairs = (height - abs(dy)) * (width - abs(dx)) * (1 if per_item else residual.shape[0])
+      counts[..., dy + MAX_LAG, dx + MAX_LAG, :] = pairs
   return products, counts
 
 
@@ -225,8 +225,7 @@ def measure_pairs(pairs, seed=0):
                                 np.asarray(second, np.float64)], rng)
     noise = (first - second) / np.sqrt(2.0)
     noise = noise - np.mean(noise, axis=(0, 1))
-    image_products, image_counts = _autocovariance(noise[np.newaxis],
-                                                   np.ones((1,) + noise.shape))
+    image_products, image_counts = _autocovariance(noise[np.newaxis])
     products = image_products if products is None else products + image_products
     counts = image_counts if counts is None else counts + image_counts
     channels = noise.shape[-1]
@@ -297,7 +296,7 @@ def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
   usable = ((clipped <= CLIPPED_SHARE)
             & (np.mean(residuals**2, axis=(1, 2, 3)) > (1e-9 * scale)**2))
   patches, residuals, blocks = patches[usable], residuals[usable], blocks[usable]
-  products, counts = _autocovariance(residuals, np.ones(residuals.shape), per_item=True)
+  products, counts = _autocovariance(residuals, per_item=True)
   # A plane fit takes 3 of a patch's P*P degrees of freedom from its residual.
   unbias = PATCH * PATCH / (PATCH * PATCH - 3)
   return _Patches(patches.mean(axis=(1, 2)), np.mean(residuals**2, axis=(1, 2)) * unbias,
