@@ -374,20 +374,10 @@ def replace_settings(config, **flag_values):
   (_DERIVED_FROM: the paper's levels, the loss, the fixed captures) unless the
   same call gives those too: a Gaussian run's sigma range is no Poisson range.
   """
-  specs = {spec.flag: spec for spec in settings_lib.settings_of(TrainConfig)}
-  unknown = sorted(set(flag_values) - set(specs))
-  if unknown:
-    raise ValueError(f'{", ".join(unknown)}: not a setting of TrainConfig')
+  specs = settings_lib.flag_specs(TrainConfig, flag_values)
   derived = {name for flag in flag_values for name in _DERIVED_FROM.get(flag, ())}
-  flag_values = {**{name: specs[name].default for name in derived - set(flag_values)},
-                 **flag_values}
-  values = dataclasses.asdict(config)
-  for flag, value in flag_values.items():
-    place = values
-    for name in specs[flag].path[:-1]:
-      place = place[name]
-    place[specs[flag].path[-1]] = value
-  return from_dict(TrainConfig, values).resolved()
+  defaults = {name: specs[name].default for name in derived - set(flag_values)}
+  return settings_lib.with_flag_values(config, {**defaults, **flag_values}).resolved()
 
 
 def resolved_summary(config):

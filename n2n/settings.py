@@ -215,14 +215,30 @@ def from_flag_values(config_class, values):
   Raises:
     ValueError: a name that is no setting of config_class.
   """
-  specs = {spec.flag: spec for spec in settings_of(config_class)}
-  unknown = sorted(set(values) - set(specs))
-  if unknown:
-    raise ValueError(f'{", ".join(unknown)}: not a setting of {config_class.__name__}')
+  specs = flag_specs(config_class, values)
   nested = {}
   for flag, value in values.items():
     _assign(nested, specs[flag].path, value)
   return _nested_from_dict(config_class, nested)
+
+
+def flag_specs(config_class, names):
+  """{flag: Setting} of config_class; ValueError for a name that is no flag of it."""
+  specs = {spec.flag: spec for spec in settings_of(config_class)}
+  unknown = sorted(set(names) - set(specs))
+  if unknown:
+    raise ValueError(f'{", ".join(unknown)}: not a setting of {config_class.__name__}')
+  return specs
+
+
+def with_flag_values(config, values):
+  """config with the settings named by their flags ({flag: value}) replaced,
+  built (and checked) once through from_dict."""
+  specs = flag_specs(type(config), values)
+  nested = dataclasses.asdict(config)
+  for flag, value in values.items():
+    _assign(nested, specs[flag].path, value)
+  return from_dict(type(config), nested)
 
 
 def to_json(config):
