@@ -422,6 +422,19 @@ def with_noise_correlation(config, correlation):
       config.data, noise_correlation=round(value, 2)))
 
 
+def with_settings_for_noise(config, kind):
+  """(config with the settings its method leaves to the diagnosis (a stride
+  of 0, a line of auto) set for noise of kind, {flag: value} of those set).
+
+  kind: n2n/diagnosis/report.py's kind of the training data's noise
+  ('independent' for pixel-independent synthetic noise).
+  """
+  chosen = methods_registry.get(config.method.name).defaults_for_noise(config, kind)
+  if not chosen:
+    return config, {}
+  return settings_lib.with_flag_values(config, chosen), chosen
+
+
 def training_noise_correlation(config):
   """The lag-1 correlation of the noise the run trained on: what it recorded
   (data.noise_correlation), else 0 for pixel-independent synthetic noise (runs

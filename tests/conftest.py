@@ -105,8 +105,7 @@ def tfrecord_dir(image_folder, tmp_path_factory):
   return output
 
 
-@pytest.fixture(scope='session')
-def denoise_model_dir(tmp_path_factory):
+def _untrained_run(tmp_path_factory, **flags):
   """A run folder with config.json and one checkpoint of a seeded, untrained RGB U-Net."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
@@ -114,9 +113,24 @@ def denoise_model_dir(tmp_path_factory):
   from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
   folder = tmp_path_factory.mktemp('run')
   config = config_lib.train_config(train_data='unused', model_dir=str(folder), seed=3,
-                                  precision='float32')
+                                  precision='float32', **flags)
   trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
                                 checkpoint_dir=str(folder))
   trainer.save(1)
   run_dir.write_config(str(folder), config)
   return folder
+
+
+@pytest.fixture(scope='session')
+def denoise_model_dir(tmp_path_factory):
+  """A run folder with config.json and one checkpoint of a seeded, untrained RGB U-Net."""
+  return _untrained_run(tmp_path_factory)
+
+
+@pytest.fixture(scope='session')
+def scheme_model_dir(tmp_path_factory):
+  """The same for blind-spot training through pixel-shuffle (stride 4) that
+  denoises at stride 2 with two refinement passes (n2n/inference/schemes.py)."""
+  return _untrained_run(tmp_path_factory, method='blind_spot', noise='gaussian',
+                        blind_spot_stride=4, blind_spot_inference_stride=2,
+                        blind_spot_refinement_passes=2, blind_spot_line='none')

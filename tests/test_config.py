@@ -8,6 +8,7 @@ import pytest
 from n2n import config as config_lib
 from n2n import settings as settings_lib
 from n2n.corruptions import catalog
+from n2n.methods import registry as methods_registry
 from tests.conftest import REPO_ROOT
 
 BASE = dict(train_data='x', val_data='', model_dir='m')
@@ -135,6 +136,23 @@ def _legacy(name):
     return json.load(file)
 
 
+# Files from before the pixel-shuffle strides and structN2V lines hold none:
+# they read as never chosen, which runs as the plain method (stride 1, no line;
+# test_a_config_from_before_the_schemes_runs_without_one).
+_NO_SCHEME = dict(stride=0, inference_stride=0)
+_NO_BLIND_SPOT_SCHEME = dict(_NO_SCHEME, refinement_passes=0, line='auto', line_span=5)
+
+
+def test_a_config_from_before_the_schemes_runs_without_one():
+  for name, method in (('config_daa6c09_blind_spot.json', 'blind_spot'),
+                       ('config_d35cebd_neighbor2neighbor.json', 'neighbor2neighbor')):
+    config = config_lib.read_train_config(_legacy(name))
+    single_image_method = methods_registry.get(method)
+    assert single_image_method.training_stride(config) == 1
+    assert single_image_method.inference_scheme(config).plain
+    assert single_image_method.assumes_independent_pixels(config)
+
+
 def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_place():
   """tests/legacy/config_daa6c09_blind_spot.json was written by main at daa6c09
   (every setting flat but for model and augment); the table is read off the
@@ -151,7 +169,8 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
       corruption=dict(noise='gaussian', noise_range=(0.0, 50.0), eval_noise_levels=(25.0,),
                       noise_captures=1),
       method=dict(name='blind_spot', target='noisy', loss='masked_l2',
-                  neighbor2neighbor=dict(gamma=1.5), blind_spot=dict(fraction=0.01)),
+                  neighbor2neighbor=dict(gamma=1.5, **_NO_SCHEME),
+                  blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=3, downsampling='max_blur_pool',
                  top_skip=False),
       optimisation=dict(batch_size=8, train_steps=1600, learning_rate=0.0003,
@@ -181,7 +200,8 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
                 dtype='uint16', channels=1, white_level=4095.0, noise_correlation=-1.0),
       corruption=dict(noise='none', noise_range=(), eval_noise_levels=(), noise_captures=0),
       method=dict(name='neighbor2neighbor', target='noisy', loss='l1',
-                  neighbor2neighbor=dict(gamma=1.0), blind_spot=dict(fraction=0.004)),
+                  neighbor2neighbor=dict(gamma=1.0, **_NO_SCHEME),
+                  blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=1, downsampling='max_blur_pool',
                  top_skip=False),
       optimisation=dict(batch_size=8, train_steps=1200, learning_rate=0.0005,

@@ -302,3 +302,67 @@ def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_
   expected = whole_images.with_test_time_augmentation(whole_images.make_denoiser(model))(rgb)
   gray = np.clip(expected.mean(axis=2), 0, 1) * 65535
   assert np.abs(outputs['tta'].astype(float) - gray).max() <= 1.0
+
+
+def _reference_scheme(network, image, stride, passes):
+  """The scheme in numpy around the bare network: every stride-th pixel's
+  sub-image denoised on its own, put back; then each refinement pass over the
+  denoised image with its pattern's pixels put back to noisy. image: [H, W, C]
+  with H and W multiples of stride * 32 (no padding to reproduce)."""
+  from n2n.inference import schemes  # pylint: disable=g-import-not-at-top
+  run = lambda batch: np.asarray(network(batch.astype(np.float32), training=False))
+  denoised = np.empty_like(image)
+  for row in range(stride):
+    for column in range(stride):
+      denoised[row::stride, column::stride] = run(image[np.newaxis, row::stride,
+                                                        column::stride])[0]
+  height, width = image.shape[:2]
+  refined = []
+  for pattern in schemes.refinement_pattern(passes, 0.16):
+    noisy_back = np.tile(pattern, (height // 64 + 1, width // 64 + 1, 1))[:height, :width]
+    refined.append(run(np.where(noisy_back, image, denoised)[np.newaxis])[0])
+  return np.mean(refined, axis=0)
+
+
+def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_export(
+    scheme_model_dir, tmp_path):
+  """denoise.py runs a pixel-shuffle run's inference scheme, and so do the
+  SavedModel, TFLite and ONNX exports of it: each against a numpy reference of
+  the scheme around the bare network."""
+  import onnxruntime  # pylint: disable=g-import-not-at-top  (an export extra)
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(5)
+  image = smooth_image(rng, 128, 128)  # a multiple of stride 2 x 32: nothing padded
+  _write(tmp_path / 'noisy' / 'a.png', [image])
+  values = image.astype(np.float32) / 255
+  network = restore.restore_model(str(scheme_model_dir)).network
+  expected = _reference_scheme(network, values, 2, 2)
+  result = _denoise(f'--model={scheme_model_dir}', f'--input={tmp_path / "noisy"}',
+                    f'--output_dir={tmp_path / "out"}', '--precision=float32')
+  assert result.returncode == 0, result.stderr[-3000:]
+  (from_run,) = native_images.read_pages(str(tmp_path / 'out' / 'a.png'))
+  expected_8_bits = np.round(np.clip(expected, 0, 1) * 255)
+  assert np.abs(from_run.astype(int) - expected_8_bits).max() <= 1
+  # Without the scheme the output would be another image: the check can fail.
+  plain = np.asarray(network(values[np.newaxis], training=False))[0]
+  assert np.abs(np.round(np.clip(plain, 0, 1) * 255) - expected_8_bits).max() > 1
+  exported = tmp_path / 'exported'
+  result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
+                           f'--model={scheme_model_dir}', f'--output={exported}', '--tflite',
+                           '--onnx'],
+                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
+  assert result.returncode == 0, result.stderr[-3000:]
+  batch = values[np.newaxis]
+  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
+  outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}
+  session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
+  outputs['onnx'] = session.run(None, {'images': batch})[0][0]
+  runner = tf.lite.Interpreter(model_path=str(exported / 'model.tflite')).get_signature_runner(
+      'serving_default')
+  outputs['tflite'] = runner(images=batch)['denoised'][0]
+  for name, output in outputs.items():
+    np.testing.assert_allclose(output, expected, atol=1e-4, err_msg=name)
+  # The BMZ package holds this ONNX graph and SavedModel (bioimageio_package.py
+  # writes them with the same functions); the halo it declares for a scheme:
+  # tests/exports/test_bioimageio_package.py.

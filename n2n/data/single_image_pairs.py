@@ -103,9 +103,13 @@ def _reflected(index, size):
   return tf.where(index >= size, period - index, index)
 
 
-def medians_without_centre(images, positions):
+def medians_without_centre(images, positions, line_axis=None):
   """The median of the 5x5 neighbourhood without the pixel itself, per channel,
   at the given pixels only.
+
+  With line_axis 'rows' the window's whole centre row is left out, with
+  'columns' its centre column (structN2V): noise correlated along that line
+  then cannot reach the median.
 
   At the borders the window's coordinates are mirrored into the image. A
   mirrored coordinate can land on the pixel itself (in rows and columns 1 and
@@ -117,6 +121,7 @@ def medians_without_centre(images, positions):
   Args:
     images: [B, H, W, C] float32.
     positions: [N, 3] int32 (image, row, column).
+    line_axis: None, 'rows' or 'columns'.
 
   Returns:
     [N, C] float32.
@@ -133,7 +138,13 @@ def medians_without_centre(images, positions):
       rows = _reflected(row + row_offset, height)
       columns = _reflected(column + column_offset, width)
       neighbours.append(tf.gather_nd(images, tf.stack([image, rows, columns], axis=-1)))
-      usable.append(tf.logical_or(rows != row, columns != column))
+      # Compared after mirroring: a mirrored copy of the pixel (or of its line) is the pixel.
+      if line_axis == 'rows':
+        usable.append(rows != row)
+      elif line_axis == 'columns':
+        usable.append(columns != column)
+      else:
+        usable.append(tf.logical_or(rows != row, columns != column))
   values = tf.stack(neighbours, axis=-1)  # [N, C, 24]
   usable = tf.stack(usable, axis=-1)[:, tf.newaxis, :]  # [N, 1, 24]
   # The pixel's own mirrored copies sort to the end, past every usable value.
@@ -148,7 +159,33 @@ def medians_without_centre(images, positions):
   return tf.where(count > 0, median, tf.gather_nd(images, positions))
 
 
-def blind_spot_pair(noisy, fraction, seed):
+def line_positions(positions, line_axis, span, height, width):
+  """The other pixels of each masked pixel's structN2V line, inside the image.
+
+  Args:
+    positions: [N, 3] int32 (image, row, column) of the masked pixels.
+    line_axis: 'rows' (the line runs along the row) or 'columns'.
+    span: the line's length in pixels, odd, the masked pixel at its centre.
+    height, width: scalar int32, the images' size.
+
+  Returns:
+    [N * (span - 1), 3] int32; offsets past the border are clipped onto it
+    (a line pixel counted twice is replaced twice with the same value).
+  """
+  half = span // 2
+  offsets = tf.constant([offset for offset in range(-half, half + 1) if offset], tf.int32)
+  image = tf.repeat(positions[:, 0], len(offsets))
+  row = tf.repeat(positions[:, 1], len(offsets))
+  column = tf.repeat(positions[:, 2], len(offsets))
+  shifts = tf.tile(offsets, tf.shape(positions)[:1])
+  if line_axis == 'rows':
+    column = tf.clip_by_value(column + shifts, 0, width - 1)
+  else:
+    row = tf.clip_by_value(row + shifts, 0, height - 1)
+  return tf.stack([image, row, column], axis=-1)
+
+
+def blind_spot_pair(noisy, fraction, seed, line_axis=None, line_span=1):
   """The training element of one batch of noisy crops for blind-spot training.
 
   Exactly round(fraction * H * W) pixels per image (at least one) are masked,
@@ -157,10 +194,18 @@ def blind_spot_pair(noisy, fraction, seed):
   the masked pixels' medians are computed: at Noise2Void's 0.2% that is 1 in
   500 of what a median filter of the whole crop would cost.
 
+  With line_axis (structN2V, Broaddus et al., ISBI 2020), the line_span - 1
+  other pixels of a line through each masked pixel, along its row ('rows') or
+  column ('columns'), are replaced with the same median, which leaves out the
+  window's centre row or column: noise correlated along that line cannot show
+  the network the masked pixel's noise.
+
   Args:
     noisy: [B, H, W, C] float32.
     fraction: the share of pixels masked, in (0, 1).
     seed: [2] int32 stateless seed.
+    line_axis: None, 'rows' or 'columns'.
+    line_span: the structN2V line's length, odd (1: Noise2Void's single pixel).
 
   Returns:
     {'input': noisy with the masked pixels replaced, 'target': noisy,
@@ -176,8 +221,16 @@ def blind_spot_pair(noisy, fraction, seed):
   _, chosen = tf.math.top_k(-scores, k=count, sorted=False)  # [B, count]
   images = tf.repeat(tf.range(batch)[:, tf.newaxis], count, axis=1)
   positions = tf.reshape(tf.stack([images, chosen // width, chosen % width], axis=-1), [-1, 3])
-  replaced = tf.tensor_scatter_nd_update(noisy, positions,
-                                         medians_without_centre(noisy, positions))
+  medians = medians_without_centre(noisy, positions, line_axis)
+  if line_axis and line_span > 1:
+    # The line first, the masked pixels last: where lines cross a masked pixel
+    # its own median wins.
+    line = line_positions(positions, line_axis, line_span, height, width)
+    noisy_input = tf.tensor_scatter_nd_update(noisy, line,
+                                              tf.repeat(medians, line_span - 1, axis=0))
+  else:
+    noisy_input = noisy
+  replaced = tf.tensor_scatter_nd_update(noisy_input, positions, medians)
   mask = tf.scatter_nd(positions, tf.ones([batch * count, 1], noisy.dtype),
                        [batch, height, width, 1])
   return {'input': replaced, 'target': noisy, 'target_mask': mask}

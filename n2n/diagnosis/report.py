@@ -20,6 +20,8 @@ CORRELATED = 0.2
 LINE_FAR = 0.05
 LINE_OTHER_AXIS = 0.03
 CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}
+# The structN2V line that hides each kind of line noise (both: rows, the sCMOS readout's).
+LINE_MASKS = {'rows': 'rows', 'columns': 'columns', 'rows and columns': 'rows'}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,12 +79,26 @@ def recommend(profile):
            'columns': 'along whole columns (column noise)',
            'rows and columns': 'along whole rows and columns (line noise)',
            'correlated': f'over about {length - 1} pixel(s) in each direction'}[kind]
-  return Recommendation(kind, ('--noise=none', '--method=pairs'), (
+  pairs = ('Two captures of each scene, trained as Noise2Noise (--method=pairs on a --scenes '
+           'dataset), need only independent captures: use them where you have them.')
+  if kind == 'correlated':
+    return Recommendation(kind, ('--noise=none', '--method=neighbor2neighbor',
+                                 '--crop_size=128'), (
+        f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
+        'On one capture of each scene train Neighbor2Neighbor through pixel-shuffle: on the '
+        'sub-images of every 2nd pixel the noise is nearly independent between neighbours. '
+        'train.py chooses the strides from this diagnosis of its records (it logs '
+        '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2) where no flag '
+        'gives them; crops must be multiples of 128.', pairs))
+  return Recommendation(kind, ('--noise=none', '--method=blind_spot',
+                               f'--blind_spot_line={LINE_MASKS[kind]}',
+                               '--blind_spot_line_span=63'), (
       f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
-      'n2n\'s single-image methods (neighbor2neighbor, blind_spot) assume noise independent '
-      'from pixel to pixel: on such noise a network can predict a pixel\'s noise from its '
-      'neighbours, so they learn to keep much of it. Two captures of each scene, trained as '
-      'Noise2Noise (--method=pairs on a --scenes dataset), need only independent captures.'))
+      'On one capture of each scene train blind-spot with structN2V lines along the '
+      f'{LINE_MASKS[kind]}: the masked pixel\'s line is hidden from the network, so the noise '
+      'it shares cannot be learned (train.py chooses the line from this diagnosis where no '
+      'flag gives it). Noise shared by a whole line stays where the network sees the rest '
+      'of that line.', pairs))
 
 
 # A file's lag-1 correlation from which denoise.py warns about a model trained

@@ -11,6 +11,7 @@ from n2n import config as config_lib
 from n2n.evaluation import held_out
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
+from n2n.inference import schemes
 from n2n.inference import whole_images
 
 
@@ -18,7 +19,7 @@ class Evaluator:
   """fn(step) -> list of scoring.LevelScores, with summaries and a log line."""
 
   def __init__(self, model, images, noise, levels, seed, image_summaries, writer,
-               colour_shift_warning=0.0, method='pairs', final_step=None):
+               colour_shift_warning=0.0, run_config=None, final_step=None):
     """
     Args:
       model: keras.Model whose current weights are scored at each call.
@@ -29,15 +30,25 @@ class Evaluator:
       writer: tf.summary writer of the run's eval folder.
       colour_shift_warning: warn about images whose denoised per-channel mean
         moved by more than this (0-1 scale) and than the noise explains; 0: never.
-      method: the run's --method; a single-image method's held-out loss is
-        scored too (n2n/evaluation/held_out.py).
+      run_config: the run's TrainConfig, or None (--method=pairs): the
+        network is scored through its method's inference scheme
+        (n2n/inference/schemes.py), and a single-image method's held-out
+        loss of the bare network too (n2n/evaluation/held_out.py).
       final_step: the run's last step (--train_steps), or None. Colour shifts
         found before it are logged as provisional notes: an undertrained model
         often moves a colour it gets right later (the demo's coffee.png, B
         +0.032 at step 800 of 2400), and a warning then reads as a fault.
     """
-    self._denoise = whole_images.make_denoiser(model)
-    self._held_out_loss = held_out.make_held_out_loss(method, self._denoise, seed)
+    if run_config is None:
+      self._denoise = whole_images.make_denoiser(model)
+      self._held_out_loss = None
+    else:
+      network_denoise = whole_images.make_denoiser(model)
+      with_scheme = schemes.inference_network(model, run_config)
+      self._denoise = (network_denoise if with_scheme is model
+                       else whole_images.make_denoiser(with_scheme))
+      self._held_out_loss = held_out.make_held_out_loss(run_config.method.name, network_denoise,
+                                                        seed, run_config)
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries

@@ -44,11 +44,19 @@ def held_out_seed(seed, index):
       tf.constant([seed, _HELD_OUT_KEY], tf.int64), index), tf.int32)
 
 
-def make_held_out_loss(method_name, denoise, seed):
+def make_held_out_loss(method_name, denoise, seed, run_config=None):
   """fn(noisy [H, W, C] float32, image index) -> float: the method's held-out
   loss on the [0, 1] scale; None for a method with references to score
-  against (--method=pairs has its own scores)."""
+  against (--method=pairs has its own scores).
+
+  Args:
+    denoise: the network as it trains, without its inference scheme
+      (a pixel-shuffle run's held-out loss is taken on sub-images, as it trains).
+    run_config: the run's TrainConfig (its strides and masks), or None for the
+      method's defaults.
+  """
   method = methods_registry.get(method_name)
   if not method.single_image:
     return None
-  return lambda noisy, index: method.held_out_loss(denoise, noisy, held_out_seed(seed, index))
+  return lambda noisy, index: method.held_out_loss(denoise, noisy, held_out_seed(seed, index),
+                                                   run_config)

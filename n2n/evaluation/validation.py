@@ -85,7 +85,9 @@ def validate_once(config):
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,
                           held_out_loss=held_out.make_held_out_loss(
-                              restored.run_config.method.name, denoise, plan.seed))
+                              restored.run_config.method.name,
+                              whole_images.make_denoiser(restored.network), plan.seed,
+                              restored.run_config))
   header = (f'checkpoint {restored.prefix} (step {restored.step}), seed {plan.seed}, '
             f'precision {plan.precision}')
   if config.output_dir:
@@ -131,7 +133,7 @@ def follow(config, poll_seconds=2.0):
       evaluator = evaluator_lib.Evaluator(model, images, plan.noise, plan.levels, plan.seed,
                                           run_config.evaluation.eval_image_summaries, writer,
                                           run_config.evaluation.colour_shift_warning,
-                                          run_config.method.name)
+                                          run_config)
     try:
       step = restore.checkpoint_step(prefix)
       if scored and step <= scored[-1]:

@@ -114,21 +114,36 @@ def receptive_field(downsampling='max_pool'):
   return int(max(above + below + 1 for above, below in _reaches(downsampling)))
 
 
-def halo(downsampling='max_pool'):
+def halo(downsampling='max_pool', scheme=None):
   """Pixels of context each side of an output pixel: the farthest any input
   pixel reaches on one side (158 for max_pool, 189 for max_blur_pool).
+
+  Through an inference scheme (n2n/inference/schemes.py) with stride s, a
+  pixel reaches only pixels of its own sub-image, s image pixels apart: the
+  network's reach times s; the refinement's passes at stride 1 add the
+  network's reach once more.
 
   More than half the receptive field: the pooling grid puts the field off
   centre by up to 31 pixels, so with half of it the output pixels near a
   cropped tile's edge would still depend on pixels outside the tile.
   """
-  return int(max(max(pair) for pair in _reaches(downsampling)))
+  network = int(max(max(pair) for pair in _reaches(downsampling)))
+  if scheme is None:
+    return network
+  reach = network * scheme.stride
+  return reach + network if scheme.refinement_passes else reach
 
 
-def min_input_size(downsampling='max_pool'):
+def min_input_size(downsampling='max_pool', scheme=None):
   """The smallest tile side consumers may choose: a multiple of 32 above 2 * halo."""
   multiple = unet.SIZE_MULTIPLE
-  return (2 * halo(downsampling) // multiple + 1) * multiple
+  return (2 * halo(downsampling, scheme) // multiple + 1) * multiple
+
+
+def test_size(downsampling='max_pool', scheme=None):
+  """The test tensors' side: TEST_SIZE, or the smallest input size where a
+  scheme's halo asks for more."""
+  return max(TEST_SIZE, min_input_size(downsampling, scheme))
 
 
 def synthetic_sample(channels, size=TEST_SIZE, seed=0):
@@ -182,7 +197,8 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   """Writes output_dir/bioimageio_model.zip and returns its path.
 
   Args:
-    model: float32 keras.Model from build_unet(upsampling='resize').
+    model: float32 keras.Model from build_unet(upsampling='resize'), with the
+      run's inference scheme (n2n/inference/schemes.py).
     run_config: config.TrainConfig of the run.
     output_dir: an existing folder (the export's).
     step, validation_psnr: as saved_model.export_model.
@@ -201,7 +217,10 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   if not extras_installed():
     raise ValueError(EXTRAS_MESSAGE)
   from bioimageio.spec import save_bioimageio_package  # pylint: disable=g-import-not-at-top
-  noisy = centre_crop(synthetic_sample(model.input_shape[-1]) if sample is None else sample)
+  scheme = methods_registry.get(run_config.method.name).inference_scheme(run_config)
+  size = test_size(run_config.model.downsampling, scheme)
+  noisy = centre_crop(synthetic_sample(model.input_shape[-1], size) if sample is None else sample,
+                      size)
   rule = normalization.rule_of(run_config)
   # With a per-image map any positive scale and offset of the sample is the
   # same input to the network: keep the raw tensor well inside the data's
@@ -265,10 +284,11 @@ def _description(folder, run_config, channels, authors, license_id, name):
   # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
   scaled = not normalization.rule_of(run_config).per_image
   downsampling = run_config.model.downsampling
+  scheme = methods_registry.get(run_config.method.name).inference_scheme(run_config)
   file_in = lambda name: bmz.FileDescr(source=os.path.join(folder, name))
   channel_names = ([bmz.Identifier('gray')] if channels == 1 else
                    [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])
-  size = bmz.ParameterizedSize(min=min_input_size(downsampling), step=unet.SIZE_MULTIPLE)
+  size = bmz.ParameterizedSize(min=min_input_size(downsampling, scheme), step=unet.SIZE_MULTIPLE)
   input_id = bmz.TensorId(exported_model.INPUT_NAME)
   inputs = bmz.InputTensorDescr(
       id=input_id,
@@ -280,7 +300,7 @@ def _description(folder, run_config, channels, authors, license_id, name):
           bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))][:scaled])
   output_axis = lambda axis: bmz.SpaceOutputAxisWithHalo(
       id=bmz.AxisId(axis), size=bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis)),
-      halo=halo(downsampling))
+      halo=halo(downsampling, scheme))
   outputs = bmz.OutputTensorDescr(
       id=bmz.TensorId(exported_model.OUTPUT_NAME),
       axes=[bmz.BatchAxis(), output_axis('y'), output_axis('x'),

@@ -22,32 +22,9 @@ from n2n import config as config_lib
 from n2n import run_dir
 from n2n.data import normalization
 from n2n.inference import exported_model
+from n2n.inference import graph_padding
 from n2n.methods import registry as methods_registry
-from n2n.model import unet
 
-
-def reflect_pad_to_multiple(images, multiple=unet.SIZE_MULTIPLE):
-  """Reflect-pads the bottom and right of [N, H, W, C] up to multiples of `multiple`.
-
-  The same pixels as numpy's 'reflect' (tiling.pad_to_multiple), which pads an
-  axis shorter than the padding in several rounds: that is the mirror-periodic
-  extension (period 2 * (size - 1); a one-pixel axis is repeated). Written as
-  one gather per axis with computed indices, no loop or branch in the graph,
-  so converters (tf2onnx, TFLite) keep it exact for every size.
-  """
-
-  def pad_axis(images, axis):
-    size = tf.shape(images)[axis]
-    # Non-negative operands only: ONNX's integer Div truncates towards zero, so
-    # the ceiling as -(-size // multiple) came out one multiple short there (the
-    # cause of the failing odd sizes), while TensorFlow floors.
-    target = (size + multiple - 1) // multiple * multiple
-    period = tf.maximum(2 * (size - 1), 1)
-    position = tf.range(target) % period
-    source = tf.where(position < size, position, period - position)
-    return tf.gather(images, source, axis=axis)
-
-  return pad_axis(pad_axis(images, 1), 2)
 
 def input_signature(model):
   """[TensorSpec]: float32 [N, H, W, C] named exported_model.INPUT_NAME, any N, H and W."""
@@ -60,7 +37,7 @@ def serving_function(model, rule=None):
 
   def network(images):
     height, width = tf.shape(images)[1], tf.shape(images)[2]
-    return model(reflect_pad_to_multiple(images), training=False)[:, :height, :width, :]
+    return model(graph_padding.reflect_pad_to_multiple(images), training=False)[:, :height, :width, :]
 
   def serve(images):
     if rule is None or not rule.per_image:

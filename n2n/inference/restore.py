@@ -9,6 +9,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import errors
 from n2n import run_dir
+from n2n.inference import schemes
 from n2n.model import unet
 
 
@@ -17,7 +18,11 @@ class RestoredModel:
   """A network with a checkpoint's weights loaded.
 
   Attributes:
-    model: keras.Model, [B, H, W, C] float32 -> same.
+    model: keras.Model, [B, H, W, C] float32 -> same: the network with its
+      method's inference scheme (n2n/inference/schemes.py), what every
+      denoising path and export runs.
+    network: the bare network, as it trains (the same weights): the
+      single-image methods' held-out loss scores it.
     run_config: config.TrainConfig of the run that trained it.
     prefix: the checkpoint prefix loaded (model_dir/ckpt-N).
     step: the global step that checkpoint was written at.
@@ -28,6 +33,7 @@ class RestoredModel:
   prefix: str
   step: int
   model_dir: str
+  network: object = None
 
 
 def read_run_config(model_dir, flag_name='checkpoint'):
@@ -105,4 +111,6 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
                             downsampling=run_config.model.downsampling,
                             top_skip=run_config.model.top_skip)
     load_weights(model, prefix, flag_name)
-  return RestoredModel(model, run_config, prefix, checkpoint_step(prefix), model_dir)
+    with_scheme = schemes.inference_network(model, run_config)
+  return RestoredModel(with_scheme, run_config, prefix, checkpoint_step(prefix), model_dir,
+                       model)

@@ -11,6 +11,29 @@ code (n2n/data/...) inside the functions that run it, not at the top.
 """
 
 import abc
+import dataclasses
+
+
+@dataclasses.dataclass(frozen=True)
+class InferenceScheme:
+  """How a trained network is run on whole images (n2n/inference/schemes.py).
+
+  Attributes:
+    stride: pixel-shuffle stride: the network denoises the stride x stride
+      sub-images and they are put back together (1: the image as it is).
+    refinement_passes: AP-BSN's random-replacing refinement (R3): passes of
+      the network at stride 1 over the denoised image with a share of its
+      pixels put back to their noisy values, averaged (0: none).
+    refinement_share: the share of pixels put back in each pass.
+  """
+  stride: int = 1
+  refinement_passes: int = 0
+  refinement_share: float = 0.16
+
+  @property
+  def plain(self):
+    """True when the network runs on the image as it is, once."""
+    return self.stride == 1 and not self.refinement_passes
 
 
 class Method(abc.ABC):
@@ -90,13 +113,32 @@ class Method(abc.ABC):
     runs the network outside the gradient tape."""
     return None
 
-  def held_out_loss(self, denoise, noisy, seed):
+  def examples_per_crop(self, config):
+    """Training examples build_dataset makes of each crop (the loss is their mean)."""
+    return 1
+
+  def inference_scheme(self, config):
+    """The InferenceScheme validation, denoising and every export run the
+    trained network with; the plain one unless the method trains otherwise."""
+    return InferenceScheme()
+
+  def defaults_for_noise(self, config, kind):
+    """{flag: value} for the settings this method leaves to the diagnosis of
+    the training data (n2n/diagnosis/report.py kind: 'independent',
+    'correlated', 'rows', 'columns' or 'rows and columns') where the user
+    gave none; {} when it has none."""
+    return {}
+
+  def held_out_loss(self, denoise, noisy, seed, config=None):
     """The method's own loss on a held-out noisy image (a score without any
     reference), or None for methods that have references to score against.
 
     Args:
-      denoise: fn([h, w, C] float32) -> [h, w, C] float32, any size.
+      denoise: fn([h, w, C] float32) -> [h, w, C] float32, any size: the
+        network as it trains (without the InferenceScheme).
       noisy: [H, W, C] float32 on the network's scale.
       seed: [2] int32 tensor, fixed per image.
+      config: the run's TrainConfig (its method's settings), or None for the
+        method's defaults.
     """
     return None

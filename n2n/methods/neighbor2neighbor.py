@@ -15,7 +15,7 @@ from n2n.settings import setting
 
 
 @dataclasses.dataclass(frozen=True)
-class Settings:
+class Settings(single_image.ShuffleSettings):
   """--neighbor2neighbor_* flags."""
   gamma: float = setting(
       2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
@@ -56,17 +56,15 @@ class Neighbor2Neighbor(single_image.SingleImageMethod):
   flag_prefix = 'neighbor2neighbor_'
   # Half-size sub-images must still pass the U-Net's five poolings.
   crop_multiple = 64
+  crop_note = 'its half-size sub-images must pass the U-Net\'s five poolings'
   title = 'Neighbor2Neighbor (single noisy images)'
   citations = (('Huang et al. Neighbor2Neighbor: Self-Supervised Denoising from Single Noisy '
                 'Images. CVPR 2021.', '10.48550/arXiv.2101.02824'),)
 
-  def check(self, config):
-    super().check(config)
-    if config.data.crop_size % self.crop_multiple:
-      raise ValueError(
-          f'--crop_size={config.data.crop_size}: Neighbor2Neighbor trains on half-size '
-          'sub-images, which must pass the U-Net\'s five poolings; use a multiple '
-          f'of {self.crop_multiple}')
+  # Pixel-shuffle before the neighbour sampler: its two pixels are then
+  # `stride` apart in the image. 2/2 measured best on the camera simulator
+  # (bench/correlated_schemes.py): 3/3 and inference at stride 1 gained less.
+  correlated_strides = (2, 2)
 
   def elements(self, noisy, seed, config):
     from n2n.data import single_image_pairs  # pylint: disable=g-import-not-at-top
@@ -84,7 +82,7 @@ class Neighbor2Neighbor(single_image.SingleImageMethod):
 
     return term
 
-  def held_out_loss(self, denoise, noisy, seed):
+  def held_out_view_loss(self, denoise, noisy, seed, config=None):
     """The reconstruction term on the whole image: mean squared error of
     f(g1(y)) against g2(y) (the regulariser compares the network with itself,
     not with the data, and is left out). An odd last row or column is dropped."""

@@ -1,10 +1,48 @@
 """What the methods that train from one noisy capture of each scene share:
-their refusals, fixed captures for synthetic noise, and their pipeline (noisy
-crops, n2n/data/noisy_crops.py, turned into the method's elements)."""
+their refusals, fixed captures for synthetic noise, their pipeline (noisy
+crops, n2n/data/noisy_crops.py, turned into the method's elements), and
+pixel-shuffle downsampling for noise correlated between neighbouring pixels.
+
+Pixel-shuffle (Zhou et al. 2020; AP-BSN, Lee et al., CVPR 2022): with a
+training stride s every crop becomes its s x s sub-images of every s-th pixel
+(n2n/data/pixel_shuffle.py), in which noise correlated over fewer than s pixels
+is nearly independent between neighbours, and the method trains on those. The
+network then denoises whole images through the same rearrangement at the
+inference stride (InferenceScheme), AP-BSN's asymmetric scheme when it is
+smaller than the training stride: sub-images closer to the image keep more of
+its detail, at the price of more of the noise's correlation.
+"""
 
 import abc
+import dataclasses
 
 from n2n.methods import base
+from n2n.settings import setting
+
+# Strides past 8 leave sub-images of a 512 crop too small for the U-Net's pooling.
+MAX_STRIDE = 8
+# Chosen from the diagnosis where the user gives no stride: 0 in the settings.
+CHOSEN = 0
+
+
+@dataclasses.dataclass(frozen=True)
+class ShuffleSettings:
+  """The pixel-shuffle strides every single-image method has (--<method>_stride...)."""
+  stride: int = setting(
+      CHOSEN, 'Pixel-shuffle stride of training: the network trains on the stride x stride '
+      'sub-images of every crop (AP-BSN), in which noise correlated over fewer pixels is '
+      'independent between neighbours. 1: off; 0: chosen from the diagnosis of the training '
+      'data (1 for pixel-independent noise).', minimum=0, maximum=MAX_STRIDE)
+  inference_stride: int = setting(
+      CHOSEN, 'Pixel-shuffle stride at inference, usually smaller than the training stride '
+      '(AP-BSN\'s asymmetric scheme keeps more detail). 1: off; 0: chosen with the training '
+      'stride.', minimum=0, maximum=MAX_STRIDE)
+
+
+def stride_of(value):
+  """A stride setting as the run uses it: one never chosen (0: a config from
+  before the strides, or one not through train.py's preflight) is 1."""
+  return max(1, value)
 
 
 class SingleImageMethod(base.Method):
@@ -12,9 +50,48 @@ class SingleImageMethod(base.Method):
   single_image = True
   # What describe() says the model was trained as, before the data.
   title = ''
+  # Why training crops are multiples of crop_multiple, for the refusal.
+  crop_note = 'the network\'s input must pass the U-Net\'s five poolings'
 
   def describe(self, config):
     return self.title
+
+  # (training stride, inference stride) for spatially correlated noise, where
+  # the diagnosis chooses them (n2n/diagnosis/report.py kinds 'correlated').
+  correlated_strides = (1, 1)
+
+  def training_stride(self, config):
+    return stride_of(self.settings(config).stride)
+
+  def examples_per_crop(self, config):
+    return self.training_stride(config) ** 2
+
+  def inference_scheme(self, config):
+    return base.InferenceScheme(stride=stride_of(self.settings(config).inference_stride))
+
+  def assumes_independent_pixels(self, config):
+    """True when the run trains as if the noise were independent between
+    neighbouring pixels (no scheme against correlated noise)."""
+    return self.training_stride(config) == 1
+
+  def crop_multiple_of(self, config):
+    """Training crops must be a multiple of this: the sub-images of the stride
+    must still be a multiple of crop_multiple."""
+    return self.crop_multiple * self.training_stride(config)
+
+  def defaults_for_noise(self, config, kind):
+    settings = self.settings(config)
+    chosen = {}
+    strides = self.correlated_strides if kind == 'correlated' else (1, 1)
+    # The largest training stride the crop allows, at most the chosen one.
+    stride = next(value for value in range(strides[0], 0, -1)
+                  if config.data.crop_size % (self.crop_multiple * value) == 0)
+    if settings.stride == CHOSEN:
+      chosen[f'{self.flag_prefix}stride'] = stride
+    if settings.inference_stride == CHOSEN:
+      chosen[f'{self.flag_prefix}inference_stride'] = min(
+          strides[1], stride if settings.stride == CHOSEN else settings.stride)
+    return chosen
 
   def resolve_captures(self, noise_captures):
     # One fixed capture per image, as a user with one noisy image has.
@@ -27,6 +104,36 @@ class SingleImageMethod(base.Method):
     if config.corruption.noise == 'bernoulli':
       raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
                        f'--method={self.name} has no second copy to give')
+    multiple = self.crop_multiple_of(config)
+    if config.data.crop_size % multiple:
+      stride = self.training_stride(config)
+      shuffled = (f' with --{self.flag_prefix}stride={stride} (sub-images of 1/{stride} the crop)'
+                  if stride > 1 else '')
+      raise ValueError(f'--crop_size={config.data.crop_size}: --method={self.name}{shuffled} '
+                       f'needs a multiple of {multiple}: {self.crop_note}')
+
+  def held_out_loss(self, denoise, noisy, seed, config=None):
+    """The method's loss on a held-out image as it trains: on the stride x
+    stride sub-images of the image (cropped to a multiple of the training
+    stride), each scored by held_out_view_loss with its own seed, averaged. At
+    stride 1 the image itself, with the seed as given."""
+    stride = self.training_stride(config) if config else 1
+    if stride == 1:
+      return self.held_out_view_loss(denoise, noisy, seed, config)
+    import tensorflow as tf  # pylint: disable=g-import-not-at-top  (see n2n/methods/base.py)
+    height, width = noisy.shape[0] // stride * stride, noisy.shape[1] // stride * stride
+    losses = [self.held_out_view_loss(
+        denoise, noisy[row:height:stride, column:width:stride],
+        tf.cast(tf.random.experimental.stateless_fold_in(seed, row * stride + column), tf.int32),
+        config)
+              for row in range(stride) for column in range(stride)]
+    return float(sum(losses) / len(losses))
+
+  @abc.abstractmethod
+  def held_out_view_loss(self, denoise, noisy, seed, config=None):
+    """The method's own loss on one held-out [H, W, C] float32 image (see
+    base.Method.held_out_loss), a python float; config None: the method's
+    default settings."""
 
   @abc.abstractmethod
   def elements(self, noisy, seed, config):
@@ -48,12 +155,18 @@ class SingleImageMethod(base.Method):
     seed: [2] int64 stateless seed of the pipeline and resume step; every batch
     folds its index in, so draws differ per image and per step and repeat
     exactly for the same seed.
+
+    With a training stride s each batch of B crops becomes s * s * B
+    sub-images (n2n/data/pixel_shuffle.py) before elements().
     """
     import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+    from n2n.data import pixel_shuffle  # pylint: disable=g-import-not-at-top
+    stride = self.training_stride(config)
+
     def element(index, noisy):
       batch_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, index), tf.int32)
-      return self.elements(noisy, batch_seed, config)
+      return self.elements(pixel_shuffle.shuffle_down(noisy, stride), batch_seed, config)
 
     return noisy_batches.enumerate().map(element, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
         tf.data.AUTOTUNE)

@@ -14,6 +14,7 @@ from n2n import run_dir
 from n2n.data import file_lists
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
+from n2n.diagnosis import report as diagnosis_report
 from n2n.diagnosis import training_data
 from n2n.evaluation import eval_data
 from n2n.methods import registry as methods_registry
@@ -31,6 +32,9 @@ class CheckedInputs:
       noise; list of eval_data.EvalScene for --noise=none.
     noise_profile: (NoiseProfile, records read) of real captures' noise
       (--noise=none), or None.
+    chosen_settings: {flag: value} of the method's settings the user left to
+      the diagnosis (0 or auto) and the run chose for its noise
+      (config.with_settings_for_noise).
   """
   config: object
   precision: str
@@ -39,6 +43,7 @@ class CheckedInputs:
   cache: bool
   eval_images: list
   noise_profile: tuple = None
+  chosen_settings: dict = dataclasses.field(default_factory=dict)
 
 
 def _decide_cache(config, manifests):
@@ -164,13 +169,16 @@ def check_training_inputs(config, strategy):
   precision = hardware.resolve_precision(config.run.precision, strategy)
   config = config_lib.resolve_data(config.resolved(), *data_format(manifests))
   config, noise_profile = _with_noise_correlation(config, files)
+  # Pixel-independent synthetic noise, or real captures as diagnosed.
+  kind = diagnosis_report.kind_of(noise_profile[0]) if noise_profile else 'independent'
+  config, chosen = config_lib.with_settings_for_noise(config, kind)
   run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:
     eval_images = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
                                            config.evaluation.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
-                       _decide_cache(config, manifests), eval_images, noise_profile)
+                       _decide_cache(config, manifests), eval_images, noise_profile, chosen)
 
 
 def _with_noise_correlation(config, files):

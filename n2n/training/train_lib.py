@@ -48,12 +48,20 @@ def _log_noise(config, profile, records):
   logging.info('Training data noise, from %d record(s): %s. diagnose.py on the source '
                'folder tells more.', records, diagnosis_report.summary_line(profile))
   kind = diagnosis_report.kind_of(profile)
-  if methods_registry.get(config.method.name).single_image and kind != 'independent':
-    logging.warning('--method=%s assumes noise independent from pixel to pixel, but this '
+  method = methods_registry.get(config.method.name)
+  if method.single_image and kind != 'independent' and method.assumes_independent_pixels(config):
+    logging.warning('--method=%s as set assumes noise independent from pixel to pixel, but this '
                     'data\'s noise is %s (correlation at lag 1 %.2f): the network learns to '
-                    'keep much of it. Two captures of each scene, trained with --method=pairs, '
-                    'need only independent captures.', config.method.name, kind,
-                    profile.correlation_lag1)
+                    'keep much of it. Leave --%sstride at 0 to let the diagnosis choose '
+                    'pixel-shuffle strides; two captures of each scene, trained with '
+                    '--method=pairs, need only independent captures.', config.method.name, kind,
+                    profile.correlation_lag1, method.flag_prefix)
+
+def _noise_kind(inputs):
+  """'correlated', 'rows'... of real captures as diagnosed, else 'pixel-independent'."""
+  if inputs.noise_profile:
+    return diagnosis_report.kind_of(inputs.noise_profile[0])
+  return 'pixel-independent synthetic'
 
 
 def train_and_evaluate(config, strategy):
@@ -82,6 +90,10 @@ def train_and_evaluate(config, strategy):
                  config.optimisation.train_steps)
   logging.info('%s (all of them: %s).', config_lib.resolved_summary(config),
                os.path.join(config.run.model_dir, run_dir.CONFIG_NAME))
+  if chief and inputs.chosen_settings:
+    logging.info('Chosen for the %s noise of the training data, where no flag gave them: %s.',
+                 _noise_kind(inputs), ' '.join(f'--{flag}={value}' for flag, value
+                                               in inputs.chosen_settings.items()))
   if chief and inputs.noise_profile:
     _log_noise(config, *inputs.noise_profile)
   if chief:
@@ -152,7 +164,7 @@ def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, st
                                       config.evaluation.eval_image_summaries,
                                       eval_writer,
                                       config.evaluation.colour_shift_warning,
-                                      config.method.name,
+                                      config,
                                       final_step=config.optimisation.train_steps)
     if config.evaluation.keep_best and not distribute.is_multi_worker(trainer.strategy):
       keeper = best.BestCheckpoint(config.run.model_dir, trainer.model, trainer.step, config,

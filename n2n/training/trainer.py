@@ -190,7 +190,11 @@ class Trainer:
     norm_average = self.gradient_norm_average
 
     # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
-    regulariser = methods_registry.get(config.method.name).regulariser(config)
+    method = methods_registry.get(config.method.name)
+    regulariser = method.regulariser(config)
+    # Training examples per crop of the global batch (a pixel-shuffle stride s
+    # makes s * s sub-images of each): the loss is their mean.
+    examples = config.optimisation.batch_size * method.examples_per_crop(config)
 
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
@@ -204,8 +208,9 @@ class Trainer:
               return model(images, training=True)
 
           per_example += regulariser(prediction, batch, predict_without_gradient, step_fraction)
-        # Sum over the replica's examples / global batch: Keras sums gradients across replicas.
-        loss = tf.reduce_sum(per_example) / config.optimisation.batch_size
+        # Sum over the replica's examples / the global batch's: Keras sums
+        # gradients across replicas.
+        loss = tf.reduce_sum(per_example) / examples
         scaled_loss = optimizer.scale_loss(loss)
       return loss, tape.gradient(scaled_loss, model.trainable_variables)
 

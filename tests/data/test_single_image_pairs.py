@@ -2,8 +2,10 @@
 blind-spot masking (issue 22)."""
 
 import numpy as np
+import pytest
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.data import single_image_pairs as pairs
 from n2n.methods import registry as methods_registry
 from n2n.training import losses
@@ -57,8 +59,9 @@ def test_positions_are_random_per_image_and_step_and_repeat_for_a_seed():
   # Through the dataset: every batch folds its index into the run's seed.
   noisy = tf.data.Dataset.from_tensors(_numbered(2, 64, 1)).repeat(3)
   method = methods_registry.get('neighbor2neighbor')
+  config = config_lib.train_config(method='neighbor2neighbor')
   run = lambda: [element['positions'].numpy() for element in method.elements_dataset(
-      noisy, tf.constant([1, 2], tf.int64), config=None)]
+      noisy, tf.constant([1, 2], tf.int64), config)]
   again, other = run(), run()
   for ours, theirs in zip(again, other):
     np.testing.assert_array_equal(ours, theirs)
@@ -141,3 +144,60 @@ def test_the_mask_fraction_is_the_setting_and_the_loss_sees_masked_pixels_only()
   prediction[pair['target_mask'].numpy()[..., 0] == 0] += 5.0  # wrong only where unmasked
   loss = losses.masked_l2_loss(tf.constant(prediction), pair['target'], pair['target_mask'])
   np.testing.assert_allclose(loss, 0.0, atol=1e-12)
+
+
+@pytest.mark.parametrize('line_axis', ['rows', 'columns'])
+def test_no_pixel_of_a_structn2v_line_sees_the_line_it_hides(line_axis):
+  """Noise correlated along the line (a whole row's or column's offset) must not
+  reach the masked pixel's input or any input along its line: each masked
+  pixel's row (column) is offset in a copy of its own, and its line's inputs
+  must not move."""
+  rng = np.random.default_rng(3)
+  noisy = rng.uniform(size=(1, 16, 16, 2)).astype(np.float32)
+  seed = tf.constant([4, 5])
+  span = 5
+  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.03, seed, line_axis, span)
+  masked = list(zip(*np.nonzero(pair['target_mask'].numpy()[0, ..., 0])))
+  assert len(masked) == round(0.03 * 16 * 16)
+  # The draw includes a line clipped at the border.
+  assert any(min(place[1 if line_axis == 'rows' else 0], 15 - place[1 if line_axis == 'rows'
+                                                                    else 0]) < 2
+             for place in masked)
+  for row, column in masked:
+    offset = noisy.copy()
+    if line_axis == 'rows':
+      offset[0, row] += 10.0
+      line = [(row, c) for c in range(max(0, column - 2), min(16, column + 3))]
+    else:
+      offset[0, :, column] += 10.0
+      line = [(r, column) for r in range(max(0, row - 2), min(16, row + 3))]
+    moved = pairs.blind_spot_pair(tf.constant(offset), 0.03, seed, line_axis, span)['input']
+    for place in line:
+      np.testing.assert_array_equal(moved.numpy()[0][place], pair['input'].numpy()[0][place])
+      # ...and the line really was replaced (not left holding the noisy values).
+      assert not np.array_equal(pair['input'].numpy()[0][place], noisy[0][place])
+
+
+def test_without_a_line_the_masked_pixels_row_reaches_its_replacement():
+  """The control of the test above: Noise2Void's median includes the pixel's
+  row, so row noise reaches the input (what structN2V is for)."""
+  noisy = np.random.default_rng(3).uniform(size=(1, 16, 16, 1)).astype(np.float32)
+  seed = tf.constant([4, 5])
+  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.03, seed)
+  row, column = list(zip(*np.nonzero(pair['target_mask'].numpy()[0, ..., 0])))[0]
+  offset = noisy.copy()
+  offset[0, row] += 10.0
+  moved = pairs.blind_spot_pair(tf.constant(offset), 0.03, seed)['input'].numpy()
+  assert moved[0, row, column, 0] != pair['input'].numpy()[0, row, column, 0]
+
+
+def test_a_structn2v_line_masks_its_centres_only_for_the_loss():
+  noisy = tf.random.stateless_uniform([2, 32, 32, 1], [0, 1])
+  pair = pairs.blind_spot_pair(noisy, 0.01, tf.constant([2, 3]), 'rows', 7)
+  mask = pair['target_mask'].numpy()[..., 0]
+  np.testing.assert_array_equal(mask.sum(axis=(1, 2)), [round(0.01 * 32 * 32)] * 2)
+  changed = pair['input'].numpy()[..., 0] != noisy.numpy()[..., 0]
+  # Up to 7 pixels a line, and nothing outside the lines of the masked rows.
+  assert mask.sum() < changed.sum() <= 7 * mask.sum()
+  for image, row, column in zip(*np.nonzero(changed)):
+    assert mask[image, row, max(0, column - 3):column + 4].any()

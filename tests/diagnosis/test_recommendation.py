@@ -21,18 +21,21 @@ def _profile(along_x, along_y, source='single', channels=3):
 @pytest.mark.parametrize('along_x,along_y,kind,method', [
     ([0.05, 0.0, 0.0, 0.0], [0.04, 0.0, 0.0, 0.0], 'independent', '--method=neighbor2neighbor'),
     ([0.19, 0.0, 0.0, 0.0], [0.1, 0.0, 0.0, 0.0], 'independent', '--method=neighbor2neighbor'),
-    ([0.55, 0.2, 0.05, 0.0], [0.5, 0.2, 0.05, 0.0], 'correlated', '--method=pairs'),
-    ([0.1, 0.0, 0.0, 0.0], [0.3, 0.0, 0.0, 0.0], 'correlated', '--method=pairs'),
-    ([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0], 'rows', '--method=pairs'),
-    ([0.0, 0.01, 0.0, 0.0], [0.12, 0.1, 0.1, 0.1], 'columns', '--method=pairs'),
+    ([0.55, 0.2, 0.05, 0.0], [0.5, 0.2, 0.05, 0.0], 'correlated', '--method=neighbor2neighbor'),
+    ([0.1, 0.0, 0.0, 0.0], [0.3, 0.0, 0.0, 0.0], 'correlated', '--method=neighbor2neighbor'),
+    ([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0], 'rows', '--blind_spot_line=rows'),
+    ([0.0, 0.01, 0.0, 0.0], [0.12, 0.1, 0.1, 0.1], 'columns', '--blind_spot_line=columns'),
     # Row and column offsets together: both axes stay correlated at every lag.
-    ([0.09, 0.09, 0.09, 0.09], [0.09, 0.09, 0.09, 0.09], 'rows and columns', '--method=pairs'),
+    ([0.09, 0.09, 0.09, 0.09], [0.09, 0.09, 0.09, 0.09], 'rows and columns',
+     '--blind_spot_line=rows'),
 ])
 def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind, method):
   advice = report.recommend(_profile(along_x, along_y))
   assert advice.kind == kind and method in advice.flags
   if kind != 'independent':
     assert 'correlated' in advice.lines[0]
+    # What train.py will choose for it, and the captures that need no scheme.
+    assert 'train.py chooses' in advice.lines[1] and '--method=pairs' in advice.lines[2]
 
 
 def test_two_captures_always_train_noise2noise_on_the_pairs():

@@ -93,3 +93,40 @@ def test_a_folder_of_noisy_images_is_scored_by_the_held_out_loss_alone(tmp_path)
                                                          noise='none'), 1, 'uint16', 65535.0)
   with pytest.raises(ValueError, match='--val_data: .* holds one capture'):
     eval_data.load_eval_data(str(tmp_path), pairs, 'none')
+
+
+@pytest.mark.parametrize('method', methods_registry.SINGLE_IMAGE_NAMES)
+def test_a_pixel_shuffle_run_is_scored_on_the_sub_images_it_trains_on(method):
+  """With a training stride the held-out loss is the method's loss on each
+  stride-th pixel's sub-image (the network never trained on the whole image),
+  each with a draw of its own, averaged."""
+  rng = np.random.default_rng(2)
+  noisy = rng.uniform(size=(64, 67, 3)).astype(np.float32)
+  config = config_lib.train_config(method=method, **{
+      f'{methods_registry.get(method).flag_prefix}stride': 2})
+  seen = []
+
+  def denoise(image):
+    seen.append(image.copy())
+    return _box_blur(3)(image)
+
+  score = held_out.make_held_out_loss(method, denoise, 7, config)(noisy, 0)
+  assert len(seen) == 4
+  views = [noisy[row:64:2, column:66:2] for row in range(2) for column in range(2)]
+  for image, view in zip(seen, views):
+    # Blind-spot sees the view with its masked pixels replaced, Neighbor2Neighbor
+    # one of its neighbour sub-images: either way most pixels are the view's own.
+    if method == 'blind_spot':
+      assert image.shape == view.shape and (image == view).mean() > 0.98
+    else:
+      assert image.shape == (16, 16, 3)
+      assert np.isin(image, view).mean() == 1.0
+  # Each view's own draw: the average of the views' losses with their folded seeds.
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  single_image_method = methods_registry.get(method)
+  base_seed = held_out.held_out_seed(7, 0)
+  expected = np.mean([single_image_method.held_out_view_loss(
+      _box_blur(3), view,
+      tf.cast(tf.random.experimental.stateless_fold_in(base_seed, index), tf.int32), config)
+                      for index, view in enumerate(views)])
+  assert score == pytest.approx(expected, rel=1e-6)

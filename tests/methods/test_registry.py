@@ -40,7 +40,7 @@ def test_method_settings_flags_reach_their_section_and_unknown_names_are_refused
   assert config.method.blind_spot.fraction == 0.01
   assert config.method.neighbor2neighbor.gamma == 1.5
   saved = json.loads(config.to_json())['method']
-  assert (saved['blind_spot'], saved['neighbor2neighbor']) == ({'fraction': 0.01}, {'gamma': 1.5})
+  assert saved['blind_spot']['fraction'] == 0.01 and saved['neighbor2neighbor']['gamma'] == 1.5
   with pytest.raises(ValueError, match='blind_spot_fractoin: not a setting of TrainConfig'):
     config_lib.train_config(train_data='x', model_dir='y', blind_spot_fractoin=0.01)
   with pytest.raises(ValueError, match='--blind_spot_fraction=0.9 must be <= 0.5'):
@@ -82,3 +82,42 @@ def test_no_module_outside_the_registry_compares_method_names(tmp_path):
       found += [hit for name in sorted(names) if name.endswith('.py')
                 for hit in _method_name_comparisons(os.path.join(folder, name))]
   assert not found, found
+
+
+@pytest.mark.parametrize('method,kind,crop,given,chosen', [
+    ('neighbor2neighbor', 'correlated', 128, {},
+     {'neighbor2neighbor_stride': 2, 'neighbor2neighbor_inference_stride': 2}),
+    # A crop that 2 x 64 does not divide keeps the plain method.
+    ('neighbor2neighbor', 'correlated', 64, {},
+     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
+    ('neighbor2neighbor', 'independent', 128, {},
+     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
+    ('neighbor2neighbor', 'rows', 128, {},
+     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
+    ('blind_spot', 'correlated', 128, {},
+     {'blind_spot_stride': 4, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
+    # The largest stride the crop allows: 96 = 3 x 32.
+    ('blind_spot', 'correlated', 96, {},
+     {'blind_spot_stride': 3, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
+    ('blind_spot', 'rows', 128, {},
+     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows'}),
+    ('blind_spot', 'rows and columns', 128, {},
+     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows'}),
+    ('blind_spot', 'columns', 128, {},
+     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'columns'}),
+    # What a flag gave stays: only the rest is chosen.
+    ('blind_spot', 'correlated', 128, {'blind_spot_stride': 2, 'blind_spot_line': 'rows'},
+     {'blind_spot_inference_stride': 1}),
+    ('neighbor2neighbor', 'correlated', 128, {'neighbor2neighbor_inference_stride': 1},
+     {'neighbor2neighbor_stride': 2}),
+    ('pairs', 'correlated', 128, {}, {}),
+])
+def test_the_diagnosis_chooses_only_the_settings_no_flag_gave(method, kind, crop, given, chosen):
+  config = config_lib.train_config(train_data='x', model_dir='y', method=method,
+                                   crop_size=crop, **given)
+  updated, said = config_lib.with_settings_for_noise(config, kind)
+  assert said == chosen
+  for flag, value in {**given, **chosen}.items():
+    assert getattr(getattr(updated.method, method), flag[len(method) + 1:]) == value
+  # Chosen once, nothing is left to choose.
+  assert config_lib.with_settings_for_noise(updated, kind)[1] == {}

@@ -19,7 +19,8 @@ from n2n.training import train_lib
      '--target=clean trains on clean targets; --method=blind_spot trains from single noisy '
      'images'),
     (dict(method='neighbor2neighbor', crop_size=96),
-     '--crop_size=96: Neighbor2Neighbor trains on half-size sub-images'),
+     '--crop_size=96: --method=neighbor2neighbor needs a multiple of 64: its half-size '
+     'sub-images'),
     (dict(method='blind_spot', loss='l1'), '--loss=l1: --method=blind_spot takes the loss'),
     # l2 is gaussian's own loss: blind-spot used to rewrite it to masked_l2 quietly.
     (dict(method='blind_spot', loss='l2'), '--loss=l2: --method=blind_spot takes the loss'),
@@ -32,6 +33,29 @@ def test_settings_that_make_no_sense_together_are_refused_in_one_line(overrides,
     config_lib.train_config(**values)
   assert config_lib.train_config(train_data='x', model_dir='y',
                                 method='blind_spot').method.loss == 'masked_l2'
+
+
+def test_a_pixel_shuffle_runs_loss_is_the_mean_over_every_sub_image():
+  """With stride 2 each of the 2 crops becomes 4 sub-images (n2n/data/pixel_shuffle.py):
+  the reported loss is the masked error averaged over the 8 of them, not their
+  sum over the 2 crops."""
+  config = config_lib.train_config(train_data='x', model_dir='y', method='blind_spot',
+                                   crop_size=64, batch_size=2, train_steps=4,
+                                   blind_spot_stride=2, blind_spot_fraction=0.05,
+                                   precision='float32', seed=5, gradient_clip_multiple=0.0)
+  trainer = trainer_lib.Trainer(config, distribute.create_strategy('default'), 'float32')
+  noisy = tf.data.Dataset.from_tensors(tf.random.stateless_uniform([2, 64, 64, 3], [4, 2]))
+  from n2n.methods import registry as methods_registry  # pylint: disable=g-import-not-at-top
+  elements = methods_registry.get('blind_spot').elements_dataset(
+      noisy, tf.constant([1, 2], tf.int64), config)
+  batch = next(iter(elements))
+  assert batch['input'].shape == (8, 32, 32, 3)
+  trainer.attach_dataset(tf.data.Dataset.from_tensors(batch).repeat())
+  prediction = trainer.model(batch['input'], training=True).numpy()
+  mask = batch['target_mask'].numpy()
+  errors = [np.sum(mask[i] * np.square(prediction[i] - batch['target'].numpy()[i]))
+            / (mask[i].sum() * 3) for i in range(8)]
+  np.testing.assert_allclose(trainer.train(1).loss, np.mean(errors), rtol=1e-4)
 
 
 def test_the_trainer_adds_the_weighted_regulariser_to_the_neighbor2neighbor_loss():

@@ -233,11 +233,16 @@ def test_the_finite_loss_check_runs_before_any_save(tmp_path):
   assert evaluate is None
 
 
-@pytest.mark.parametrize('method,correlation,warns', [
-    ('neighbor2neighbor', 0.55, True), ('blind_spot', 0.55, True),
-    ('neighbor2neighbor', 0.05, False), ('pairs', 0.55, False)])
+@pytest.mark.parametrize('method,correlation,warns,scheme', [
+    ('neighbor2neighbor', 0.55, True, {}), ('blind_spot', 0.55, True, {}),
+    ('neighbor2neighbor', 0.05, False, {}), ('pairs', 0.55, False, {}),
+    # With a pixel-shuffle stride or a structN2V line the method is set for it.
+    ('neighbor2neighbor', 0.55, False, {'neighbor2neighbor_stride': 2}),
+    ('blind_spot', 0.55, False, {'blind_spot_stride': 4}),
+    ('blind_spot', 0.55, False, {'blind_spot_line': 'rows'}),
+    ('blind_spot', 0.55, True, {'blind_spot_line': 'none', 'blind_spot_stride': 1})])
 def test_a_single_image_method_on_correlated_captures_is_warned_at_start(
-    method, correlation, warns, monkeypatch):
+    method, correlation, warns, scheme, monkeypatch):
   size = 2 * noise_statistics.MAX_LAG + 1
   profile = noise_statistics.NoiseProfile(
       'single', 3, np.eye(size), np.array([correlation, 0.1, 0.0, 0.0]),
@@ -247,11 +252,12 @@ def test_a_single_image_method_on_correlated_captures_is_warned_at_start(
   for level in logged:
     monkeypatch.setattr(train_lib.logging, level,
                         lambda message, *args, level=level: logged[level].append(message % args))
-  config = config_lib.train_config(train_data='x', model_dir='m', noise='none', method=method)
+  config = config_lib.train_config(train_data='x', model_dir='m', noise='none', method=method,
+                                   **scheme)
   train_lib._log_noise(config, profile, 4)  # pylint: disable=protected-access
   assert logged['info'][0].startswith('Training data noise, from 4 record(s): ')
   assert len(logged['warning']) == warns
   if warns:
-    assert logged['warning'][0].startswith(f'--method={method} assumes noise independent from '
-                                           'pixel to pixel, but this data\'s noise is correlated '
+    assert logged['warning'][0].startswith(f'--method={method} as set assumes noise independent '
+                                           'from pixel to pixel, but this data\'s noise is correlated '
                                            f'(correlation at lag 1 {correlation:.2f})')

@@ -1,0 +1,90 @@
+"""The network through its method's inference scheme (n2n/inference/schemes.py),
+against references written with numpy's padding and strided slices."""
+
+import keras
+import numpy as np
+import pytest
+
+from n2n import config as config_lib
+from n2n.inference import schemes
+from n2n.methods import base
+from n2n.model import unet
+
+
+def _network(function, channels=3):
+  """A weightless keras.Model [N, H, W, C] -> same applying function."""
+  images = keras.Input((None, None, channels))
+  return keras.Model(images, keras.layers.Lambda(function)(images))
+
+
+def _run(model, images):
+  return np.asarray(model(images.astype(np.float32)))
+
+
+@pytest.mark.parametrize('stride', [2, 3, 5])
+@pytest.mark.parametrize('height,width', [(33, 47), (31, 64), (1, 7)])
+def test_the_scheme_round_trips_every_pixel_at_odd_sizes(stride, height, width):
+  images = np.random.default_rng(stride).uniform(size=(2, height, width, 3))
+  model = schemes.with_scheme(_network(lambda x: x), base.InferenceScheme(stride=stride))
+  np.testing.assert_array_equal(_run(model, images), images.astype(np.float32))
+
+
+def _reference_shuffled(images, stride, per_sub_image):
+  """numpy: reflect-pad to a multiple of stride * 32, apply per_sub_image to
+  every strided slice, put it back, crop."""
+  _, height, width, _ = images.shape
+  multiple = stride * unet.SIZE_MULTIPLE
+  padded = np.pad(images, ((0, 0), (0, -height % multiple), (0, -width % multiple), (0, 0)),
+                  mode='reflect')
+  output = np.empty_like(padded)
+  for row in range(stride):
+    for column in range(stride):
+      output[:, row::stride, column::stride] = per_sub_image(
+          padded[:, row::stride, column::stride])
+  return output[:, :height, :width]
+
+
+def test_each_sub_image_is_denoised_as_an_image_of_its_own():
+  # A network whose output depends on its whole input image (its mean): a sub-image
+  # mixed with another, or a pad that is not the reflection, changes the result.
+  images = np.random.default_rng(0).uniform(size=(2, 45, 70, 3)).astype(np.float32)
+  subtract_mean = lambda x: x - np.mean(x, axis=(1, 2), keepdims=True)
+  model = schemes.with_scheme(
+      _network(lambda x: x - keras.ops.mean(x, axis=(1, 2), keepdims=True)),
+      base.InferenceScheme(stride=2))
+  np.testing.assert_allclose(_run(model, images),
+                             _reference_shuffled(images, 2, subtract_mean), atol=1e-6)
+
+
+def test_the_refinement_averages_passes_over_the_denoised_image_with_noisy_pixels_put_back():
+  images = np.random.default_rng(1).uniform(size=(1, 70, 130, 3)).astype(np.float32)
+  scheme = base.InferenceScheme(stride=2, refinement_passes=3, refinement_share=0.25)
+  model = schemes.with_scheme(_network(lambda x: 0.5 * x), scheme)
+  denoised = 0.5 * images
+  pattern = schemes.refinement_pattern(3, 0.25)
+  passes = []
+  for mask in pattern:
+    tiled = np.tile(mask, (2, 3, 1))[np.newaxis, :70, :130]
+    passes.append(0.5 * np.where(tiled, images, denoised))
+  np.testing.assert_allclose(_run(model, images), np.mean(passes, axis=0), rtol=1e-6)
+  # About the share asked for is put back, and each pass puts back other pixels.
+  assert abs(pattern.mean() - 0.25) < 0.02
+  assert (pattern[0] != pattern[1]).mean() > 0.3
+
+
+def test_the_plain_scheme_is_the_network_itself():
+  network = unet.build_unet(3, seed=1)
+  assert schemes.with_scheme(network, base.InferenceScheme()) is network
+  pairs_config = config_lib.train_config(method='pairs')
+  assert schemes.inference_network(network, pairs_config) is network
+
+
+def test_a_runs_strides_and_refinement_reach_its_scheme():
+  config = config_lib.train_config(method='blind_spot', blind_spot_stride=4,
+                                   blind_spot_inference_stride=2,
+                                   blind_spot_refinement_passes=8)
+  model = schemes.inference_network(unet.build_unet(3, seed=1), config)
+  layer = model.get_layer('inference_scheme')
+  assert layer.scheme == base.InferenceScheme(stride=2, refinement_passes=8)
+  # The wrapper shares the network's weights and adds none.
+  assert len(model.weights) == len(layer.network.weights)
