@@ -435,6 +435,14 @@ def with_settings_for_noise(config, kind):
   return settings_lib.with_flag_values(config, chosen), chosen
 
 
+def flag_value(config, flag):
+  """The value of the setting train.py's flag `flag` names in a TrainConfig."""
+  value = config
+  for name in settings_lib.flag_specs(type(config), [flag])[flag].path:
+    value = getattr(value, name)
+  return value
+
+
 def training_noise_correlation(config):
   """The lag-1 correlation of the noise the run trained on: what it recorded
   (data.noise_correlation), else 0 for pixel-independent synthetic noise (runs

@@ -35,6 +35,7 @@ from n2n.exports import onnx_model
 from n2n.exports import saved_model
 from n2n.inference import whole_images
 from n2n.inference import exported_model
+from n2n.inference import tiling
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
@@ -231,7 +232,9 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   # The expected output by n2n's own rule (denoise.py's path), for the whole test tensor.
   pixel_map = normalization.image_map(raw, rule, run_config.data.white_level)
   values = normalization.normalize(raw, pixel_map)
-  denoised = whole_images.make_denoiser(model)(values)
+  # Whole, as the BMZ runtime runs the test tensor (a scheme's test size may
+  # pass denoise.py's tile).
+  denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:
     onnx_model.write_onnx(model, folder, rule)
     _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)

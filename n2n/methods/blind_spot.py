@@ -28,8 +28,12 @@ HELD_OUT_MASK_FRACTION = 0.01
 
 # structN2V lines; 'auto' is chosen from the diagnosis of the training data.
 LINE_AXES = ('auto', 'none', 'rows', 'columns')
-# The diagnosis's kinds of line noise -> the line that hides it.
+# The diagnosis's kinds of line noise -> the line that hides it ('rows and
+# columns' too: one line per masked pixel; the column noise stays learnable).
 LINE_FOR_KIND = {'rows': 'rows', 'columns': 'columns', 'rows and columns': 'rows'}
+# --blind_spot_line_span 0: chosen with the line, this long where the crop allows.
+CHOSEN_SPAN = 0
+LONGEST_CHOSEN_SPAN = 63
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,14 +51,27 @@ class Settings(single_image.ShuffleSettings):
       'correlated along rows or columns (sCMOS line noise); auto: chosen from the diagnosis '
       'of the training data (none for other noise).', choices=LINE_AXES)
   line_span: int = setting(
-      5, 'Blind-spot: length of the structN2V line in pixels, odd (CAREamics\' default is 5); '
-      'noise correlated along whole rows needs a line as long as the network sees.',
-      minimum=1, maximum=1023)
+      CHOSEN_SPAN, 'Blind-spot: length of the structN2V line in pixels, odd (CAREamics\' '
+      'default is 5); 0: chosen with the line, 63 or the crop less one if shorter (noise '
+      'correlated along whole rows needs a line as long as the network sees).',
+      minimum=0, maximum=1023)
 
   def __post_init__(self):
-    if self.line_span % 2 == 0:
+    if self.line_span and self.line_span % 2 == 0:
       raise ValueError(f'--blind_spot_line_span={self.line_span} must be odd (the masked pixel '
                        'is its centre)')
+
+
+def chosen_span(crop_size):
+  """The line span chosen where none is given: LONGEST_CHOSEN_SPAN, or the
+  longest odd span inside the crop."""
+  return min(LONGEST_CHOSEN_SPAN, crop_size - 1 if crop_size % 2 == 0 else crop_size)
+
+
+def line_span_of(settings):
+  """The span as the run uses it: an unchosen 0 (a config from before the
+  spans were chosen) is CAREamics' 5."""
+  return settings.line_span or 5
 
 
 def line_of(settings):
@@ -82,10 +99,12 @@ class BlindSpot(single_image.SingleImageMethod):
                        f'only ({MASKED_LOSS}; leave --loss at auto)')
     return MASKED_LOSS
 
-  # Measured on the camera simulator (bench/correlated_schemes.py): trained at
-  # stride 4, the network denoises best at stride 1; AP-BSN's 5/2 (its own
-  # network, real sRGB noise) and 4/2 here lose more detail than they remove noise.
-  correlated_strides = (4, 1)
+  # Not chosen for correlated noise: on the camera simulator
+  # (docs/bench/correlated_schemes.md) blind-spot through pixel-shuffle lost
+  # 0.5-2 dB against the plain method at every stride the bench tried (4/1,
+  # 4/2, 4/2 with AP-BSN's refinement), where Neighbor2Neighbor's gained 1.8 dB.
+  # The strides stay settable.
+  correlated_strides = (1, 1)
 
   def inference_scheme(self, config):
     scheme = super().inference_scheme(config)
@@ -97,15 +116,19 @@ class BlindSpot(single_image.SingleImageMethod):
 
   def defaults_for_noise(self, config, kind):
     chosen = super().defaults_for_noise(config, kind)
-    if self.settings(config).line == 'auto':
+    settings = self.settings(config)
+    if settings.line == 'auto':
       chosen['blind_spot_line'] = LINE_FOR_KIND.get(kind, 'none')
+    line = chosen.get('blind_spot_line', settings.line)
+    if settings.line_span == CHOSEN_SPAN and line in ('rows', 'columns'):
+      chosen['blind_spot_line_span'] = chosen_span(config.data.crop_size)
     return chosen
 
   def elements(self, noisy, seed, config):
     from n2n.data import single_image_pairs  # pylint: disable=g-import-not-at-top
     settings = self.settings(config)
     return single_image_pairs.blind_spot_pair(noisy, settings.fraction, seed, line_of(settings),
-                                              settings.line_span)
+                                              line_span_of(settings))
 
   def held_out_view_loss(self, denoise, noisy, seed, config=None,
                          fraction=HELD_OUT_MASK_FRACTION):
@@ -119,7 +142,7 @@ class BlindSpot(single_image.SingleImageMethod):
     settings = self.settings(config) if config else Settings()
     pair = single_image_pairs.blind_spot_pair(tf.constant(noisy[np.newaxis], tf.float32),
                                               fraction, seed, line_of(settings),
-                                              settings.line_span)
+                                              line_span_of(settings))
     mask = pair['target_mask'][0].numpy()
     error = np.square(denoise(pair['input'][0].numpy()) - noisy) * mask
     return float(error.sum() / (mask.sum() * noisy.shape[-1]))

@@ -169,9 +169,7 @@ def check_training_inputs(config, strategy):
   precision = hardware.resolve_precision(config.run.precision, strategy)
   config = config_lib.resolve_data(config.resolved(), *data_format(manifests))
   config, noise_profile = _with_noise_correlation(config, files)
-  # Pixel-independent synthetic noise, or real captures as diagnosed.
-  kind = diagnosis_report.kind_of(noise_profile[0]) if noise_profile else 'independent'
-  config, chosen = config_lib.with_settings_for_noise(config, kind)
+  config, chosen = _with_settings_for_noise(config, noise_profile)
   run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:
@@ -179,6 +177,26 @@ def check_training_inputs(config, strategy):
                                            config.evaluation.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
                        _decide_cache(config, manifests), eval_images, noise_profile, chosen)
+
+
+def _with_settings_for_noise(config, noise_profile):
+  """(config with the method's settings left to the diagnosis chosen, {flag:
+  value} chosen): for pixel-independent synthetic noise or real captures as
+  diagnosed; none for real captures the diagnosis could not read (the
+  method's plain settings then apply, and nothing is recorded as chosen). A
+  resumed run keeps what it trained with (a run from before the choice, its
+  plain settings), whatever the diagnosis says now."""
+  if noise_profile is None and config.corruption.noise == config_lib.NO_NOISE:
+    return config, {}
+  kind = diagnosis_report.kind_of(noise_profile[0]) if noise_profile else 'independent'
+  config, chosen = config_lib.with_settings_for_noise(config, kind)
+  saved = run_dir.read_config(config.run.model_dir)
+  if chosen and saved is not None:
+    trained, _ = config_lib.with_settings_for_noise(config_lib.read_train_config(saved),
+                                                    'independent')
+    chosen = {flag: config_lib.flag_value(trained, flag) for flag in chosen}
+    config = config_lib.replace_settings(config, **chosen)
+  return config, chosen
 
 
 def _with_noise_correlation(config, files):

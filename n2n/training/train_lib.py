@@ -50,15 +50,22 @@ def _log_noise(config, profile, records):
   kind = diagnosis_report.kind_of(profile)
   method = methods_registry.get(config.method.name)
   if method.single_image and kind != 'independent' and method.assumes_independent_pixels(config):
+    if method.correlated_strides[0] > 1:
+      advice = (f'Leave --{method.flag_prefix}stride at 0 with crops a multiple of '
+                f'{method.crop_multiple * method.correlated_strides[0]} to let the diagnosis '
+                'choose pixel-shuffle strides')
+    else:
+      advice = ('--method=neighbor2neighbor trains through pixel-shuffle strides chosen for it '
+                '(docs/correlated_noise.md)')
     logging.warning('--method=%s as set assumes noise independent from pixel to pixel, but this '
                     'data\'s noise is %s (correlation at lag 1 %.2f): the network learns to '
-                    'keep much of it. Leave --%sstride at 0 to let the diagnosis choose '
-                    'pixel-shuffle strides; two captures of each scene, trained with '
+                    'keep much of it. %s; two captures of each scene, trained with '
                     '--method=pairs, need only independent captures.', config.method.name, kind,
-                    profile.correlation_lag1, method.flag_prefix)
+                    profile.correlation_lag1, advice)
 
 def _noise_kind(inputs):
-  """'correlated', 'rows'... of real captures as diagnosed, else 'pixel-independent'."""
+  """'correlated', 'rows'... of real captures as diagnosed, else 'pixel-independent
+  synthetic' (real captures the diagnosis cannot read have nothing chosen)."""
   if inputs.noise_profile:
     return diagnosis_report.kind_of(inputs.noise_profile[0])
   return 'pixel-independent synthetic'

@@ -90,3 +90,36 @@ def test_the_training_noise_is_diagnosed_and_recorded(tfrecord_dir, tmp_path):
   for noise, recorded in (('gaussian', 0.0), ('impulse', 0.0), ('text', -1.0)):
     checked = preflight.check_training_inputs(_config(tfrecord_dir, noise=noise), strategy)
     assert checked.config.data.noise_correlation == recorded and checked.noise_profile is None
+
+
+def test_the_diagnosis_chooses_the_scheme_unless_resuming_or_undiagnosed(tmp_path, monkeypatch):
+  """Camera captures (correlated): a single-image run gets its pixel-shuffle
+  strides; a run resumed from a config.json of before the choice keeps what it
+  trained with (stride 1); captures the diagnosis cannot read get nothing chosen."""
+  photos = os.path.join(REPO_ROOT, 'datasets', 'demo', 'val')
+  simulated_scenes.write_scenes(photos, str(tmp_path / 'raw'), captures=2, pipeline='camera',
+                                crop=192)
+  scene_writer.write_scene_dataset(str(tmp_path / 'raw'), str(tmp_path / 'records'))
+  strategy = tf.distribute.get_strategy()
+  config = _config(tmp_path / 'records', noise='none', method='neighbor2neighbor',
+                   crop_size=128, model_dir=str(tmp_path / 'run'))
+  checked = preflight.check_training_inputs(config, strategy)
+  assert checked.chosen_settings == {'neighbor2neighbor_stride': 2,
+                                     'neighbor2neighbor_inference_stride': 2}
+  assert checked.config.method.neighbor2neighbor.stride == 2
+  # Resuming a run whose config.json predates the strides: it trained at stride 1.
+  (tmp_path / 'run').mkdir()
+  legacy = json.loads(open(os.path.join(REPO_ROOT, 'tests', 'legacy',
+                                        'config_d35cebd_neighbor2neighbor.json')).read())
+  saved = config_lib.replace_settings(config_lib.read_train_config(legacy),
+                                      crop_size=128, model_dir=str(tmp_path / 'run'))
+  (tmp_path / 'run' / 'config.json').write_text(saved.to_json())
+  monkeypatch.setattr(preflight.run_dir, 'check_compatible', lambda *args: None)
+  checked = preflight.check_training_inputs(config, strategy)
+  assert checked.chosen_settings == {'neighbor2neighbor_stride': 1,
+                                     'neighbor2neighbor_inference_stride': 1}
+  monkeypatch.setattr(preflight.training_data, 'diagnose_records', lambda *args: (None, 0))
+  config = _config(tmp_path / 'records', noise='none', method='neighbor2neighbor',
+                   crop_size=128, model_dir=str(tmp_path / 'other'))
+  checked = preflight.check_training_inputs(config, strategy)
+  assert checked.chosen_settings == {} and checked.config.method.neighbor2neighbor.stride == 0
