@@ -1,10 +1,7 @@
-"""The schemes for spatially correlated noise learn what the plain methods
-cannot (issue 30): on noise correlated between neighbouring pixels, a method
-with its scheme gains more than without it, by a margin set from the spread
-of repeated runs (bench/correlated_schemes.py measures it at full size)."""
+"""Spatially correlated noise for learning tests: simulated data and a short
+training run's gain (tests/methods/test_*_learning.py)."""
 
 import numpy as np
-import pytest
 
 from n2n import config as config_lib
 from n2n.data import native_images
@@ -51,14 +48,6 @@ def write_correlated_data(root, rng, count=4, size=192, sigma=25.0, noise=None):
                                    noisy_images=True)
 
 
-# 300 steps of crop 128, batch 4, float32, on 4 images of 192 x 192 (35 s a run
-# on a 2-core AMD AVX512-BF16 host). Measured over seeds 1-3 (data seed 0):
-# gains 0.75-0.88 dB without the scheme, 1.06-1.21 dB with it; the difference
-# 0.28-0.33 dB, spread 0.05. The margin is half the smallest difference.
-STEPS = 300
-N2N_MARGIN_DB = 0.14
-
-
 def gain(root, name, steps, seed, crop_size=128, batch_size=4, **flags):
   """dB the run's network gains over the noisy captures it trained on."""
   config = config_lib.train_config(
@@ -69,31 +58,3 @@ def gain(root, name, steps, seed, crop_size=128, batch_size=4, **flags):
       seed=seed, **flags)
   scores, = train_lib.train_and_evaluate(config, distribute.create_strategy('default')).results
   return scores.mean_psnr - scores.mean_input_psnr
-
-
-@pytest.mark.slow
-def test_neighbor2neighbor_through_pixel_shuffle_gains_more_on_correlated_noise(tmp_path):
-  write_correlated_data(tmp_path, np.random.default_rng(0))
-  plain = gain(tmp_path, 'plain', STEPS, 1, method='neighbor2neighbor',
-               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1)
-  shuffled = gain(tmp_path, 'shuffled', STEPS, 1, method='neighbor2neighbor',
-                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2)
-  assert shuffled - plain > N2N_MARGIN_DB, (shuffled, plain)
-
-
-# Blind-spot, 200 steps of crop 64, batch 8, 5% masked, float32 (22 s a run). Over
-# seeds 1-4: gains -0.32 to 0.03 dB without lines, 0.25-0.64 dB with a 9-pixel
-# line; the difference 0.22-0.94 dB. The margin is half the smallest difference.
-LINE_STEPS = 200
-LINE_MARGIN_DB = 0.11
-
-
-@pytest.mark.slow
-def test_blind_spot_with_structn2v_lines_gains_more_on_noise_correlated_along_rows(tmp_path):
-  write_correlated_data(tmp_path, np.random.default_rng(0), noise=row_noise)
-  common = dict(method='blind_spot', crop_size=64, batch_size=8, blind_spot_fraction=0.05,
-                blind_spot_stride=1, blind_spot_inference_stride=1)
-  plain = gain(tmp_path, 'plain', LINE_STEPS, 1, blind_spot_line='none', **common)
-  lines = gain(tmp_path, 'lines', LINE_STEPS, 1, blind_spot_line='rows', blind_spot_line_span=9,
-               **common)
-  assert lines - plain > LINE_MARGIN_DB, (lines, plain)
