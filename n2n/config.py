@@ -437,10 +437,7 @@ def with_settings_for_noise(config, kind):
 
 def flag_value(config, flag):
   """The value of the setting train.py's flag `flag` names in a TrainConfig."""
-  value = config
-  for name in settings_lib.flag_specs(type(config), [flag])[flag].path:
-    value = getattr(value, name)
-  return value
+  return settings_lib.value_at(config, settings_lib.flag_specs(type(config), [flag])[flag].path)
 
 
 def training_noise_correlation(config):

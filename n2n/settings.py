@@ -151,13 +151,17 @@ def check_setting(spec, value):
     raise ValueError(f'--{spec.flag}={format_value(value)} must be <= {spec.maximum:g}')
 
 
+def value_at(config, path):
+  """The value at path (attribute names from the top config down) of a config."""
+  for name in path:
+    config = getattr(config, name)
+  return config
+
+
 def check_settings(config):
   """Checks every declared field of a (nested) config object."""
   for spec in settings_of(type(config)):
-    value = config
-    for name in spec.path:
-      value = getattr(value, name)
-    check_setting(spec, value)
+    check_setting(spec, value_at(config, spec.path))
 
 
 def from_dict(config_class, values):

@@ -241,7 +241,7 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), run_config, step, validation_psnr)
     try:
-      description = _description(folder, run_config, model.input_shape[-1], authors,
+      description = _description(folder, run_config, scheme, model.input_shape[-1], authors,
                                  license_id, name)
     except ValueError as error:  # pydantic's ValidationError: several lines per field
       raise ValueError('the BioImage Model Zoo description does not validate: '
@@ -280,14 +280,14 @@ def _write_files(folder, test_tensors, network_values, run_config, step, validat
     readme.write(_documentation(run_config, step, validation_psnr))
 
 
-def _description(folder, run_config, channels, authors, license_id, name):
-  """The v0.5 ModelDescr of the files in folder (_write_files, onnx_model.write_onnx)."""
+def _description(folder, run_config, scheme, channels, authors, license_id, name):
+  """The v0.5 ModelDescr of the files in folder (_write_files, onnx_model.write_onnx), its
+  halo and smallest input those of the run's inference scheme."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
   white_level = float(run_config.data.white_level)
   # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
   scaled = not normalization.rule_of(run_config).per_image
   downsampling = run_config.model.downsampling
-  scheme = methods_registry.get(run_config.method.name).inference_scheme(run_config)
   file_in = lambda name: bmz.FileDescr(source=os.path.join(folder, name))
   channel_names = ([bmz.Identifier('gray')] if channels == 1 else
                    [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])

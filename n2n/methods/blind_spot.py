@@ -26,11 +26,9 @@ MASKED_LOSS = 'masked_l2'
 HELD_OUT_MASK_FRACTION = 0.01
 
 
-# structN2V lines; 'auto' is chosen from the diagnosis of the training data.
+# structN2V lines ('rows' and 'columns' last); 'auto' is chosen from the
+# diagnosis of the training data.
 LINE_AXES = ('auto', 'none', 'rows', 'columns')
-# The diagnosis's kinds of line noise -> the line that hides it ('rows and
-# columns' too: one line per masked pixel; the column noise stays learnable).
-LINE_FOR_KIND = {'rows': 'rows', 'columns': 'columns', 'rows and columns': 'rows'}
 # --blind_spot_line_span 0: chosen with the line, this long where the crop allows.
 CHOSEN_SPAN = 0
 LONGEST_CHOSEN_SPAN = 63
@@ -77,7 +75,7 @@ def line_span_of(settings):
 def line_of(settings):
   """The structN2V line axis as the run uses it: None for 'none' and an
   unchosen 'auto' (a config from before the lines)."""
-  return settings.line if settings.line in ('rows', 'columns') else None
+  return settings.line if settings.line in LINE_AXES[2:] else None
 
 
 class BlindSpot(single_image.SingleImageMethod):
@@ -118,9 +116,12 @@ class BlindSpot(single_image.SingleImageMethod):
     chosen = super().defaults_for_noise(config, kind)
     settings = self.settings(config)
     if settings.line == 'auto':
-      chosen['blind_spot_line'] = LINE_FOR_KIND.get(kind, 'none')
+      # The line diagnose.py recommends for line noise (one per masked pixel:
+      # noise along rows and columns gets the rows', the column noise stays).
+      from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top  (numpy)
+      chosen['blind_spot_line'] = report.LINE_MASKS.get(kind, 'none')
     line = chosen.get('blind_spot_line', settings.line)
-    if settings.line_span == CHOSEN_SPAN and line in ('rows', 'columns'):
+    if settings.line_span == CHOSEN_SPAN and line in LINE_AXES[2:]:
       chosen['blind_spot_line_span'] = chosen_span(config.data.crop_size)
     return chosen
 
