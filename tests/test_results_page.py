@@ -231,3 +231,86 @@ def test_the_grid_refuses_to_train_from_a_changed_checkout_unless_allowed(tmp_pa
   assert 'would train' not in refused.stdout + refused.stderr
   allowed = grid('--allow_dirty')
   assert 'would train' in allowed.stdout + allowed.stderr
+
+
+def _correlated_run(name, own, own_input, val, scheme, colour=(0.001, -0.002, 0.0005)):
+  run = _run(name, 'l2', val)
+  run['levels'] = {'captures': {'final': val, 'best': val, 'best_step': 1200, 'input': 24.40,
+                                'curve': [[200, 25.0], [1200, val]],
+                                'correlation': {'pearson': 0.97, 'spearman': 0.8,
+                                                'offset': 0.01, 'evaluations': 6}}}
+  run.update(train_steps=1200, batch_size=4, crop_size=128, scheme=scheme,
+             own_captures={'psnr': own, 'input': own_input,
+                           'images': [{'name': 'a', 'psnr': own, 'input_psnr': own_input,
+                                       'colour_error': list(colour)}]})
+  return run
+
+
+def test_the_correlated_section_scores_each_scheme_and_states_the_camera_goal():
+  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+  own = {'n2nb': 25.50, 'n2nb_scheme': 27.60, 'blind_spot': 25.40, 'blind_spot_scheme': 24.90,
+         'n2n2': 27.70, 'n2c': 28.40}
+  schemes = {'n2nb_scheme': 'pixel-shuffle 2/2', 'blind_spot_scheme': 'pixel-shuffle 4/1'}
+  results = {f'correlated_camera_{variant}': _correlated_run(
+      f'correlated_camera_{variant}', psnr, 24.46, psnr - 0.5, schemes.get(variant, 'none'))
+             for variant, psnr in own.items()}
+  results['correlated_camera'] = {'diagnosis': {
+      'single': {'kind': 'correlated', 'correlation_x': [0.59, 0.15], 'correlation_y': [0.58, 0.14],
+                 'sigma': 0.0672, 'recommended': ['--noise=none', '--method=neighbor2neighbor']},
+      'pairs': {'kind': 'correlated', 'correlation_x': [0.58, 0.13], 'correlation_y': [0.58, 0.13],
+                'sigma': 0.0625}}}
+  peers = {'title': 'BM3D given the true sigma', 'datasets': {'correlated_camera': {
+      'own_captures': {'psnr': 26.00, 'images': [{'colour_error': [0.01, 0.0, 0.0]}]},
+      'validation': {'psnr': 25.00}, 'seconds_per_megapixel': 12.3}}}
+  page = '\n'.join(results_page.correlated_section(results_correlated, results, peers))
+  # Best single-image: Neighbor2Neighbor with its scheme, +3.14 over the input, -0.10 from N2N.
+  assert ('**Goal on the camera pipeline: the best single-image method at least 3 dB over the '
+          'input: met (+3.14 dB); within 1.5 dB of N2N on two captures: met (-0.10 dB).** The '
+          'best is Neighbor2Neighbor, with scheme') in page
+  assert '| input (noisy) | - | 24.46 | - | 24.40 | - | - | - | - |' in page
+  assert ('| Neighbor2Neighbor, with scheme | pixel-shuffle 2/2 | 27.60 | +3.14 | 27.10 | +2.70 | '
+          '0.5 | 50.0 | 5.0 min |') in page
+  assert '| blind-spot, no scheme | none | 25.40 | +0.94 | 24.90 | +0.50 |' in page
+  assert ('| BM3D given the true sigma | - | 26.00 | +1.54 | 25.00 | +0.60 | 2.6 | - | '
+          '12.3 s per megapixel |') in page
+  assert '| blind-spot, with scheme | 6 | 0.970 | 0.800 |' in page
+  assert ('| Camera pipeline (demosaiced raw noise) | correlated; correlation x/y at lags 1, 2: '
+          '0.59/0.58, 0.15/0.14; sigma 0.0672 | `--method=neighbor2neighbor` |') in page
+  assert '### sCMOS' not in page  # a dataset without runs is left out
+  results['correlated_camera_n2nb_scheme']['own_captures']['psnr'] = 25.0
+  page = '\n'.join(results_page.correlated_section(results_correlated, results))
+  assert 'input: missed (+1.04 dB); within 1.5 dB of N2N on two captures: missed (-2.20 dB)' in page
+
+
+def test_the_scheme_column_names_the_strides_and_line_each_run_trained_with():
+  from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  from n2n import settings as settings_lib  # pylint: disable=g-import-not-at-top
+  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+
+  def scheme(**flags):
+    return results_correlated.scheme_of(settings_lib.with_flag_values(config_lib.TrainConfig(),
+                                                                      flags))
+
+  assert scheme(method='pairs') == '-'
+  # 0 (left to train.py, which never ran here) trains as stride 1.
+  assert scheme(method='neighbor2neighbor') == 'none'
+  assert scheme(method='neighbor2neighbor', neighbor2neighbor_stride=2,
+                neighbor2neighbor_inference_stride=2) == 'pixel-shuffle 2/2'
+  assert scheme(method='blind_spot', blind_spot_stride=4, blind_spot_inference_stride=1,
+                blind_spot_refinement_passes=3) == 'pixel-shuffle 4/1, 3 refinement passes'
+  assert scheme(method='blind_spot', blind_spot_line='rows',
+                blind_spot_line_span=63) == 'structN2V rows, span 63'
+  assert scheme(method='blind_spot', blind_spot_line='none') == 'none'
+
+
+def test_each_scenes_first_capture_is_copied_whatever_its_format(tmp_path):
+  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+  for scene, extension in (('a', '.png'), ('b', '.tif')):
+    folder = tmp_path / 'scenes' / scene
+    folder.mkdir(parents=True)
+    for name in ('capture_00', 'capture_01', 'reference'):
+      (folder / f'{name}{extension}').write_bytes(f'{scene}/{name}'.encode())
+  results_correlated.copy_first_captures(tmp_path / 'scenes', tmp_path / 'first')
+  assert sorted(os.listdir(tmp_path / 'first')) == ['a.png', 'b.tif']
+  assert (tmp_path / 'first' / 'a.png').read_bytes() == b'a/capture_00'
+  assert (tmp_path / 'first' / 'b.tif').read_bytes() == b'b/capture_00'

@@ -3,6 +3,7 @@ page that shows it: docs/results.md, with pictures and PSNR curves.
 
   python tools/results_grid.py                    # the whole grid (about an hour on 2 cores)
   python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
+  python tools/results_grid.py --rows=correlated_camera   # one correlated-noise dataset
   python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
   python tools/results_grid.py --tta              # --tta on each row's N2N run, then the page
 
@@ -56,6 +57,7 @@ from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
+from tools import results_correlated  # pylint: disable=g-import-not-at-top
 from tools import results_single_image  # pylint: disable=g-import-not-at-top
 from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
@@ -105,9 +107,12 @@ RESULTS_DIR = os.path.join(DOCS, 'results')
 RESULTS_JSON = os.path.join(RESULTS_DIR, 'results.json')
 PICTURE_CROP = 160
 
-flags.DEFINE_list('rows', list(ROW_NAMES + results_single_image.SECTION_NAMES),
-                  f'Rows to run: any of {", ".join(ROW_NAMES)}, and the "One noisy image per '
-                  f'scene" sections {", ".join(results_single_image.SECTION_NAMES)}.')
+flags.DEFINE_list('rows', list(ROW_NAMES + results_single_image.SECTION_NAMES
+                               + results_correlated.DATASET_NAMES),
+                  f'Rows to run: any of {", ".join(ROW_NAMES)}, the "One noisy image per '
+                  f'scene" sections {", ".join(results_single_image.SECTION_NAMES)}, and the '
+                  f'"Real (spatially correlated) noise" datasets '
+                  f'{", ".join(results_correlated.DATASET_NAMES)}.')
 flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'), 'Where the runs go.')
 flags.DEFINE_boolean('retrain', False, 'Delete and retrain runs that are already complete.')
 flags.DEFINE_boolean('ablations', True, 'Also run each row\'s ablations.')
@@ -355,6 +360,35 @@ def single_image_section(section, results):
         'held-out loss (0-1 scale)'))
 
 
+def correlated_dataset(dataset, results):
+  """Runs one "Real (spatially correlated) noise" dataset (tools/results_correlated.py):
+  its data, diagnosis, runs and scores; draws its picture and curves into results."""
+  results_correlated.prepare_data(dataset)
+  runs = results_correlated.run_dataset(dataset, train_and_read, FLAGS.runs_dir)
+  results.update(runs)
+  variants = dataset.variants
+  model_dirs = {variant: os.path.join(FLAGS.runs_dir, f'{dataset.name}_{variant}')
+                for variant in variants}
+  results[dataset.name] = {
+      'diagnosis': results_correlated.diagnose(dataset),
+      'picture': picture(variants, model_dirs, os.path.join(RESULTS_DIR, f'{dataset.name}.png'))}
+  titles = results_correlated.VARIANT_TITLES
+  ordered = [runs[f'{dataset.name}_{variant}'] for variant in variants]
+  tag = next(iter(ordered[0]['levels']))
+  with open(os.path.join(RESULTS_DIR, f'{dataset.name}_psnr.svg'), 'w') as svg:
+    svg.write(svg_plot.line_chart(
+        [(titles[variant], run['levels'][tag]['curve']) for variant, run in
+         zip(variants, ordered)], f'{dataset.title}: validation PSNR', 'training step',
+        'PSNR (dB)', ('noisy input', ordered[0]['levels'][tag]['input'])))
+  with open(os.path.join(RESULTS_DIR, f'{dataset.name}_held_out.svg'), 'w') as svg:
+    svg.write(svg_plot.line_chart(
+        [(titles[variant], run['levels'][tag]['held_out_curve'])
+         for variant, run in zip(variants, ordered)
+         if variant in results_correlated.SINGLE_IMAGE_VARIANTS],
+        f'{dataset.title}: held-out loss (no reference)', 'training step',
+        'held-out loss (0-1 scale)'))
+
+
 def measure_tta(results):
   """results['tta'][run]: bench/tta_gain.measure of the N2N run of each of --rows
   (trained first if missing) and of the single-image sections' equal-step runs."""
@@ -375,9 +409,15 @@ def measure_tta(results):
           f'{measured[name]["cost"]:.2f}x the time', flush=True)
 
 
+def save(results):
+  """Writes results to RESULTS_JSON (after each row, so a stopped grid keeps what it measured)."""
+  with open(RESULTS_JSON, 'w') as results_file:
+    json.dump(results, results_file, indent=1)
+
+
 def main(argv):
   del argv
-  known = ROW_NAMES + results_single_image.SECTION_NAMES
+  known = ROW_NAMES + results_single_image.SECTION_NAMES + results_correlated.DATASET_NAMES
   unknown = set(FLAGS.rows) - set(known)
   if unknown:
     raise app.UsageError(f'--rows: unknown {", ".join(sorted(unknown))}; choose from '
@@ -413,23 +453,27 @@ def main(argv):
         results[run_name]['colour_check'] = images
       results[row.name]['colour_picture'] = colour_picture
     curves_svg(row, results, os.path.join(RESULTS_DIR, f'{row.name}_psnr.svg'))
-    with open(RESULTS_JSON, 'w') as results_file:
-      json.dump(results, results_file, indent=1)
+    save(results)
   sections = [section for section in results_single_image.SECTIONS
               if section.name in FLAGS.rows] if grid else []
   for section in sections:
     single_image_section(section, results)
-    with open(RESULTS_JSON, 'w') as results_file:
-      json.dump(results, results_file, indent=1)
+    save(results)
+  datasets = [dataset for dataset in results_correlated.DATASETS
+              if dataset.name in FLAGS.rows] if grid else []
+  for dataset in datasets:
+    correlated_dataset(dataset, results)
+    save(results)
   if FLAGS.tta:
     measure_tta(results)
-    with open(RESULTS_JSON, 'w') as results_file:
-      json.dump(results, results_file, indent=1)
+    save(results)
   from tools import results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
     page.write(results_page.render(ROWS, VARIANT_TITLES, results,
                                    colour_bar=colour_check.MAX_CHANNEL_ERROR,
-                                   single_image=results_single_image))
+                                   single_image=results_single_image,
+                                   correlated=results_correlated,
+                                   peers=results_correlated.read_peers()))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 

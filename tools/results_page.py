@@ -384,6 +384,159 @@ def single_image_section(single_image, results):
   return out
 
 
+def _own(run):
+  """(PSNR, input PSNR) of a correlated-noise run on its own training captures."""
+  return run['own_captures']['psnr'], run['own_captures']['input']
+
+
+def _largest_colour_shift(images):
+  """The largest channel-mean shift over images (colour_error, 0-1 scale), in 1/255."""
+  return 255 * max(abs(value) for image in images for value in image['colour_error'])
+
+
+def _correlated_goal_line(correlated, results):
+  measured = correlated.goal(results)
+  if measured is None:
+    return ''
+  best = correlated.VARIANT_TITLES[measured['variant']]
+  marked = _mark(results.get(f'{correlated.GOAL_DATASET}_{measured["variant"]}'),
+                 results.get(f'{correlated.GOAL_DATASET}_{correlated.REFERENCE}'))
+  return (f'**Goal on the camera pipeline: the best single-image method at least '
+          f'{correlated.GOAL_GAIN_DB:g} dB over the input: '
+          f'{"met" if measured["gain_met"] else "missed"} ({measured["gain"]:+.2f} dB); within '
+          f'{correlated.GOAL_GAP_DB:g} dB of N2N on two captures: '
+          f'{"met" if measured["gap_met"] else "missed"} ({measured["gap"]:+.2f} dB).** The best '
+          f'is {best}, on the nine photographs it trained on.{marked}')
+
+
+def _diagnosis_table(correlated, results):
+  lines = ['| data | from one capture of each (what a single-image user has) | recommended | '
+           'from two captures of each (measured) |', '|---|---|---|---|']
+  for dataset in correlated.DATASETS:
+    found = results.get(dataset.name, {}).get('diagnosis')
+    if not found:
+      continue
+
+    def read(source):
+      lags = ', '.join(f'{x:.2f}/{y:.2f}' for x, y in zip(source['correlation_x'][:2],
+                                                         source['correlation_y'][:2]))
+      return f'{source["kind"]}; correlation x/y at lags 1, 2: {lags}; sigma {source["sigma"]:.4f}'
+
+    flags = ' '.join(f'`{flag}`' for flag in found['single']['recommended']
+                     if flag != '--noise=none')
+    lines.append(f'| {dataset.title} | {read(found["single"])} | {flags} | '
+                 f'{read(found["pairs"])} |')
+  return '\n'.join(lines)
+
+
+def _correlated_table(dataset, correlated, results, peers):
+  """PSNR on the own captures and the validation scenes, scheme and cost per run."""
+  runs = [(variant, results[f'{dataset.name}_{variant}']) for variant in dataset.variants
+          if f'{dataset.name}_{variant}' in results]
+  reference = results[f'{dataset.name}_{correlated.REFERENCE}']
+  lines = ['| method | scheme | own captures (9) | gain | validation scenes (2) | gain | '
+           'largest colour shift (/255) | images/s | wall time |',
+           '|---|---|---|---|---|---|---|---|---|']
+  own_input = _own(reference)[1]
+  val_input = _final(reference)[1]
+  lines.append(f'| input (noisy) | - | {own_input:.2f} | - | {val_input:.2f} | - | - | - | - |')
+  for variant, run in runs:
+    own, _ = _own(run)
+    val, _ = _final(run)
+    lines.append(f'| {correlated.VARIANT_TITLES[variant]}{_mark(run)} | {run["scheme"]} | '
+                 f'{own:.2f} | {own - own_input:+.2f} | {val:.2f} | {val - val_input:+.2f} | '
+                 f'{_largest_colour_shift(run["own_captures"]["images"]):.1f} | '
+                 f'{run["images_per_second"]:.1f} | {_minutes(run["wall_seconds"])} |')
+  peer = (peers or {}).get('datasets', {}).get(dataset.name)
+  if peer:
+    own, val = peer['own_captures']['psnr'], peer['validation']['psnr']
+    lines.append(f'| {peers["title"]} | - | {own:.2f} | {own - own_input:+.2f} | {val:.2f} | '
+                 f'{val - val_input:+.2f} | '
+                 f'{_largest_colour_shift(peer["own_captures"]["images"]):.1f} | - | '
+                 f'{peer["seconds_per_megapixel"]:.1f} s per megapixel |')
+  return '\n'.join(lines)
+
+
+def _correlated_ranking_table(dataset, correlated, results):
+  lines = ['| run | evaluations | Pearson r (held-out loss, true MSE) | Spearman rho |',
+           '|---|---|---|---|']
+  for variant in dataset.variants:
+    run = results.get(f'{dataset.name}_{variant}')
+    level = next(iter(run['levels'].values())) if run else {}
+    found = level.get('correlation')
+    if found:
+      lines.append(f'| {correlated.VARIANT_TITLES[variant]}{_mark(run)} | '
+                   f'{found["evaluations"]} | {found["pearson"]:.3f} | {found["spearman"]:.3f} |')
+  return '\n'.join(lines)
+
+
+def correlated_section(correlated, results, peers=None):
+  """The "Real (spatially correlated) noise" section; [] before its runs exist.
+
+  peers: bench/correlated_peers.py's JSON (a classical method given the true
+  noise level, per dataset), or None.
+  """
+  datasets = [dataset for dataset in correlated.DATASETS
+              if f'{dataset.name}_{correlated.REFERENCE}' in results]
+  if not datasets:
+    return []
+  reference = results[f'{datasets[0].name}_{correlated.REFERENCE}']
+  out = [
+      '## Real (spatially correlated) noise',
+      '',
+      'Every table above has noise independent from pixel to pixel. A real camera\'s noise is '
+      'not: demosaicing, colour correction and JPEG spread each raw pixel\'s noise over its '
+      'neighbours, and an sCMOS camera adds an offset to whole rows. The single-image methods '
+      'assume the opposite (a blind-spot network predicts a pixel from its neighbours; '
+      'Neighbor2Neighbor trains one pixel against its neighbour), so on such noise they keep '
+      'much of it. Here they train with and without their correlated-noise schemes '
+      '(docs/correlated_noise.md): pixel-shuffle (AP-BSN) for Neighbor2Neighbor and blind-spot, '
+      'structN2V lines for blind-spot on row noise. Where a config gives no scheme, train.py '
+      'chooses it from its diagnosis of the training data; the "scheme" column says what each '
+      'run trained with.',
+      '',
+      'Data: two captures of each demo photograph from `datasets/make_noisy_scenes.py` (camera '
+      'pipeline: raw shot and read noise, demosaiced, colour-corrected, tone-mapped; the same as '
+      'JPEG at quality 90; the microscope pipeline: Poisson-Gaussian counts with row offsets), '
+      'the clean photograph as reference; the single-image methods see the first capture only. '
+      f'Budget: `configs/cpu/correlated_base.cfg`, {reference["train_steps"]} steps of batch '
+      f'{reference["batch_size"]}, {reference["crop_size"]}x{reference["crop_size"]} crops '
+      '(pixel-shuffle at stride 2 needs multiples of 128). "Own captures": the first capture of '
+      'each of the nine training photographs denoised by the finished model, the normal use of '
+      'a single-image method (N2C has trained against these references, so its figure there is '
+      'a ceiling, not a peer). "Validation scenes": the two demo validation photographs, '
+      'never trained on, at the last evaluation. Largest colour shift: the largest error of a '
+      'channel\'s mean over the own captures, which a colour cast would raise.',
+      '',
+      _correlated_goal_line(correlated, results),
+      '',
+      'What `diagnose.py` reads of each dataset\'s training captures (as `train.py` logs at '
+      'start), and what it recommends:',
+      '',
+      _diagnosis_table(correlated, results),
+      '',
+  ]
+  for dataset in datasets:
+    name = dataset.name
+    picture = results.get(name, {}).get('picture')
+    out += [f'### {dataset.title}', '', 'PSNR in dB:', '',
+            _correlated_table(dataset, correlated, results, peers), '',
+            'Does the held-out loss (no reference) still rank the evaluations as the true error '
+            'does?', '', _correlated_ranking_table(dataset, correlated, results), '']
+    if picture:
+      pictured = ' | '.join(correlated.VARIANT_TITLES[variant] for variant in picture['variants'])
+      marked = _mark(*(results.get(f'{name}_{variant}') for variant in picture['variants']))
+      out += [f'![{dataset.title}: noisy, {pictured}, clean](results/{name}.png)', '',
+              f'*{picture["image"]} (validation), a {picture["crop"][2]}x{picture["crop"][2]} '
+              f'crop at row {picture["crop"][0]}, column {picture["crop"][1]}: noisy | '
+              f'{pictured} | clean.*{marked}', '',
+              f'![{dataset.title}: validation PSNR over training](results/{name}_psnr.svg)'
+              f'{marked}', '',
+              f'![{dataset.title}: held-out loss over training](results/{name}_held_out.svg)'
+              f'{marked}', '']
+  return out
+
+
 def tta_section(results):
   """Test-time augmentation's gain and cost per measured run; [] before any."""
   measured = results.get('tta')
@@ -418,7 +571,7 @@ def tta_section(results):
   ]
 
 
-def provenance_banner(rows, results, single_image=None):
+def provenance_banner(rows, results, single_image=None, correlated=None):
   """How many runs and TTA measurements no commit reproduces, and the commands
   that remake them from a clean checkout; [] when every one names a commit."""
   runs = {name: run for name, run in results.items() if 'run' in run}
@@ -428,7 +581,8 @@ def provenance_banner(rows, results, single_image=None):
   if not (unreproducible or unmeasured):
     return []
   groups = [row.name for row in rows] + (
-      [section.name for section in single_image.SECTIONS] if single_image else [])
+      [section.name for section in single_image.SECTIONS] if single_image else []) + (
+      list(correlated.DATASET_NAMES) if correlated else [])
   rerun = [group for group in groups
            if any(name.startswith(f'{group}_') for name in unreproducible)]
   commands = []
@@ -447,7 +601,7 @@ def provenance_banner(rows, results, single_image=None):
   ]
 
 
-def _introduction(rows, results, single_image):
+def _introduction(rows, results, single_image, correlated=None):
   """The title, the provenance banner, the headline gap and the claim the page
   tests."""
   return [
@@ -456,7 +610,7 @@ def _introduction(rows, results, single_image):
       '*Written by `tools/results_grid.py` from the runs\' own evaluation logs; do not edit by '
       'hand.*',
       '',
-      *provenance_banner(rows, results, single_image),
+      *provenance_banner(rows, results, single_image, correlated),
       f'**{headline(rows, results)}**',
       '',
       'The paper\'s claim (Lehtinen et al. 2018, section 3) is that a network trained on noisy '
@@ -479,7 +633,8 @@ def _setup_section(runs):
   return [
       '## Setup',
       '',
-      f'- Budget, equal for every run: {first["train_steps"]} steps of batch '
+      f'- Budget, equal for every run but those of the correlated-noise section (its own, '
+      f'stated there): {first["train_steps"]} steps of batch '
       f'{first["batch_size"]}, {first["crop_size"]}x{first["crop_size"]} crops '
       f'({first["train_steps"] * first["batch_size"]:,} crops), Adam at 1e-3 with a cosine '
       'ramp-down over the last 30%, precision `auto` (mixed bfloat16 on CPUs with AVX512-BF16). '
@@ -564,7 +719,8 @@ def _best_section(rows, titles, results):
   ]
 
 
-def render(rows, titles, results, colour_bar=None, single_image=None):
+def render(rows, titles, results, colour_bar=None, single_image=None, correlated=None,
+           peers=None):
   """The page's markdown text.
 
   Args:
@@ -573,11 +729,15 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
       image's verdict is stored with it in results.json.
     single_image: tools/results_single_image (its sections, variants and
       titles), for the "One noisy image per scene" section; None leaves it out.
+    correlated: tools/results_correlated (its datasets, variants and goal), for
+      the "Real (spatially correlated) noise" section; None leaves it out.
+    peers: the classical peer's scores on those datasets
+      (bench/correlated_peers.py's JSON), or None.
   """
   runs = [run for run in results.values() if 'run' in run]
   if not runs:
     return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
-  out = _introduction(rows, results, single_image) + _setup_section(runs)
+  out = _introduction(rows, results, single_image, correlated) + _setup_section(runs)
   out += _tables_section(rows, titles, results)
   for row in rows:
     picture = results.get(row.name, {}).get('picture')
@@ -586,6 +746,8 @@ def render(rows, titles, results, colour_bar=None, single_image=None):
   out += colour_check_section(rows, titles, results, colour_bar)
   if single_image is not None:
     out += single_image_section(single_image, results)
+  if correlated is not None:
+    out += correlated_section(correlated, results, peers)
   out += tta_section(results)
   out += _best_section(rows, titles, results)
   return '\n'.join(out)
