@@ -94,9 +94,12 @@ def test_no_module_outside_the_registry_compares_method_names(tmp_path):
      {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
     ('neighbor2neighbor', 'rows', 128, {},
      {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
-    # Blind-spot through pixel-shuffle lost to the plain method on camera noise.
+    # Blind-spot trains at stride 4 and denoises at 1 (AP-BSN's asymmetry)...
     ('blind_spot', 'correlated', 128, {},
-     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
+     {'blind_spot_stride': 4, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
+    # ... or at the largest stride the crop allows (32 x 2 divides 64).
+    ('blind_spot', 'correlated', 64, {},
+     {'blind_spot_stride': 2, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
     ('blind_spot', 'rows', 128, {},
      {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows',
       'blind_spot_line_span': 63}),
