@@ -366,3 +366,30 @@ def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_expo
   # The BMZ package holds this ONNX graph and SavedModel (bioimageio_package.py
   # writes them with the same functions); the halo it declares for a scheme:
   # tests/exports/test_bioimageio_package.py.
+
+
+def test_tta_on_a_pixel_shuffle_run_averages_the_scheme_over_the_eight_orientations(
+    scheme_model_dir, tmp_path):
+  """--tta runs the run's inference scheme on each flipped and rotated copy:
+  against a numpy reference of the scheme, turned back and averaged."""
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(6)
+  image = smooth_image(rng, 128, 128)
+  _write(tmp_path / 'noisy' / 'a.png', [image])
+  values = image.astype(np.float32) / 255
+  network = restore.restore_model(str(scheme_model_dir)).network
+  turned_back = []
+  for flipped in (False, True):
+    for quarter_turns in range(4):
+      view = np.rot90(values[:, ::-1] if flipped else values, quarter_turns)
+      output = np.rot90(_reference_scheme(network, np.ascontiguousarray(view), 2, 2),
+                        -quarter_turns)
+      turned_back.append(output[:, ::-1] if flipped else output)
+  expected = np.round(np.clip(np.mean(turned_back, axis=0), 0, 1) * 255)
+  result = _denoise(f'--model={scheme_model_dir}', f'--input={tmp_path / "noisy"}',
+                    f'--output_dir={tmp_path / "out"}', '--precision=float32', '--tta')
+  assert result.returncode == 0, result.stderr[-3000:]
+  (from_run,) = native_images.read_pages(str(tmp_path / 'out' / 'a.png'))
+  assert np.abs(from_run.astype(int) - expected).max() <= 1
+  # One orientation alone is another image: the check can fail.
+  assert np.abs(np.round(np.clip(turned_back[0], 0, 1) * 255) - expected).max() > 1

@@ -1,7 +1,7 @@
 """Noise2Noise against Noise2Clean for every corruption at one CPU budget, and the
 page that shows it: docs/results.md, with pictures and PSNR curves.
 
-  python tools/results_grid.py                    # the whole grid (about an hour on 2 cores)
+  python tools/results_grid.py                    # the whole grid (about 2 hours on 2 cores)
   python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
   python tools/results_grid.py --rows=correlated_camera   # one correlated-noise dataset
   python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
@@ -229,7 +229,7 @@ def prepare_scene_data():
 
 
 def write_strip(panels, output_path):
-  """The centre PICTURE_CROP square of each [H, W, 3] panel, side by side, as PNG.
+  """The centre PICTURE_CROP square of each [H, W, 3 or 1] panel, side by side, as RGB PNG.
 
   Returns:
     [top, left, size] of the crop.
@@ -239,7 +239,9 @@ def write_strip(panels, output_path):
   gap = np.ones([PICTURE_CROP, 4, 3], np.float32)
   strip = []
   for panel in panels:
-    strip += [np.clip(panel[top:top + PICTURE_CROP, left:left + PICTURE_CROP], 0, 1), gap]
+    crop = np.clip(panel[top:top + PICTURE_CROP, left:left + PICTURE_CROP], 0, 1)
+    # Grayscale data (sCMOS) shows as gray RGB beside the gaps.
+    strip += [np.repeat(crop, 3, axis=2) if crop.shape[2] == 1 else crop, gap]
   pixels = np.round(np.concatenate(strip[:-1], axis=1) * 255).astype(np.uint8)
   tf.io.write_file(output_path, tf.io.encode_png(pixels))
   return [top, left, PICTURE_CROP]
@@ -371,6 +373,7 @@ def correlated_dataset(dataset, results):
                 for variant in variants}
   results[dataset.name] = {
       'diagnosis': results_correlated.diagnose(dataset),
+      'scenes': results_correlated.scene_counts(dataset),
       'picture': picture(variants, model_dirs, os.path.join(RESULTS_DIR, f'{dataset.name}.png'))}
   titles = results_correlated.VARIANT_TITLES
   ordered = [runs[f'{dataset.name}_{variant}'] for variant in variants]

@@ -406,7 +406,8 @@ def _correlated_goal_line(correlated, results):
           f'{"met" if measured["gain_met"] else "missed"} ({measured["gain"]:+.2f} dB); within '
           f'{correlated.GOAL_GAP_DB:g} dB of N2N on two captures: '
           f'{"met" if measured["gap_met"] else "missed"} ({measured["gap"]:+.2f} dB).** The best '
-          f'is {best}, on the nine photographs it trained on.{marked}')
+          f'is {best}, on the photographs it trained on (chosen by the references, which only '
+          f'a simulation has).{marked}')
 
 
 def _diagnosis_table(correlated, results):
@@ -420,7 +421,7 @@ def _diagnosis_table(correlated, results):
     def read(source):
       lags = ', '.join(f'{x:.2f}/{y:.2f}' for x, y in zip(source['correlation_x'][:2],
                                                          source['correlation_y'][:2]))
-      return f'{source["kind"]}; correlation x/y at lags 1, 2: {lags}; sigma {source["sigma"]:.4f}'
+      return f'{source["kind"]}; correlation x/y at lags 1, 2: {lags}'
 
     flags = ' '.join(f'`{flag}`' for flag in found['single']['recommended']
                      if flag != '--noise=none')
@@ -429,14 +430,30 @@ def _diagnosis_table(correlated, results):
   return '\n'.join(lines)
 
 
+def _peer_rows(dataset, peers, own_input, val_input):
+  """A row per peer (bench/correlated_peers.py's JSON) with scores on dataset."""
+  lines = []
+  for peer in (peers or {}).get('peers', {}).values():
+    scores = peer['datasets'].get(dataset.name)
+    if not scores:
+      continue
+    own, val = scores['own_captures']['psnr'], scores['validation']['psnr']
+    lines.append(f'| {peer["title"]}{_mark(peer)} | {scores.get("setting", "-")} | {own:.2f} | '
+                 f'{own - own_input:+.2f} | {val:.2f} | {val - val_input:+.2f} | '
+                 f'{_largest_colour_shift(scores["own_captures"]["images"]):.1f} | - | '
+                 f'{scores["cost"]} |')
+  return lines
+
+
 def _correlated_table(dataset, correlated, results, peers):
   """PSNR on the own captures and the validation scenes, scheme and cost per run."""
   runs = [(variant, results[f'{dataset.name}_{variant}']) for variant in dataset.variants
           if f'{dataset.name}_{variant}' in results]
   reference = results[f'{dataset.name}_{correlated.REFERENCE}']
-  lines = ['| method | scheme | own captures (9) | gain | validation scenes (2) | gain | '
-           'largest colour shift (/255) | images/s | wall time |',
-           '|---|---|---|---|---|---|---|---|---|']
+  counts = results.get(dataset.name, {}).get('scenes', {})
+  lines = [f'| method | scheme | own captures ({counts.get("own_captures", "?")}) | gain | '
+           f'validation scenes ({counts.get("validation", "?")}) | gain | largest colour shift '
+           '(/255) | images/s | cost |', '|---|---|---|---|---|---|---|---|---|']
   own_input = _own(reference)[1]
   val_input = _final(reference)[1]
   lines.append(f'| input (noisy) | - | {own_input:.2f} | - | {val_input:.2f} | - | - | - | - |')
@@ -446,35 +463,40 @@ def _correlated_table(dataset, correlated, results, peers):
     lines.append(f'| {correlated.VARIANT_TITLES[variant]}{_mark(run)} | {run["scheme"]} | '
                  f'{own:.2f} | {own - own_input:+.2f} | {val:.2f} | {val - val_input:+.2f} | '
                  f'{_largest_colour_shift(run["own_captures"]["images"]):.1f} | '
-                 f'{run["images_per_second"]:.1f} | {_minutes(run["wall_seconds"])} |')
-  peer = (peers or {}).get('datasets', {}).get(dataset.name)
-  if peer:
-    own, val = peer['own_captures']['psnr'], peer['validation']['psnr']
-    lines.append(f'| {peers["title"]} | - | {own:.2f} | {own - own_input:+.2f} | {val:.2f} | '
-                 f'{val - val_input:+.2f} | '
-                 f'{_largest_colour_shift(peer["own_captures"]["images"]):.1f} | - | '
-                 f'{peer["seconds_per_megapixel"]:.1f} s per megapixel |')
+                 f'{run["images_per_second"]:.1f} | {_minutes(run["wall_seconds"])} of '
+                 'training |')
+  lines += _peer_rows(dataset, peers, own_input, val_input)
   return '\n'.join(lines)
 
 
-def _correlated_ranking_table(dataset, correlated, results):
+def _ranking(dataset, correlated, results):
+  """(the held-out loss's ranking table, one line saying in which runs it ranks)."""
   lines = ['| run | evaluations | Pearson r (held-out loss, true MSE) | Spearman rho |',
            '|---|---|---|---|']
+  ranks, fails = [], []
   for variant in dataset.variants:
     run = results.get(f'{dataset.name}_{variant}')
     level = next(iter(run['levels'].values())) if run else {}
     found = level.get('correlation')
-    if found:
-      lines.append(f'| {correlated.VARIANT_TITLES[variant]}{_mark(run)} | '
-                   f'{found["evaluations"]} | {found["pearson"]:.3f} | {found["spearman"]:.3f} |')
-  return '\n'.join(lines)
+    if found and variant in correlated.SINGLE_IMAGE_VARIANTS:
+      title = correlated.VARIANT_TITLES[variant]
+      lines.append(f'| {title}{_mark(run)} | {found["evaluations"]} | {found["pearson"]:.3f} | '
+                   f'{found["spearman"]:.3f} |')
+      (ranks if found['spearman'] >= correlated.RANKS_SPEARMAN else fails).append(title)
+  if not (ranks or fails):
+    return '\n'.join(lines), ''
+  verdict = (f'The held-out loss ranks the evaluations as the true error does (Spearman rho at '
+             f'least {correlated.RANKS_SPEARMAN:g}) in {len(ranks)} of {len(ranks) + len(fails)} '
+             'runs')
+  verdict += f'; it stops doing so for {", ".join(fails)}.' if fails else '.'
+  return '\n'.join(lines), verdict
 
 
 def correlated_section(correlated, results, peers=None):
   """The "Real (spatially correlated) noise" section; [] before its runs exist.
 
-  peers: bench/correlated_peers.py's JSON (a classical method given the true
-  noise level, per dataset), or None.
+  peers: bench/correlated_peers.py's JSON (classical and CAREamics peers, per
+  dataset), or None.
   """
   datasets = [dataset for dataset in correlated.DATASETS
               if f'{dataset.name}_{correlated.REFERENCE}' in results]
@@ -490,28 +512,32 @@ def correlated_section(correlated, results, peers=None):
       'assume the opposite (a blind-spot network predicts a pixel from its neighbours; '
       'Neighbor2Neighbor trains one pixel against its neighbour), so on such noise they keep '
       'much of it. Here they train with and without their correlated-noise schemes '
-      '(docs/correlated_noise.md): pixel-shuffle (AP-BSN) for Neighbor2Neighbor and blind-spot, '
-      'structN2V lines for blind-spot on row noise. Where a config gives no scheme, train.py '
-      'chooses it from its diagnosis of the training data; the "scheme" column says what each '
-      'run trained with.',
+      '([correlated_noise.md](correlated_noise.md)): pixel-shuffle (AP-BSN) for '
+      'Neighbor2Neighbor and blind-spot, structN2V lines for blind-spot on row noise. Where a '
+      'config gives no scheme, train.py chooses it from its diagnosis of the training data; the '
+      '"scheme" column says what each run trained with.',
       '',
       'Data: two captures of each demo photograph from `datasets/make_noisy_scenes.py` (camera '
-      'pipeline: raw shot and read noise, demosaiced, colour-corrected, tone-mapped; the same as '
-      'JPEG at quality 90; the microscope pipeline: Poisson-Gaussian counts with row offsets), '
-      'the clean photograph as reference; the single-image methods see the first capture only. '
+      'pipeline: raw shot and read noise, demosaiced, colour-corrected, tone-mapped; the same '
+      'saved as JPEG at quality 90; the microscope pipeline: Poisson-Gaussian counts with row '
+      'offsets, 16-bit), the clean photograph as reference; the single-image methods see the '
+      'first capture only. '
       f'Budget: `configs/cpu/correlated_base.cfg`, {reference["train_steps"]} steps of batch '
       f'{reference["batch_size"]}, {reference["crop_size"]}x{reference["crop_size"]} crops '
       '(pixel-shuffle at stride 2 needs multiples of 128). "Own captures": the first capture of '
-      'each of the nine training photographs denoised by the finished model, the normal use of '
-      'a single-image method (N2C has trained against these references, so its figure there is '
-      'a ceiling, not a peer). "Validation scenes": the two demo validation photographs, '
-      'never trained on, at the last evaluation. Largest colour shift: the largest error of a '
-      'channel\'s mean over the own captures, which a colour cast would raise.',
+      'each training photograph denoised by the finished model, the normal use of a '
+      'single-image method (N2C has trained against these references, so its figure there is '
+      'a ceiling, not a peer). "Validation scenes": the demo validation photographs, never '
+      'trained on, at the last evaluation. Both are scored the same way, at denoise.py\'s '
+      'default precision. The sCMOS PSNR is on the scale each capture\'s percentiles set '
+      '(`--normalization=percentile`), rounded to 16-bit steps: comparable within its table, '
+      'not with the camera\'s 8-bit figures. Largest colour shift: the largest error of a '
+      'channel\'s mean over the own captures, which a colour cast would raise. Cost: the '
+      'training\'s wall time (a peer\'s: what it says).',
       '',
       _correlated_goal_line(correlated, results),
       '',
-      'What `diagnose.py` reads of each dataset\'s training captures (as `train.py` logs at '
-      'start), and what it recommends:',
+      'What `diagnose.py` reads of each dataset\'s training captures, and what it recommends:',
       '',
       _diagnosis_table(correlated, results),
       '',
@@ -519,10 +545,14 @@ def correlated_section(correlated, results, peers=None):
   for dataset in datasets:
     name = dataset.name
     picture = results.get(name, {}).get('picture')
+    ranking, verdict = _ranking(dataset, correlated, results)
+    notes = [note for (dataset_name, _), note in correlated.NO_SCHEME_NOTES.items()
+             if dataset_name == name]
     out += [f'### {dataset.title}', '', 'PSNR in dB:', '',
-            _correlated_table(dataset, correlated, results, peers), '',
+            _correlated_table(dataset, correlated, results, peers), '', *notes,
+            *([''] if notes else []),
             'Does the held-out loss (no reference) still rank the evaluations as the true error '
-            'does?', '', _correlated_ranking_table(dataset, correlated, results), '']
+            'does?', '', ranking, '', verdict, '']
     if picture:
       pictured = ' | '.join(correlated.VARIANT_TITLES[variant] for variant in picture['variants'])
       marked = _mark(*(results.get(f'{name}_{variant}') for variant in picture['variants']))
