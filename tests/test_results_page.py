@@ -199,7 +199,12 @@ def test_the_grids_own_outputs_do_not_make_the_label_unreproducible(tmp_path):
   (tmp_path / 'docs' / 'results').mkdir(parents=True)
   (tmp_path / 'docs' / 'results' / 'results.json').write_text('{}')
   (tmp_path / 'docs' / 'results.md').write_text('page')
+  (tmp_path / 'docs' / 'bench').mkdir()
+  (tmp_path / 'docs' / 'bench' / 'correlated_peers.json').write_text('{}')
   assert provenance.commit(tmp_path) == clean
+  (tmp_path / 'docs' / 'bench' / 'other.json').write_text('{}')
+  assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
+  (tmp_path / 'docs' / 'bench' / 'other.json').unlink()
   (tmp_path / 'docs' / 'results_helper.py').write_text('')
   assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
 
