@@ -91,8 +91,8 @@ def main():
   with open(os.path.join(args.output_dir, 'careamics.json'), 'w') as out:
     json.dump({'careamics': careamics.__version__, 'struct_axis': args.struct_axis,
                'struct_span': args.struct_span, 'seconds_asked': args.seconds,
-               'seconds_trained': round(trained, 1), 'patch_size': 64, 'batch_size': 16,
-               'n2v2': True}, out, indent=1)
+               'seconds_trained': round(trained, 1), 'steps': int(careamist.trainer.global_step),
+               'patch_size': 64, 'batch_size': 16, 'n2v2': True}, out, indent=1)
   print(f'trained {trained:.0f} s; outputs in {args.output_dir}')
 
 
