@@ -272,7 +272,8 @@ def test_the_correlated_section_scores_each_scheme_and_states_the_camera_goal():
   own = {'n2nb': 25.50, 'n2nb_scheme': 27.60, 'blind_spot': 25.40, 'blind_spot_scheme': 24.90,
          'n2n2': 27.70, 'n2c': 28.40}
   correlated, results = _correlated_results(own)
-  peers = {'peers': {'bm3d': {'title': 'BM3D 4.0.3', 'commit': 'abc1234', 'datasets': {
+  peers = {'peers': {'bm3d': {'title': 'BM3D 4.0.3', 'commit': 'abc1234', 'host': 'test CPU',
+                             'datasets': {
       'correlated_camera': {'own_captures': {'psnr': 26.00,
                                              'images': [{'colour_error': [0.01, 0.0, 0.0]}]},
                             'validation': {'psnr': 25.00}, 'setting': 'true sigma',
@@ -295,6 +296,7 @@ def test_the_correlated_section_scores_each_scheme_and_states_the_camera_goal():
             f'{psnr - 0.5 - 24.40:+.2f} | 0.5 | 50.0 | 5.0 min of training |') in page, variant
   assert ('| BM3D 4.0.3 | true sigma | 26.00 | +1.54 | 25.00 | +0.60 | 2.6 | - | '
           '12.3 s per megapixel |') in page
+  assert 'Measured on test CPU at commit abc1234.' in page
   # The ranking lists the single-image runs only, and says where it stops ranking.
   assert '| blind-spot, with scheme | 6 | 0.970 | 0.600 |' in page
   assert '| N2N (2 captures) | 6 |' not in page

@@ -492,6 +492,23 @@ def _ranking(dataset, correlated, results):
   return '\n'.join(lines), verdict
 
 
+def _peers_paragraph(peers):
+  """Where the peers' rows come from and how they ran; [] without peers."""
+  if not (peers or {}).get('peers'):
+    return []
+  hosts = sorted({peer['host'] for peer in peers['peers'].values()})
+  commits = sorted({peer['commit'] for peer in peers['peers'].values()})
+  return [
+      'Peers (`bench/correlated_peers.py`, optional extras, never in the tests), scored as the '
+      'runs are: BM3D (CBM3D for colour) given the true noise level, the standard deviation of '
+      'each capture minus its reference per channel, which only a simulation knows; CAREamics '
+      '(`bench/careamics_peer.py`, in its own PyTorch environment) trained on the same first '
+      'captures with its own defaults (N2V2; structN2V along rows on the sCMOS data) for the '
+      'wall time of n2n\'s blind-spot run of the same kind, its steps given beside it. '
+      f'Measured on {"; ".join(hosts)} at commit {", ".join(commits)}.',
+      '']
+
+
 def correlated_section(correlated, results, peers=None):
   """The "Real (spatially correlated) noise" section; [] before its runs exist.
 
@@ -535,6 +552,7 @@ def correlated_section(correlated, results, peers=None):
       'channel\'s mean over the own captures, which a colour cast would raise. Cost: the '
       'training\'s wall time (a peer\'s: what it says).',
       '',
+      *_peers_paragraph(peers),
       _correlated_goal_line(correlated, results),
       '',
       'What `diagnose.py` reads of each dataset\'s training captures, and what it recommends:',
