@@ -368,6 +368,7 @@ def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_expo
   # tests/exports/test_bioimageio_package.py.
 
 
+@pytest.mark.slow
 def test_tta_on_a_pixel_shuffle_run_averages_the_scheme_over_the_eight_orientations(
     scheme_model_dir, tmp_path):
   """--tta runs the run's inference scheme on each flipped and rotated copy:
