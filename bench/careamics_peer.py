@@ -12,6 +12,11 @@ environment (an optional extra, never in the tests; it imports no n2n code):
   python bench/correlated_peers.py --key=careamics_n2v2 --outputs=/tmp/careamics/n2v2 \
       --datasets=correlated_camera
 
+For the results page, --seconds was each dataset's runs/cpu/correlated_<dataset>_blind_spot
+wall_seconds in docs/results/results.json (_blind_spot_scheme's for structN2V on the
+sCMOS data, --struct_axis=horizontal), the outputs scored with --key=careamics_n2v2 and
+careamics_structn2v; and once --seconds=600 on the camera data, --key=careamics_n2v2_600s.
+
 It writes OUTPUT_DIR/{own_captures,validation}/SCENE.tif (float32, the
 captures' own units) and OUTPUT_DIR/careamics.json (what ran);
 bench/correlated_peers.py scores them exactly as n2n's runs are scored.

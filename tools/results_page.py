@@ -504,7 +504,8 @@ def _peers_paragraph(peers):
       'each capture minus its reference per channel, which only a simulation knows; CAREamics '
       '(`bench/careamics_peer.py`, in its own PyTorch environment) trained on the same first '
       'captures with its own defaults (N2V2; structN2V along rows on the sCMOS data) for the '
-      'wall time of n2n\'s blind-spot run of the same kind, its steps given beside it. '
+      'wall time of n2n\'s blind-spot run of the same kind (unless its cost says otherwise), '
+      'its steps given beside it. '
       f'Measured on {"; ".join(hosts)} at commit {", ".join(commits)}.',
       '']
 

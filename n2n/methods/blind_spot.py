@@ -98,13 +98,15 @@ class BlindSpot(single_image.SingleImageMethod):
     return MASKED_LOSS
 
   # Training stride 4, inference 1 on correlated noise: on the results page's
-  # camera simulator (docs/results.md, 1200 steps) it gained +1.67 dB over the
-  # input on the photographs trained on where the plain method gained +0.01
-  # (with JPEG +1.09 against +0.58). At 600 steps (docs/bench/correlated_schemes.md)
+  # camera simulator (docs/results.md, 1200 steps) it gained +1.68 dB over the
+  # input on the photographs trained on where the plain method gained +0.00
+  # (with JPEG +1.10 against +0.58). At 600 steps (docs/bench/correlated_schemes.md)
   # the plain method was ahead by 0.5 dB: the longer it trains, the more of the
   # correlated noise it learns to keep. Inference at 2 (AP-BSN's) and the
   # refinement lost there, so neither is chosen.
   correlated_strides = (4, 1)
+  line_noise_advice = ('Leave --blind_spot_line at auto to let the diagnosis choose a structN2V '
+                       'line along the noise')
 
   def inference_scheme(self, config):
     scheme = super().inference_scheme(config)

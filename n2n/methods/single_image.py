@@ -56,6 +56,10 @@ class SingleImageMethod(base.Method):
   def describe(self, config):
     return self.title
 
+  # What train.py's start-up warning advises for noise shared by whole rows or
+  # columns, which no pixel-shuffle stride separates.
+  line_noise_advice = ('No stride separates noise shared by whole lines; --method=blind_spot '
+                       'trains with a structN2V line chosen for it')
   # (training stride, inference stride) for spatially correlated noise, where
   # the diagnosis chooses them (n2n/diagnosis/report.py kinds 'correlated').
   correlated_strides = (1, 1)

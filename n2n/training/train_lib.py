@@ -50,7 +50,9 @@ def _log_noise(config, profile, records):
   kind = diagnosis_report.kind_of(profile)
   method = methods_registry.get(config.method.name)
   if method.single_image and kind != 'independent' and method.assumes_independent_pixels(config):
-    if method.correlated_strides[0] > 1:
+    if kind != 'correlated':
+      advice = method.line_noise_advice
+    elif method.correlated_strides[0] > 1:
       advice = (f'Leave --{method.flag_prefix}stride at 0 with crops a multiple of '
                 f'{method.crop_multiple * method.correlated_strides[0]} to let the diagnosis '
                 'choose pixel-shuffle strides')

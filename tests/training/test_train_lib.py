@@ -261,3 +261,27 @@ def test_a_single_image_method_on_correlated_captures_is_warned_at_start(
     assert logged['warning'][0].startswith(f'--method={method} as set assumes noise independent '
                                            'from pixel to pixel, but this data\'s noise is correlated '
                                            f'(correlation at lag 1 {correlation:.2f})')
+
+
+@pytest.mark.parametrize('method,scheme,advice', [
+    ('blind_spot', {'blind_spot_line': 'none'}, 'Leave --blind_spot_line at auto'),
+    ('neighbor2neighbor', {}, 'No stride separates noise shared by whole lines')])
+def test_the_warning_on_row_noise_advises_a_line_not_a_stride(method, scheme, advice,
+                                                              monkeypatch):
+  size = 2 * noise_statistics.MAX_LAG + 1
+  # Correlated along rows at every lag, not down columns: row noise.
+  profile = noise_statistics.NoiseProfile(
+      'single', 1, np.eye(size), np.full(noise_statistics.MAX_LAG, 0.3),
+      np.zeros(noise_statistics.MAX_LAG), np.array([0.5]), np.full((1, 1), 0.02),
+      np.zeros((1, 2)), 1000)
+  from n2n.diagnosis import report as diagnosis_report  # pylint: disable=g-import-not-at-top
+  assert diagnosis_report.kind_of(profile) == 'rows'
+  warnings = []
+  monkeypatch.setattr(train_lib.logging, 'info', lambda message, *args: None)
+  monkeypatch.setattr(train_lib.logging, 'warning',
+                      lambda message, *args: warnings.append(message % args))
+  config = config_lib.train_config(train_data='x', model_dir='m', noise='none', method=method,
+                                   **scheme)
+  train_lib._log_noise(config, profile, 4)  # pylint: disable=protected-access
+  assert len(warnings) == 1 and advice in warnings[0], warnings
+  assert 'crops a multiple' not in warnings[0]
