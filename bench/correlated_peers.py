@@ -96,7 +96,7 @@ def file_denoiser(path, scene_dir, config):
 
 
 def score_scenes(scenes, denoiser_of):
-  """(per-image score dicts, seconds per megapixel of each denoising) of
+  """(scoring.ImageScores, seconds per megapixel of each denoising) of
   denoiser_of(scene)'s output on each scene's first capture."""
   images, seconds = [], []
   for scene in scenes:
@@ -106,15 +106,8 @@ def score_scenes(scenes, denoiser_of):
     seconds.append((time.perf_counter() - start) / (scene.first.shape[0] * scene.first.shape[1]
                                                     / 1e6))
     level, = scoring.evaluate_scenes(lambda _, output=denoised: output, [scene])
-    image = level.images[0]
-    images.append({'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr,
-                   'colour_error': list(image.colour_error)})
+    images += level.images
   return images, seconds
-
-
-def summary(images):
-  return {'psnr': float(np.mean([image['psnr'] for image in images])),
-          'input': float(np.mean([image['input_psnr'] for image in images])), 'images': images}
 
 
 def peer_description(key, dataset):
@@ -171,7 +164,7 @@ def main(argv):
             os.path.join(FLAGS.outputs, dataset.name, part, f'{scene.name}.tif'),
             os.path.join(root, scene.name), config)
       images, times = score_scenes(scenes, denoiser_of)
-      scored[part] = summary(images)
+      scored[part] = results_correlated.summary(images)
       seconds += times
     if FLAGS.key == 'bm3d':
       cost = f'{np.median(seconds):.1f} s per megapixel'

@@ -353,13 +353,13 @@ def test_the_scheme_column_names_the_strides_and_line_each_run_trained_with():
 
 
 def test_each_scenes_first_capture_is_copied_whatever_its_format(tmp_path):
-  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+  from tools import results_single_image  # pylint: disable=g-import-not-at-top
   for scene, extension in (('a', '.png'), ('b', '.tif')):
     folder = tmp_path / 'scenes' / scene
     folder.mkdir(parents=True)
     for name in ('capture_00', 'capture_01', 'reference'):
       (folder / f'{name}{extension}').write_bytes(f'{scene}/{name}'.encode())
-  results_correlated.copy_first_captures(tmp_path / 'scenes', tmp_path / 'first')
+  results_single_image.copy_first_captures(tmp_path / 'scenes', tmp_path / 'first')
   assert sorted(os.listdir(tmp_path / 'first')) == ['a.png', 'b.tif']
   assert (tmp_path / 'first' / 'a.png').read_bytes() == b'a/capture_00'
   assert (tmp_path / 'first' / 'b.tif').read_bytes() == b'b/capture_00'

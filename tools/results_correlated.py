@@ -37,6 +37,7 @@ import sys
 import numpy as np
 
 from bench import reference_free_correlation
+from tools import results_single_image
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_ROOT = os.path.join(REPO_ROOT, 'data', 'correlated')
@@ -105,7 +106,8 @@ RANKS_SPEARMAN = 0.8
 
 def data_commands(dataset):
   """The commands (argv after python) making dataset's data, in order; the
-  first captures are copied between the third and the fourth (copy_first_captures)."""
+  first captures are copied between the third and the fourth
+  (results_single_image.copy_first_captures)."""
   folder = os.path.relpath(dataset.folder, REPO_ROOT)
   return (
       ['datasets/make_noisy_scenes.py', '--clean_dir=datasets/demo/train',
@@ -119,21 +121,6 @@ def data_commands(dataset):
       ['datasets/make_tfrecords.py', '--noisy_images', f'--input_dir={folder}/first_raw',
        f'--output_dir={folder}/first'],
   )
-
-
-def first_capture(scene_dir):
-  """The path of a scene folder's first capture (capture_00.<any extension>)."""
-  return os.path.join(scene_dir, next(name for name in sorted(os.listdir(scene_dir))
-                                      if os.path.splitext(name)[0] == 'capture_00'))
-
-
-def copy_first_captures(scenes_dir, output_dir):
-  """output_dir/SCENE.<ext>: each scene's first capture, the only capture a
-  single-image method may see."""
-  os.makedirs(output_dir, exist_ok=True)
-  for scene in sorted(os.listdir(scenes_dir)):
-    source = first_capture(os.path.join(scenes_dir, scene))
-    shutil.copyfile(source, os.path.join(output_dir, scene + os.path.splitext(source)[1]))
 
 
 def prepare_data(dataset):
@@ -151,7 +138,7 @@ def prepare_data(dataset):
   shutil.rmtree(dataset.folder, ignore_errors=True)
   for index, command in enumerate(commands):
     if index == 3:
-      copy_first_captures(os.path.join(dataset.folder, 'train_raw'),
+      results_single_image.copy_first_captures(os.path.join(dataset.folder, 'train_raw'),
                           os.path.join(dataset.folder, 'first_raw'))
     print(' '.join(command), flush=True)
     made = subprocess.run([sys.executable] + command, cwd=REPO_ROOT, capture_output=True,
@@ -240,8 +227,14 @@ def own_capture_scores(model_dir, dataset):
   scenes = eval_data.load_eval_scenes(os.path.join(dataset.folder, 'train_raw'),
                                       restored.run_config, flag_name='scenes')
   level, = scoring.evaluate_scenes(whole_images.make_denoiser(restored.model), scenes)
+  return summary(level.images)
+
+
+def summary(image_scores):
+  """{'psnr', 'input': mean dB, 'images': [{'name', 'psnr', 'input_psnr',
+  'colour_error'}]} of scoring.ImageScores (of images with references)."""
   images = [{'name': image.name, 'psnr': image.psnr, 'input_psnr': image.input_psnr,
-             'colour_error': list(image.colour_error)} for image in level.images]
+             'colour_error': list(image.colour_error)} for image in image_scores]
   return {'psnr': float(np.mean([image['psnr'] for image in images])),
           'input': float(np.mean([image['input_psnr'] for image in images])),
           'images': images}

@@ -68,13 +68,19 @@ SINGLE_CAPTURE_DATA_COMMANDS = (
 )
 
 
+def first_capture(scene_dir):
+  """The path of a scene folder's first capture (capture_00.<any extension>)."""
+  return os.path.join(scene_dir, next(name for name in sorted(os.listdir(scene_dir))
+                                      if os.path.splitext(name)[0] == 'capture_00'))
+
+
 def copy_first_captures(scenes_dir, output_dir):
-  """output_dir/SCENE.png: each scene's capture_00.png, the only capture a
+  """output_dir/SCENE.<ext>: each scene's first capture, the only capture a
   single-image method may see."""
   os.makedirs(output_dir, exist_ok=True)
   for scene in sorted(os.listdir(scenes_dir)):
-    shutil.copyfile(os.path.join(scenes_dir, scene, 'capture_00.png'),
-                    os.path.join(output_dir, f'{scene}.png'))
+    source = first_capture(os.path.join(scenes_dir, scene))
+    shutil.copyfile(source, os.path.join(output_dir, scene + os.path.splitext(source)[1]))
 
 
 def prepare_capture_data():
