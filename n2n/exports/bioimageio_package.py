@@ -37,6 +37,7 @@ from n2n.inference import whole_images
 from n2n.inference import exported_model
 from n2n.inference import tiling
 from n2n.methods import registry as methods_registry
+from n2n.model import receptive_field as receptive_field_lib
 from n2n.model import unet
 
 PACKAGE_NAME = 'bioimageio_model.zip'
@@ -60,59 +61,10 @@ def extras_installed():
       importlib.util.find_spec(name) for name in ('bioimageio.spec', 'bioimageio.core'))
 
 
-def _influence(downsampling, position, size=1024):
-  """Boolean [size]: the output pixels of a size-pixel row that the input pixel
-  at `position` reaches, from unet.build_unet's layer list in one dimension.
-
-  A 3x3 convolution spreads a pixel to its neighbours at its scale; a 2x2 max
-  pool merges the pair (2i, 2i + 1) into unit i; max-blur pooling a stride-1
-  max of (i, i + 1), then a 3-tap blur at stride 2, merges 2i - 1 to 2i + 2;
-  nearest upsampling repeats each unit twice; a skip concatenation joins two
-  paths. The top skip (the input before the last convolutions) is left out:
-  it lies inside the deep path's reach.
-  """
-  def conv(reached):
-    padded = np.pad(reached, 1)
-    return padded[:-2] | padded[1:-1] | padded[2:]
-
-  def pool(reached):
-    if downsampling == 'max_pool':
-      return reached[0::2] | reached[1::2]
-    maxed = reached | np.append(reached[1:], False)
-    padded = np.pad(maxed, 1)
-    return padded[0:-2:2] | padded[1:-1:2] | padded[2::2]
-
-  if downsampling not in unet.DOWNSAMPLINGS:
-    raise ValueError(f'downsampling={downsampling!r} is not one of '
-                     f'{", ".join(unet.DOWNSAMPLINGS)}')
-  reached = np.zeros(size, bool)
-  reached[position] = True
-  reached = pool(conv(conv(reached)))  # enc_conv0, enc_conv1, pool1
-  skips = [None]
-  for _ in range(2, 6):  # enc_conv{2..5}, pool{2..5}
-    skips.append(reached)
-    reached = pool(conv(reached))
-  reached = conv(reached)  # enc_conv6
-  for stage in range(5, 1, -1):  # upsample, concat, dec_conv{stage}a/b
-    reached = conv(conv(np.repeat(reached, 2) | skips[stage - 1]))
-  return conv(conv(conv(np.repeat(reached, 2))))  # dec_conv1a, dec_conv1b, dec_conv1
-
-
-def _reaches(downsampling):
-  """[(rows above, rows below)] an input pixel reaches in the output, for each
-  of its SIZE_MULTIPLE positions on the pooling grid."""
-  reaches = []
-  for phase in range(unet.SIZE_MULTIPLE):
-    position = 512 + phase
-    reached = np.nonzero(_influence(downsampling, position))[0]
-    reaches.append((position - reached.min(), reached.max() - position))
-  return reaches
-
-
 def receptive_field(downsampling='max_pool'):
   """The U-Net's receptive field in pixels along one axis: the most output pixels
   in a row one input pixel reaches (286 for max_pool, 350 for max_blur_pool)."""
-  return int(max(above + below + 1 for above, below in _reaches(downsampling)))
+  return receptive_field_lib.receptive_field(downsampling)
 
 
 def halo(downsampling='max_pool', scheme=None):
@@ -128,7 +80,7 @@ def halo(downsampling='max_pool', scheme=None):
   centre by up to 31 pixels, so with half of it the output pixels near a
   cropped tile's edge would still depend on pixels outside the tile.
   """
-  network = int(max(max(pair) for pair in _reaches(downsampling)))
+  network = receptive_field_lib.halo(downsampling)
   if scheme is None:
     return network
   reach = network * scheme.stride

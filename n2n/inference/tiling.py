@@ -1,13 +1,16 @@
-"""Denoising images of any size in bounded memory: overlapping tiles, blended.
+"""Denoising images and volumes of any size in bounded memory: overlapping tiles, blended.
 
 A tile's output is least reliable near its edges, where the network saw no
 context. Tiles overlap by `overlap` pixels and are blended with weights that
 ramp linearly across each overlap, so every output pixel is a weighted mean
 dominated by the tiles that saw it far from their edges, and no seam shows.
 Edges on the image border keep full weight: there the whole-image output has
-no more context either.
+no more context either. Volumes are tiled the same way along every spatial
+axis (z, y, x), each axis with its own tile length, overlap and multiple.
 """
 
+import functools
+import itertools
 import math
 
 import numpy as np
@@ -43,18 +46,19 @@ def pad_to_multiple(image, multiple=unet.SIZE_MULTIPLE):
   return reflect_pad(image, round_up(image.shape[0], multiple), round_up(image.shape[1], multiple))
 
 
-def balanced_tile(size, tile, overlap):
+def balanced_tile(size, tile, overlap, multiple=unet.SIZE_MULTIPLE):
   """The tile length along an axis of `size` pixels: no more than `tile`, as few
   tiles as `tile` needs, and then as short as a multiple of 32 allows.
 
   Every tile costs a full network pass, so shrinking the tiles until they just
   cover the axis removes the wasted overlap: 6000 x 4000 in tiles of at most
-  1024 costs 1.17x the image's pixels instead of 1.53x.
+  1024 costs 1.17x the image's pixels instead of 1.53x. `multiple`: the
+  network's size multiple along this axis (32; a 3D network's depth multiple).
   """
   if size <= tile:
-    return round_up(size)
+    return round_up(size, multiple)
   count = math.ceil((size - overlap) / (tile - overlap))
-  return min(tile, round_up(math.ceil((size - overlap) / count) + overlap))
+  return min(tile, round_up(math.ceil((size - overlap) / count) + overlap, multiple))
 
 
 def tile_starts(size, tile, overlap):
@@ -81,41 +85,57 @@ def _ramp(length, start, size, overlap):
   return weights
 
 
+def _per_axis(value, dims):
+  """An int (the same on every axis) or a sequence of dims ints -> tuple of dims ints."""
+  return (value,) * dims if isinstance(value, int) else tuple(value)
+
+
 def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT_OVERLAP,
-                  batch_tiles=1):
-  """Denoises one image tile by tile.
+                  batch_tiles=1, multiples=unet.SIZE_MULTIPLE):
+  """Denoises one image (or volume) tile by tile.
 
   Args:
-    image: [H, W, C] float32, any size.
+    image: [H, W, C] float32 (or [D, H, W, C] for a volume), any size.
     run_batch: fn([N, T, T, C] float32) -> [N, T, T, C] float32, the network
-      (T a multiple of 32).
-    tile_size: tile side in pixels, a multiple of 32; images that fit in one
-      tile are run whole (padded to a multiple of 32).
-    overlap: pixels neighbouring tiles share, < tile_size / 2.
+      ([N, Td, T, T, C] for volumes; each T a multiple of its axis' multiple).
+    tile_size: tile length in pixels, one int for every axis or one per
+      spatial axis, multiples of `multiples`; images that fit in one tile are
+      run whole (padded to the multiple).
+    overlap: pixels neighbouring tiles share (int or one per axis), < tile / 2.
     batch_tiles: tiles per run_batch call.
+    multiples: the network's size multiple, int or one per axis.
 
   Returns:
-    [H, W, C] float32.
+    float32 of image's shape.
   """
-  height, width, channels = image.shape
-  tile_h = balanced_tile(height, tile_size, overlap)
-  tile_w = balanced_tile(width, tile_size, overlap)
-  if tile_h > height or tile_w > width:
+  spatial = image.shape[:-1]
+  dims = len(spatial)
+  tile_sizes, overlaps = _per_axis(tile_size, dims), _per_axis(overlap, dims)
+  multiples = _per_axis(multiples, dims)
+  tiles = tuple(balanced_tile(size, tile, lap, multiple)
+                for size, tile, lap, multiple in zip(spatial, tile_sizes, overlaps, multiples))
+  if any(tile > size for tile, size in zip(tiles, spatial)):
     # Smaller than one tile along an axis: reflect-pad to the tile (as whole-image
-    # inference pads to a multiple of 32) and crop back afterwards.
-    padded = reflect_pad(image, tile_h, tile_w)
-    return denoise_tiled(padded, run_batch, tile_size, overlap, batch_tiles)[:height, :width]
-  output = np.zeros((height, width, channels), np.float32)
-  total_weight = np.zeros((height, width, 1), np.float32)
-  corners = [(top, left) for top in tile_starts(height, tile_h, overlap)
-             for left in tile_starts(width, tile_w, overlap)]
+    # inference pads to a multiple of 32) and crop back afterwards. numpy's
+    # 'reflect' reflects again when the pad exceeds the image.
+    padded = np.pad(image, [(0, max(0, tile - size)) for tile, size in zip(tiles, spatial)]
+                    + [(0, 0)], mode='reflect')
+    output = denoise_tiled(padded, run_batch, tile_sizes, overlaps, batch_tiles, multiples)
+    return output[tuple(slice(0, size) for size in spatial)]
+  output = np.zeros(image.shape, np.float32)
+  total_weight = np.zeros(spatial + (1,), np.float32)
+  corners = list(itertools.product(*[tile_starts(size, tile, lap)
+                                     for size, tile, lap in zip(spatial, tiles, overlaps)]))
   for first in range(0, len(corners), batch_tiles):
     chunk = corners[first:first + batch_tiles]
-    tiles = np.stack([image[top:top + tile_h, left:left + tile_w] for top, left in chunk])
-    for (top, left), denoised in zip(chunk, run_batch(tiles)):
-      weight = np.outer(_ramp(tile_h, top, height, overlap),
-                        _ramp(tile_w, left, width, overlap))[:, :, np.newaxis]
-      output[top:top + tile_h, left:left + tile_w] += weight * denoised
-      total_weight[top:top + tile_h, left:left + tile_w] += weight
+    windows = [tuple(slice(start, start + tile) for start, tile in zip(corner, tiles))
+               for corner in chunk]
+    batch = np.stack([image[window] for window in windows])
+    for corner, window, denoised in zip(chunk, windows, run_batch(batch)):
+      ramps = [_ramp(tile, start, size, lap)
+               for tile, start, size, lap in zip(tiles, corner, spatial, overlaps)]
+      weight = functools.reduce(np.multiply.outer, ramps)[..., np.newaxis]
+      output[window] += weight * denoised
+      total_weight[window] += weight
   output /= total_weight
   return output

@@ -255,3 +255,69 @@ class MaxBlurPool2D(keras.layers.Layer):
     batch, height, width, channels = input_shape
     half = lambda size: None if size is None else size // 2
     return (batch, half(height), half(width), channels)
+
+
+def conv3d_same_with_bias(inputs, kernel, bias):
+  """A stride-1 'same' 3D convolution plus bias, gradients summed in float32.
+
+  The 3D counterpart of conv2d_same_with_bias: TensorFlow's bias gradient
+  (BiasAddGrad) and, without AVX512-BF16 or AMX, its filter gradient sum in
+  bfloat16 when the compute dtype is bfloat16; a 3D crop has D times the
+  terms of a 2D one, so both are computed from float32 copies here.
+
+  Args:
+    inputs: [B, D, H, W, Cin] float tensor (float32 or bfloat16).
+    kernel: [kd, kh, kw, Cin, Cout], same dtype, odd sizes.
+    bias: [Cout], same dtype.
+
+  Returns:
+    [B, D, H, W, Cout] tensor of the inputs' dtype.
+  """
+
+  @tf.custom_gradient
+  def convolve(inputs, kernel, bias):
+    outputs = tf.nn.bias_add(tf.nn.conv3d(inputs, kernel, [1] * 5, 'SAME'), bias)
+
+    def gradient(output_gradient):
+      input_gradient = tf.raw_ops.Conv3DBackpropInputV2(
+          input_sizes=tf.shape(inputs), filter=kernel, out_backprop=output_gradient,
+          strides=[1] * 5, padding='SAME')
+      wide = lambda tensor: tf.cast(tensor, tf.float32)
+      kernel_gradient = tf.raw_ops.Conv3DBackpropFilterV2(
+          input=wide(inputs), filter_sizes=tf.shape(kernel), out_backprop=wide(output_gradient),
+          strides=[1] * 5, padding='SAME')
+      bias_gradient = tf.reduce_sum(output_gradient, axis=[0, 1, 2, 3])
+      return input_gradient, tf.cast(kernel_gradient, kernel.dtype), bias_gradient
+
+    return outputs, gradient
+
+  return convolve(inputs, kernel, bias)
+
+
+class Conv3DSame(keras.layers.Conv3D):
+  """keras.layers.Conv3D (odd kernel, stride 1, 'same', bias) via conv3d_same_with_bias.
+
+  Same variables and names as keras.layers.Conv3D; only the gradient differs.
+  """
+
+  def __init__(self, filters, kernel_size, **kwargs):
+    super().__init__(filters, kernel_size, padding='same', use_bias=True, **kwargs)
+    if (tuple(self.strides) != (1, 1, 1) or tuple(self.dilation_rate) != (1, 1, 1)
+        or self.data_format != 'channels_last' or self.groups != 1
+        or any(size % 2 == 0 for size in self.kernel_size)):
+      raise ValueError(f'Conv3DSame {self.name}: only odd kernels, stride 1, no dilation, '
+                       'one group, channels_last')
+
+  def call(self, inputs):
+    kernel = keras.ops.cast(self.kernel, self.compute_dtype)
+    bias = keras.ops.cast(self.bias, self.compute_dtype)
+    outputs = conv3d_same_with_bias(inputs, kernel, bias)
+    if self.activation is not None:
+      outputs = self.activation(outputs)
+    return outputs
+
+  def get_config(self):
+    config = super().get_config()
+    for fixed in ('padding', 'use_bias'):
+      config.pop(fixed, None)
+    return config

@@ -11,6 +11,13 @@ N2V2's changes against the checkerboard artefacts of blind-spot training
 (Hoeck et al. 2022) are options: max-blur-pool downsampling
 (conv.MaxBlurPool2D) and no top skip connection (the full-resolution input is
 not concatenated before the last convolutions, so the output cannot copy it).
+
+The 3D network (spatial_dims=3, for volumes and movies) is the same graph
+with 3x3x3 convolutions and the same channel counts. Its first 5 - z_pools
+stages pool and upsample only y and x, its last z_pools stages all three
+axes: on anisotropic data (z steps coarser than xy pixels) the xy resolution
+first catches up with z, as CARE's anisotropic networks do, and thin crops
+(few planes) still pass five stages.
 """
 
 import keras
@@ -21,21 +28,40 @@ ARCHITECTURE = 'n2n_unet'
 DOWNSAMPLINGS = ('max_pool', 'max_blur_pool')
 # Five pooling stages: spatial sizes must be multiples of 2**5.
 SIZE_MULTIPLE = 32
+STAGES = 5
+SPATIAL_DIMS = (2, 3)
 
 
-def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=True):
+def depth_multiple(z_pools):
+  """Crop depths of a 3D network with z_pools z-pooling stages must be multiples of this."""
+  return 2 ** z_pools
+
+
+def z_pooled_stages(z_pools):
+  """(bool per stage 1..5): whether that stage pools z; the last z_pools do."""
+  if not 0 <= z_pools <= STAGES:
+    raise ValueError(f'--z_pools={z_pools} must be 0 to {STAGES}')
+  return tuple(stage > STAGES - z_pools for stage in range(1, STAGES + 1))
+
+
+def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=True,
+          spatial_dims=2):
   # Gain^2 is 2 before a ReLU-like activation (He), 1 for the linear output.
   initializer = keras.initializers.VarianceScaling(2.0 if activation else 1.0, 'fan_in',
                                                    'truncated_normal', seed=seed)
-  conv = conv_lib.Conv2DSame(
-      filters,
-      3,
-      filter_gradient_mode=filter_gradient_mode,
-      kernel_initializer=initializer,
-      activation=None,
-      name=name,
-      dtype=dtype_policy,
-  )
+  if spatial_dims == 3:
+    conv = conv_lib.Conv3DSame(filters, 3, kernel_initializer=initializer, activation=None,
+                               name=name, dtype=dtype_policy)
+  else:
+    conv = conv_lib.Conv2DSame(
+        filters,
+        3,
+        filter_gradient_mode=filter_gradient_mode,
+        kernel_initializer=initializer,
+        activation=None,
+        name=name,
+        dtype=dtype_policy,
+    )
   if not activation:
     return conv
   relu = conv_lib.LeakyReLU(negative_slope=0.1, name=f'{name}_lrelu', dtype=dtype_policy)
@@ -60,8 +86,19 @@ def _resampling_layers(downsampling, upsampling, policy):
   return pool, up
 
 
+def _resampling_layers_3d(downsampling, policy, pooled_z):
+  """As _resampling_layers for 3D: fn(name, stage) -> layer, z pooled where pooled_z says."""
+  if downsampling != 'max_pool':
+    raise ValueError(f'--downsampling={downsampling} has no 3D network; use max_pool')
+  size = lambda stage: (2 if pooled_z[stage - 1] else 1, 2, 2)
+  pool = lambda name, stage: keras.layers.MaxPooling3D(size(stage), name=name, dtype=policy)
+  up = lambda name, stage: keras.layers.UpSampling3D(size(stage), name=name, dtype=policy)
+  return pool, up
+
+
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
-               upsampling='repeat', downsampling='max_pool', top_skip=True):
+               upsampling='repeat', downsampling='max_pool', top_skip=True, spatial_dims=2,
+               z_pools=3):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -83,11 +120,17 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     top_skip: concatenate the input before the last convolutions (the paper);
       False: N2V2's network without it (dec_conv1a's kernel then takes
       `channels` fewer inputs, so checkpoints of the two do not mix).
+    spatial_dims: 2 (images) or 3 (volumes; max_pool only; upsampling is
+      UpSampling3D's repeat either way).
+    z_pools: 3D only: how many of the five stages (the last ones) pool z.
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
-    value range, noisy inputs are not clipped) to [B, H, W, channels] float32.
+    value range, noisy inputs are not clipped) to [B, H, W, channels] float32;
+    in 3D [B, D, H, W, channels] to the same, D a multiple of 2**z_pools.
   """
+  if spatial_dims not in SPATIAL_DIMS:
+    raise ValueError(f'--spatial_dims={spatial_dims} must be 2 or 3')
   policy = keras.DTypePolicy(precision)
   convs_made = []
 
@@ -95,33 +138,39 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     # Each layer its own initializer seed: one shared seed would repeat kernels.
     layer_seed = None if seed is None else seed * 100 + len(convs_made)
     convs_made.append(name)
-    return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation)
+    return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation,
+                 spatial_dims)
 
-  inputs = keras.Input(shape=(None, None, channels), name='noisy')
+  inputs = keras.Input(shape=(None,) * spatial_dims + (channels,), name='noisy')
   # Centred in float32 before any cast: in bfloat16 first, inputs in [0.5, 1)
   # would be rounded to steps of 2^-8 before the subtraction.
   centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
 
-  pool, up = _resampling_layers(downsampling, upsampling, policy)
+  if spatial_dims == 3:
+    pool, up = _resampling_layers_3d(downsampling, policy, z_pooled_stages(z_pools))
+  else:
+    pool_2d, up_2d = _resampling_layers(downsampling, upsampling, policy)
+    pool = lambda name, stage: pool_2d(name)
+    up = lambda name, stage: up_2d(name)
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
   x = conv(48, 'enc_conv0')(centred)
   x = conv(48, 'enc_conv1')(x)
   skips = [centred]
-  x = pool('pool1')(x)
+  x = pool('pool1', 1)(x)
   for stage in range(2, 6):
     skips.append(x)
     x = conv(48, f'enc_conv{stage}')(x)
-    x = pool(f'pool{stage}')(x)
+    x = pool(f'pool{stage}', stage)(x)
   x = conv(48, 'enc_conv6')(x)
 
   for stage in range(5, 1, -1):
-    x = up(f'upsample{stage}')(x)
+    x = up(f'upsample{stage}', stage)(x)
     x = concat(f'concat{stage}')([x, skips[stage - 1]])
     x = conv(96, f'dec_conv{stage}a')(x)
     x = conv(96, f'dec_conv{stage}b')(x)
 
-  x = up('upsample1')(x)
+  x = up('upsample1', 1)(x)
   if top_skip:
     x = concat('concat1')([x, skips[0]])
   x = conv(64, 'dec_conv1a')(x)
