@@ -33,6 +33,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
 from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
+from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('input_dir', None, 'Folder of images (or of scene folders), searched '
                     'recursively.')
@@ -47,6 +48,10 @@ flags.DEFINE_float('white_level', 0.0, 'With --scenes or --noisy_images: the pix
                    '0: the dtype maximum (1.0 for float data).', lower_bound=0.0)
 flags.DEFINE_boolean('skip_bad_scenes', False, 'With --scenes: skip scenes that break the rules '
                      'with one warning each, instead of stopping with nothing written.')
+flags.DEFINE_string('axes', '', 'With --scenes or --noisy_images: the axes of TIFF stacks whose '
+                    'files do not say them, in file order (e.g. ZYX for a z-stack, TYX for a '
+                    'movie). Stacks (volumes, or movies with time as depth) train with '
+                    '--spatial_dims=3.')
 flags.DEFINE_integer('num_shards', 0, 'Number of shards; 0 sizes them at about 150 MB each.')
 flags.DEFINE_integer('min_size', 256, 'Skip images whose shorter side is below this, in pixels '
                      '(clean images only).')
@@ -66,11 +71,12 @@ def main(argv):
     if FLAGS.scenes or FLAGS.noisy_images:
       scene_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
                                        FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
-                                       FLAGS.skip_bad_scenes, noisy_images=FLAGS.noisy_images)
+                                       FLAGS.skip_bad_scenes, noisy_images=FLAGS.noisy_images,
+                                       axes=volumes.parse_axes_flag(FLAGS.axes))
     else:
-      if FLAGS.white_level:
-        raise ValueError('--white_level applies to --scenes and --noisy_images only (clean '
-                         'images are 8-bit)')
+      if FLAGS.white_level or FLAGS.axes:
+        raise ValueError(f'--{"white_level" if FLAGS.white_level else "axes"} applies to '
+                         '--scenes and --noisy_images only (clean images are 8-bit RGB)')
       dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
                                    FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
 

@@ -55,9 +55,21 @@ class ModelConfig:
   top_skip: bool = setting(True, 'Concatenate the input before the last convolutions (the '
                            'paper). N2V2 leaves it out for blind-spot training, so the output '
                            'cannot copy the noisy input.')
+  spatial_dims: int = setting(0, '2: the image U-Net; 3: the same U-Net with 3x3x3 '
+                              'convolutions, for volumes and movies (time as depth). 0: as the '
+                              'training data (3 for datasets of TIFF stacks).', minimum=0,
+                              maximum=3)
+  z_pools: int = setting(3, '3D only: how many of the five pooling stages (the last ones) also '
+                         'pool z; the first ones pool only y and x, so anisotropic data (z steps '
+                         'coarser than xy pixels) reach even voxels first and thin crops pass '
+                         'every stage. 3 suits z steps about 4x the pixel size (CARE pools z '
+                         'less on anisotropic data too). Crop depths are multiples of '
+                         '2**z_pools.', minimum=0, maximum=5)
 
   def __post_init__(self):
     check_settings(self)
+    if self.spatial_dims == 1:
+      raise ValueError('--spatial_dims=1 must be 2 or 3 (0: as the training data)')
     if self.channels == 2:
       raise ValueError(f'--channels={self.channels} must be 1 or 3')
 
@@ -90,6 +102,8 @@ class DataConfig:
       'built from this folder into the folder --train_data names (or its glob\'s folder).')
   crop_size: int = setting(256, 'Square training crop in pixels (the U-Net pools five times).',
                            multiple_of=32)
+  crop_depth: int = setting(16, '3D only: the training crop\'s depth in planes (a multiple of '
+                            '2**--z_pools).', minimum=1)
   crops_per_image: int = setting(4, 'Random crops taken per decoded training image.', minimum=1)
   cache: str = setting('auto', 'Keep decoded training images in memory. auto: when the dataset '
                        'manifest says they fit in --cache_budget_mb.', choices=CACHE_MODES)
@@ -114,6 +128,8 @@ class DataConfig:
   dtype: str = derived('uint8', legacy_key='data_dtype')
   channels: int = derived(CLEAN_IMAGE_CHANNELS, legacy_key='data_channels')
   white_level: float = derived(255.0, legacy_key='white_level')
+  # 3 for datasets of TIFF stacks (the manifest's spatial_dims).
+  spatial_dims: int = derived(2)
   # The training noise's correlation between neighbouring pixels (lag 1, the
   # larger of x and y): 0 for pixel-independent synthetic noise, the
   # diagnosis of real captures (n2n/diagnosis), -1 where not known (text, runs
@@ -404,12 +420,14 @@ def _default_loss(noise):
   return 'l2' if noise == NO_NOISE else catalog.get_spec(noise).default_loss
 
 
-def resolve_data(config, data_channels, data_dtype, white_level):
-  """config with what the training data decides: the model's channels (where
-  --channels is 0), the data's channels, pixel type and white level."""
-  model = dataclasses.replace(config.model, channels=config.model.channels or data_channels)
+def resolve_data(config, data_channels, data_dtype, white_level, data_spatial_dims=2):
+  """config with what the training data decides: the model's channels and
+  spatial dimensions (where --channels and --spatial_dims are 0), the data's
+  channels, pixel type, white level and spatial dimensions."""
+  model = dataclasses.replace(config.model, channels=config.model.channels or data_channels,
+                              spatial_dims=config.model.spatial_dims or int(data_spatial_dims))
   data = dataclasses.replace(config.data, channels=int(data_channels), dtype=data_dtype,
-                             white_level=float(white_level))
+                             white_level=float(white_level), spatial_dims=int(data_spatial_dims))
   return dataclasses.replace(config, model=model, data=data)
 
 
@@ -455,6 +473,13 @@ def training_noise_correlation(config):
 def model_channels(config):
   """The network's channel count; an unresolved 0 means clean-image data (RGB)."""
   return config.model.channels or CLEAN_IMAGE_CHANNELS
+
+
+def model_spatial_dims(config_or_model):
+  """2 or 3: the network's spatial dimensions (a TrainConfig or a ModelConfig);
+  an unresolved 0 means 2 (every run from before 3D existed)."""
+  model = getattr(config_or_model, 'model', config_or_model)
+  return model.spatial_dims or 2
 
 
 @dataclasses.dataclass(frozen=True)
@@ -538,12 +563,45 @@ class DenoiseConfig:
       minimum=0, maximum=9)
   prefetch: int = setting(2, 'Files read and decoded ahead, and encoded and written behind, '
                           'while the network runs (0: one after the other).', minimum=0)
+  axes: str = setting('', 'With a 3D run (--spatial_dims=3): the axes of TIFF stacks whose '
+                      'files do not say them, in file order, e.g. ZYX or TYX (a movie: time is '
+                      'the depth the network sees). Empty: as each file says.')
+  volume_tile: str = setting('32,128,128', 'With a 3D run: the tile\'s depth, height and width '
+                             'in voxels (depth a multiple of 2**z_pools, height and width of '
+                             '32); larger stacks are denoised in overlapping tiles.')
+  volume_overlap: str = setting('8,32,32', 'With a 3D run: voxels neighbouring tiles share and '
+                                'blend over, in z, y and x.')
 
   def __post_init__(self):
     check_settings(self)
     if self.tile_overlap * 2 >= self.tile_size:
       raise ValueError(f'--tile_overlap={self.tile_overlap} must be less than half of '
                        f'--tile_size={self.tile_size}')
+    tile, overlap = volume_tiling(self)
+    for axis, size, shared in zip('zyx', tile, overlap):
+      if shared * 2 >= size:
+        raise ValueError(f'--volume_overlap={self.volume_overlap}: the {axis} overlap {shared} '
+                         f'must be less than half of the tile\'s {size}')
+
+
+def _three_sizes(value, flag, minimum):
+  try:
+    sizes = tuple(int(part) for part in value.split(','))
+  except ValueError:
+    sizes = ()
+  if len(sizes) != 3 or min(sizes) < minimum:
+    raise ValueError(f'--{flag}={value} must be three whole numbers of at least {minimum}, '
+                     'depth,height,width')
+  return sizes
+
+
+def volume_tiling(config):
+  """((depth, height, width) of 3D tiles, (z, y, x) overlaps) of a DenoiseConfig."""
+  tile = _three_sizes(config.volume_tile, 'volume_tile', 1)
+  if tile[1] % 32 or tile[2] % 32:
+    raise ValueError(f'--volume_tile={config.volume_tile}: height and width must be multiples '
+                     'of 32')
+  return tile, _three_sizes(config.volume_overlap, 'volume_overlap', 0)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -602,8 +660,17 @@ def model_config_from_dict(config_dict):
   return from_dict(ModelConfig, model)
 
 
+def _effective_model(model):
+  """model with what builds the same network written alike: spatial_dims 0
+  (runs from before 3D) as 2, and z_pools, which 2D networks ignore, as 0."""
+  spatial_dims = model_spatial_dims(model)
+  return dataclasses.replace(model, spatial_dims=spatial_dims,
+                             z_pools=model.z_pools if spatial_dims == 3 else 0)
+
+
 def differing_model_fields(saved, requested):
   """Names of ModelConfig fields that differ, as 'field: saved -> requested'."""
+  saved, requested = _effective_model(saved), _effective_model(requested)
   return [
       f'{field.name}: {getattr(saved, field.name)!r} -> {getattr(requested, field.name)!r}'
       for field in dataclasses.fields(ModelConfig)

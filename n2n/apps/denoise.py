@@ -24,7 +24,9 @@ from n2n import config as config_lib
 from n2n import config_flags
 from n2n import hardware
 from n2n.inference import file_batch
+from n2n.data import volumes
 from n2n.inference import noisy_files
+from n2n.inference import noisy_volumes
 from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import loading
@@ -62,6 +64,17 @@ def load_network(config):
   return network
 
 
+def denoise_function(network, config):
+  """The network as fn(network values) -> same: over images, or over volumes for a 3D run."""
+  if noisy_volumes.is_volume_run(network.run_config):
+    if config.tta:
+      raise ValueError('--tta averages 2D flips and rotations; a 3D run does not take it yet')
+    tile, overlap = config_lib.volume_tiling(config)
+    return loading.volume_function(network, tile, overlap, config.batch_tiles)
+  return loading.image_function(network, config.tile_size, config.tile_overlap,
+                                config.batch_tiles, config.tta)
+
+
 def main(argv):
   program = os.path.basename(argv[0])
   with apps.configured(argv, config_lib.DenoiseConfig) as config:
@@ -70,11 +83,10 @@ def main(argv):
     if shard:
       print(f'shard {shard}: {len(jobs)} of the {planned} planned files', flush=True)
     noisy_files.check_white_level_override(network.run_config, config.white_level)
-    denoise = loading.image_function(network, config.tile_size, config.tile_overlap,
-                                     config.batch_tiles, config.tta)
+    denoise = denoise_function(network, config)
     summary = file_batch.denoise_files(jobs, denoise, network.channels, network.run_config,
                                   config.overwrite, config.white_level, config.prefetch,
-                                  config.png_compression)
+                                  config.png_compression, volumes.parse_axes_flag(config.axes))
     print(file_batch.format_summary(summary, len(jobs), network.source))
   if summary.exit_status == file_batch.EXIT_NOTHING:
     print(f'{program}: error: no file could be denoised', file=sys.stderr)

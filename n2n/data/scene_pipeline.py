@@ -20,7 +20,7 @@ from n2n.data import rgb_images
 from n2n.data import tfrecord
 
 
-def scene_pair(scene, target, dtype, data_channels, seed):
+def scene_pair(scene, target, dtype, data_channels, seed, decode=tfrecord.decode_pixels):
   """Two different captures of one scene (or a capture and its reference), native pixels.
 
   Args:
@@ -28,10 +28,12 @@ def scene_pair(scene, target, dtype, data_channels, seed):
     target: 'noisy' (a second capture) or 'clean' (the reference).
     dtype: the captures' tf.DType; data_channels: their channel count.
     seed: [2] int32 stateless seed.
+    decode: fn(serialized, dtype, channels) -> pixels (tfrecord.decode_volume
+      for stacks).
 
   Returns:
-    [H, W, 2 * data_channels] of dtype: input channels, then target channels;
-    and the input capture's index.
+    [H, W, 2 * data_channels] of dtype ([D, H, W, ...] for stacks): input
+    channels, then target channels; and the input capture's index.
   """
   count = tf.shape(scene['captures'])[0]
   first = tf.random.stateless_uniform([], seed, 0, count, dtype=tf.int32)
@@ -41,8 +43,8 @@ def scene_pair(scene, target, dtype, data_channels, seed):
     # A uniformly drawn different capture: an offset of 1..count-1.
     offset = tf.random.stateless_uniform([], seed + 1, 1, count, dtype=tf.int32)
     target_bytes = scene['captures'][(first + offset) % count]
-  decode = lambda data: tfrecord.decode_pixels(data, dtype, data_channels)
-  return tf.concat([decode(scene['captures'][first]), decode(target_bytes)], axis=-1), first
+  pixels = lambda data: decode(data, dtype, data_channels)
+  return tf.concat([pixels(scene['captures'][first]), pixels(target_bytes)], axis=-1), first
 
 
 def with_capture_maps(scene, dtype, data_channels, rule):

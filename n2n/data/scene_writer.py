@@ -35,9 +35,11 @@ class CheckedScene:
   shape: tuple  # (captures, height, width, channels)
   has_reference: bool
   nbytes: int
+  depth: int = 0  # planes of a volume (or frames of a movie); 0 for images
 
 
-def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES):
+def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES,
+                 axes=''):
   """Reads and checks every scene, one at a time, sizes included.
 
   Returns:
@@ -51,7 +53,7 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
   checked, skipped = [], []
   for scene in found:
     try:
-      arrays = scenes_lib.read_scene(scene, white_level)
+      arrays = scenes_lib.read_scene(scene, white_level, axes)
     except scenes_lib.SceneError as error:
       if not skip_bad_scenes:
         raise
@@ -70,13 +72,20 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
       logging.warning('Skipping scene %s: %s', scene.name, error)
       skipped.append({'scene': scene.name, 'reason': str(error)})
       continue
-    checked.append(CheckedScene(scene, arrays.dtype, arrays.captures.shape,
+    shape = arrays.captures.shape
+    checked.append(CheckedScene(scene, arrays.dtype, (shape[0],) + shape[-3:],
                                 arrays.reference is not None,
-                                arrays.captures.nbytes + reference_bytes))
+                                arrays.captures.nbytes + reference_bytes,
+                                shape[1] if len(shape) == 5 else 0))
   if not checked:
     raise ValueError('no usable scene')
   first = checked[0]
   for entry in checked[1:]:
+    if bool(entry.depth) != bool(first.depth):
+      kind = lambda item: 'a stack' if item.depth else 'an image'
+      raise ValueError(f'{entry.scene.captures[0]} is {kind(entry)} but '
+                       f'{first.scene.captures[0]} is {kind(first)}; a dataset holds images or '
+                       'stacks, not both')
     if (entry.dtype, entry.shape[-1]) != (first.dtype, first.shape[-1]):
       raise ValueError(f'{entry.scene.captures[0]} is {entry.dtype} with {entry.shape[-1]} '
                        f'channel(s) but {first.scene.captures[0]} is {first.dtype} with '
@@ -110,7 +119,7 @@ def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_R
 
 def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
                         overwrite=False, skip_bad_scenes=False,
-                        max_record_bytes=MAX_RECORD_BYTES, noisy_images=False):
+                        max_record_bytes=MAX_RECORD_BYTES, noisy_images=False, axes=''):
   """Converts every scene below input_dir into TFRecord shards.
 
   Args:
@@ -127,6 +136,9 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     noisy_images: every image file below input_dir is one noisy capture of a
       scene of its own, without reference (for the single-image methods); the
       manifest's kind is 'noisy_images'.
+    axes: the axes of TIFF stacks that do not say them (--axes, e.g. 'ZYX').
+      Captures that are stacks (volumes, or movies with time as depth) make a
+      dataset of stacks: the manifest's spatial_dims is 3.
 
   Returns:
     The manifest dict (also written to output_dir/manifest.json).
@@ -140,7 +152,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
            else scenes_lib.find_scenes(input_dir))
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
-    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes)
+    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes, axes)
   except ValueError as error:
     if isinstance(error, scenes_lib.SceneError):
       raise
@@ -153,7 +165,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   num_shards = max(1, min(num_shards, len(checked)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
   try:
-    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes)
+    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes, axes)
   except BaseException:
     # A scene that changed since the first pass, a full disk, Ctrl-C: no
     # .incomplete shard stays behind.
@@ -176,7 +188,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   return manifest
 
 
-def _write_records(checked, white_level, temporary, seed, max_record_bytes):
+def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes):
   """Second pass: reads each scene again (one in memory at a time) and deals its
   records round-robin into the temporary shards; returns the records per shard."""
   counts = [0] * len(temporary)
@@ -184,7 +196,7 @@ def _write_records(checked, white_level, temporary, seed, max_record_bytes):
   written = 0
   try:
     for index in np.random.default_rng(seed).permutation(len(checked)):
-      arrays = scenes_lib.read_scene(checked[index].scene, white_level)
+      arrays = scenes_lib.read_scene(checked[index].scene, white_level, axes)
       reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
       for group in capture_groups(len(arrays.captures), arrays.captures[0].nbytes,
                                   reference_bytes, max_record_bytes):
@@ -222,4 +234,7 @@ def _manifest(checked, skipped, shards, resolved_white_level, seed):
       'num_skipped': len(skipped),
       'skipped': skipped,
       'seed': seed,
+      # 3: the captures are stacks (volumes, or movies with time as depth).
+      'spatial_dims': 3 if checked[0].depth else 2,
+      **({'depth': stats([entry.depth for entry in checked])} if checked[0].depth else {}),
   }

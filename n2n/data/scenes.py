@@ -20,6 +20,7 @@ import tensorflow as tf
 from n2n.data import file_lists
 from n2n.data import native_images
 from n2n.data import rgb_images
+from n2n.data import volumes
 
 IMAGE_SUFFIXES = ('.png', '.tif', '.tiff', '.jpg', '.jpeg', '.bmp', '.webp', '.gif')
 REFERENCE_STEM = 'reference'
@@ -53,8 +54,9 @@ class SceneArrays:
   Attributes:
     name: as Scene.name.
     captures: [N, H, W, C] uint8, uint16 or float32 (C 1 or 3), N >= 2 (1 for
-      a noisy image).
-    reference: [H, W, C] of the same dtype, or None.
+      a noisy image); [N, D, H, W, C] for stacks (volumes, or movies with
+      time as D).
+    reference: [H, W, C] (or [D, H, W, C]) of the same dtype, or None.
   """
   name: str
   captures: np.ndarray
@@ -133,15 +135,39 @@ def default_white_level(dtype):
   return float(np.iinfo(dtype).max) if np.issubdtype(dtype, np.integer) else 1.0
 
 
-def _read_capture(path):
-  """[H, W, C] native dtype (alpha dropped); SceneError naming the file otherwise."""
+def _read_stack(path, axes):
+  """[D, H, W, C] of a TIFF stack: a volume (Z) or a movie (T, its frames as D)."""
   try:
-    pages = native_images.read_pages(path)
-  except rgb_images.ImageDecodeError as error:
-    raise SceneError(f'{path}: not a readable image ({error})') from None
-  if len(pages) != 1:
-    raise SceneError(f'{path} has {len(pages)} pages; store each capture as its own file')
-  colour, _ = native_images.split_alpha(pages[0])
+    volume = volumes.read_volume(path, axes)
+  except volumes.VolumeError as error:
+    raise SceneError(str(error)) from None
+  frames, depth = volume.pixels.shape[:2]
+  if frames == depth == 1:
+    return volume.pixels[0, 0]
+  if frames > 1 and depth > 1:
+    raise SceneError(f'{path} has {frames} time points of {depth} planes ({volume.axes}); '
+                     'store each time point as its own file (a volume), or one plane over time '
+                     '(a movie)')
+  return volume.pixels[0] if frames == 1 else volume.pixels[:, 0]
+
+
+def _read_capture(path, axes=''):
+  """[H, W, C] native dtype (alpha dropped), or [D, H, W, C] for a TIFF stack;
+  SceneError naming the file otherwise.
+
+  Args:
+    axes: a stack's axes where its file does not say them (--axes); '' else.
+  """
+  if native_images.family_of(path) == 'tiff' and (axes or volumes.page_count(path) > 1):
+    colour = _read_stack(path, axes)
+  else:
+    try:
+      pages = native_images.read_pages(path)
+    except rgb_images.ImageDecodeError as error:
+      raise SceneError(f'{path}: not a readable image ({error})') from None
+    if len(pages) != 1:
+      raise SceneError(f'{path} has {len(pages)} pages; store each capture as its own file')
+    colour, _ = native_images.split_alpha(pages[0])
   if colour.dtype.name not in DTYPES:
     if colour.dtype == np.float64:
       colour = colour.astype(np.float32)
@@ -151,12 +177,13 @@ def _read_capture(path):
   return colour
 
 
-def read_scene(scene, white_level=0.0):
+def read_scene(scene, white_level=0.0, axes=''):
   """Reads and checks one scene.
 
   Args:
     scene: Scene.
     white_level: values above it are an error; 0: the dtype's default.
+    axes: the captures' axes where their TIFF stacks do not say them (--axes).
 
   Returns:
     SceneArrays.
@@ -168,7 +195,7 @@ def read_scene(scene, white_level=0.0):
   paths = list(scene.captures) + ([scene.reference] if scene.reference else [])
   arrays = []
   for path in paths:
-    array = _read_capture(path)
+    array = _read_capture(path, axes)
     if arrays:
       first, first_path = arrays[0], paths[0]
       if array.shape != first.shape:
@@ -192,7 +219,9 @@ def read_scene(scene, white_level=0.0):
 
 
 def _describe(array):
-  return f'{array.shape[1]}x{array.shape[0]} with {array.shape[2]} channel(s)'
+  height, width, channels = array.shape[-3:]
+  planes = f' x {array.shape[0]} planes' if array.ndim == 4 else ''
+  return f'{width}x{height}{planes} with {channels} channel(s)'
 
 
 def quantization_step(dtype, white_level):

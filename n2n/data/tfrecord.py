@@ -9,8 +9,10 @@ Clean-image datasets, one tf.train.Example per image:
 Scene datasets (real noisy captures, datasets/make_tfrecords.py --scenes), one
 tf.train.Example per scene; pixels keep their dtype, the manifest says which:
   scene/captures   bytes[N]     tf.io.serialize_tensor of [H, W, C] each, N >= 2
+                                (of [D, H, W, C] for volumes and movies)
   scene/reference  bytes[0..1]  the same, for reference.*
   scene/height, scene/width, scene/channels  int64
+  scene/depth      int64        planes of a volume; 0 (or absent) for images
   scene/name       bytes        the scene folder below the input folder
 """
 
@@ -27,6 +29,7 @@ CAPTURES_KEY = 'scene/captures'
 REFERENCE_KEY = 'scene/reference'
 SCENE_NAME_KEY = 'scene/name'
 SCENE_SHAPE_KEYS = ('scene/height', 'scene/width', 'scene/channels')
+SCENE_DEPTH_KEY = 'scene/depth'
 
 _FEATURES = {
     ENCODED_KEY: tf.io.FixedLenFeature([], tf.string),
@@ -77,6 +80,7 @@ _SCENE_FEATURES = {
     CAPTURES_KEY: tf.io.RaggedFeature(tf.string),
     REFERENCE_KEY: tf.io.RaggedFeature(tf.string),
     SCENE_NAME_KEY: tf.io.FixedLenFeature([], tf.string, default_value=''),
+    SCENE_DEPTH_KEY: tf.io.FixedLenFeature([], tf.int64, default_value=0),
     **{key: tf.io.FixedLenFeature([], tf.int64) for key in SCENE_SHAPE_KEYS},
 }
 
@@ -89,15 +93,17 @@ def serialize_scene(captures, reference, name):
   """Builds one serialized scene record.
 
   Args:
-    captures: [N, H, W, C] numpy array, uint8, uint16 or float32.
-    reference: [H, W, C] of the same dtype, or None.
+    captures: [N, H, W, C] numpy array, uint8, uint16 or float32; or
+      [N, D, H, W, C] for volumes.
+    reference: [H, W, C] (or [D, H, W, C]) of the same dtype, or None.
     name: str, the scene's name.
 
   Returns:
     bytes, a serialized tf.train.Example.
   """
   encode = lambda array: tf.io.serialize_tensor(tf.constant(array)).numpy()
-  height, width, channels = captures.shape[1:]
+  height, width, channels = captures.shape[-3:]
+  depth = captures.shape[1] if captures.ndim == 5 else 0
   feature = {
       CAPTURES_KEY: tf.train.Feature(bytes_list=tf.train.BytesList(
           value=[encode(capture) for capture in captures])),
@@ -107,6 +113,8 @@ def serialize_scene(captures, reference, name):
           value=[name.encode('utf-8')])),
       **{key: _int64(value) for key, value in zip(SCENE_SHAPE_KEYS, (height, width, channels))},
   }
+  if depth:
+    feature[SCENE_DEPTH_KEY] = _int64(depth)
   return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
 
 
@@ -116,15 +124,22 @@ def parse_scene(serialized):
   Returns:
     dict: 'captures' [N] tf.string and 'reference' [0 or 1] tf.string (each a
     serialized tensor, see decode_pixels), 'name' scalar tf.string, 'shape'
-    [3] int32 (H, W, C).
+    [3] int32 (H, W, C), 'depth' scalar int32 (0 for images).
   """
   parsed = tf.io.parse_single_example(serialized, _SCENE_FEATURES)
   shape = tf.cast(tf.stack([parsed[key] for key in SCENE_SHAPE_KEYS]), tf.int32)
   return {'captures': parsed[CAPTURES_KEY], 'reference': parsed[REFERENCE_KEY],
-          'name': parsed[SCENE_NAME_KEY], 'shape': shape}
+          'name': parsed[SCENE_NAME_KEY], 'shape': shape,
+          'depth': tf.cast(parsed[SCENE_DEPTH_KEY], tf.int32)}
 
 
 def decode_pixels(serialized, dtype, channels):
   """One serialized capture -> [H, W, channels] of dtype (static channels)."""
   pixels = tf.io.parse_tensor(serialized, out_type=dtype)
   return tf.ensure_shape(pixels, [None, None, channels])
+
+
+def decode_volume(serialized, dtype, channels):
+  """One serialized volume capture -> [D, H, W, channels] of dtype (static channels)."""
+  pixels = tf.io.parse_tensor(serialized, out_type=dtype)
+  return tf.ensure_shape(pixels, [None, None, None, channels])

@@ -114,6 +114,15 @@ def _imagej_xy_spacing(page):
   return tuple(sizes)
 
 
+def page_count(path):
+  """Pages in a TIFF file (0 when it does not read as TIFF: the image reader then says why)."""
+  try:
+    with tifffile.TiffFile(path) as tiff:
+      return len(tiff.pages)
+  except (OSError, ValueError, tifffile.TiffFileError):
+    return 0
+
+
 def read_volume(path, axes=''):
   """Reads a TIFF stack (plain, ImageJ hyperstack or OME-TIFF) as a Volume.
 

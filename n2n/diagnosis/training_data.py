@@ -12,6 +12,10 @@ from n2n.diagnosis import noise_statistics
 MAX_RECORDS = 8
 
 
+# Planes of each stack the diagnosis reads (evenly spaced through its depth).
+VOLUME_PLANES = 4
+
+
 def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORDS):
   """The noise of the first max_records scene records of files: measured from
   two captures where a record holds two or more, else estimated from its one
@@ -29,13 +33,20 @@ def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORD
   try:
     dataset = tf.data.TFRecordDataset(files).take(max_records).map(tfrecord.parse_scene)
     for scene in dataset:
-      captures = [tfrecord.decode_pixels(serialized, tf.as_dtype(dtype), channels).numpy()
+      volume = int(scene['depth']) > 0
+      decode = tfrecord.decode_volume if volume else tfrecord.decode_pixels
+      captures = [decode(serialized, tf.as_dtype(dtype), channels).numpy()
                   for serialized in scene['captures'][:2]]
       captures = [capture.astype(np.float64) / white_level for capture in captures]
-      if len(captures) == 2:
-        pairs.append(captures)
-      else:
-        singles.append(captures[0])
+      # A stack's noise is read plane by plane (in xy): up to VOLUME_PLANES of them.
+      planes = (np.unique(np.linspace(0, len(captures[0]) - 1, VOLUME_PLANES).astype(int))
+                if volume else [None])
+      for plane in planes:
+        pick = (lambda capture: capture[plane]) if volume else (lambda capture: capture)
+        if len(captures) == 2:
+          pairs.append([pick(capture) for capture in captures])
+        else:
+          singles.append(pick(captures[0]))
     if pairs:
       return noise_statistics.measure_pairs(pairs), len(pairs)
     if singles:

@@ -14,6 +14,7 @@ import tensorflow as tf
 
 from n2n import errors
 from n2n.inference import noisy_files
+from n2n.inference import noisy_volumes
 
 
 # denoise.py's exit statuses: a script can tell a finished batch from a partial one.
@@ -38,8 +39,25 @@ class Summary:
     return EXIT_SOME_SKIPPED if self.written or self.already_done else EXIT_NOTHING
 
 
+def _file_stages(denoise, model_channels, run_config, white_level_override, png_compression,
+                 axes):
+  """(read(job), denoise(read file), write(job, denoised, read file)): images
+  page by page, or, for a 3D run, TIFF stacks volume by volume."""
+  if noisy_volumes.is_volume_run(run_config):
+    return (lambda job: noisy_volumes.read_stack(job.source, axes),
+            lambda stack: noisy_volumes.denoise_stack(stack, denoise, model_channels, run_config,
+                                                      white_level_override),
+            lambda job, denoised, stack: noisy_volumes.write_stack(job.destination, denoised,
+                                                                   stack))
+  return (lambda job: noisy_files.read_input(job, run_config, white_level_override),
+          lambda image: noisy_files.denoise_image(image, denoise, model_channels, run_config,
+                                                  white_level_override),
+          lambda job, denoised, image: noisy_files.write_output(job, denoised, image,
+                                                                png_compression))
+
+
 def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
-                  white_level_override=0.0, prefetch=2, png_compression=-1):
+                  white_level_override=0.0, prefetch=2, png_compression=-1, axes=''):
   """Denoises every job's file, each on its own: a file that fails is skipped
   with one plain line and the batch goes on.
 
@@ -55,10 +73,13 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
     white_level_override: --white_level (0: the run's).
     prefetch: files read ahead and written behind (0: one stage after the other).
     png_compression: zlib level of PNG outputs (-1: zlib's default).
+    axes: for a 3D run, the axes of TIFF stacks that do not say them (--axes).
 
   Returns:
-    Summary.
+    Summary (a 3D run counts megavoxels as megapixels).
   """
+  read_file, denoise_file, write_file = _file_stages(
+      denoise, model_channels, run_config, white_level_override, png_compression, axes)
   summary = Summary([], [], [], 0.0, 0.0)
   started = time.perf_counter()
   todo = []
@@ -94,7 +115,7 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
 
     def read_ahead(count):
       for job in itertools.islice(upcoming, max(0, count - len(reads))):
-        reads.append((job, stages.read(noisy_files.read_input, job, run_config, white_level_override)))
+        reads.append((job, stages.read(read_file, job)))
 
     for _ in todo:
       read_ahead(max(1, prefetch))
@@ -103,12 +124,11 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
       file_started = time.perf_counter()
       try:
         image = read.result()
-        denoised = noisy_files.denoise_image(image, denoise, model_channels, run_config, white_level_override)
+        denoised = denoise_file(image)
       except Exception as error:  # pylint: disable=broad-except  (one bad file never stops a batch)
         skip(job, error)
         continue
-      writes.append((job, file_started, stages.write(noisy_files.write_output, job, denoised, image,
-                                                     png_compression)))
+      writes.append((job, file_started, stages.write(write_file, job, denoised, image)))
       del image, denoised
       while len(writes) > prefetch:
         finish(*writes.popleft())

@@ -276,16 +276,31 @@ def write_output(job, denoised, image, png_compression=-1):
   """
   data = native_images.encode_pages(denoised, job.family, like=image,
                                     png_compression=png_compression)
-  tf.io.gfile.makedirs(os.path.dirname(job.destination))
+  make_parent(job.destination)
   # Written beside and renamed: an interrupted run never leaves a truncated
   # file under the final name, and the name appears only when complete.
   partial = job.destination + '.partial'
   try:
     with tf.io.gfile.GFile(partial, 'wb') as output:
       output.write(data)
-    tf.io.gfile.rename(partial, job.destination, overwrite=True)
+    rename_into_place(partial, job.destination)
   finally:
-    if tf.io.gfile.exists(partial):
-      tf.io.gfile.remove(partial)
+    remove_if_left(partial)
   return sum(page.shape[0] * page.shape[1] for page in image.pages) / 1e6
+
+
+def make_parent(destination):
+  """Creates the folder an output goes into."""
+  tf.io.gfile.makedirs(os.path.dirname(destination))
+
+
+def rename_into_place(partial, destination):
+  """Moves a completely written file to its final name (replacing what is there)."""
+  tf.io.gfile.rename(partial, destination, overwrite=True)
+
+
+def remove_if_left(partial):
+  """Removes a partial file an interrupted write left behind, if any."""
+  if tf.io.gfile.exists(partial):
+    tf.io.gfile.remove(partial)
 

@@ -109,7 +109,9 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   with strategy.scope() if strategy else contextlib.nullcontext():
     model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling,
                             downsampling=run_config.model.downsampling,
-                            top_skip=run_config.model.top_skip)
+                            top_skip=run_config.model.top_skip,
+                            spatial_dims=config_lib.model_spatial_dims(run_config),
+                            z_pools=run_config.model.z_pools)
     load_weights(model, prefix, flag_name)
     with_scheme = schemes.inference_network(model, run_config)
   return RestoredModel(with_scheme, run_config, prefix, checkpoint_step(prefix), model_dir,

@@ -7,10 +7,12 @@ from n2n.inference import tiling
 
 
 def model_function(model):
-  """The model as a traced fn([N, H, W, C] float32, H and W multiples of 32) -> same."""
+  """The model as a traced fn([N, H, W, C] float32, H and W multiples of 32) -> same
+  ([N, D, H, W, C] for a 3D model)."""
   channels = model.input_shape[-1]
+  spatial = len(model.input_shape) - 2
 
-  @tf.function(input_signature=[tf.TensorSpec([None, None, None, channels], tf.float32)],
+  @tf.function(input_signature=[tf.TensorSpec([None] * (spatial + 1) + [channels], tf.float32)],
                reduce_retracing=True)
   def run_model(batch):
     return model(batch, training=False)
@@ -30,8 +32,10 @@ def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFA
 
 
 def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,
-                   overlap=tiling.DEFAULT_OVERLAP, batch_tiles=1):
-  """fn([H, W, C] float32) -> [H, W, C] float32 over any network function.
+                   overlap=tiling.DEFAULT_OVERLAP, batch_tiles=1, multiples=32):
+  """fn([H, W, C] float32) -> [H, W, C] float32 over any network function (or
+  [D, H, W, C] volumes, with tile_size, overlap and multiples per axis: see
+  tiling.denoise_tiled).
 
   Args:
     run_batch: fn([N, T, T, C] float32) -> [N, T, T, C] tensor or array, e.g. a
@@ -43,7 +47,7 @@ def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,
 
   def denoise(noisy):
     return tiling.denoise_tiled(np.asarray(noisy, np.float32), run_tiles, tile_size, overlap,
-                                batch_tiles)
+                                batch_tiles, multiples)
 
   return denoise
 

@@ -54,6 +54,7 @@ class Method(abc.ABC):
       Noise2Noise's for the network.
     network_note: the network settings its paper recommends, for help texts.
     masks_targets: its elements carry a 'target_mask' (the masked L2 loss).
+    volumes: it trains the 3D network on stacks (--spatial_dims=3).
   """
   name = ''
   settings_class = None
@@ -63,6 +64,7 @@ class Method(abc.ABC):
   citations = ()
   network_note = ''
   masks_targets = False
+  volumes = False
 
   def settings(self, config):
     """This method's settings object of a TrainConfig, or None."""

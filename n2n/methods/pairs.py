@@ -4,8 +4,9 @@ two independently corrupted copies of one image, or the clean image itself
 
 The pairs come from whole pipelines: clean images corrupted afresh at every
 step (n2n/data/input_pipeline.py), fixed synthetic captures
-(n2n/data/fixed_captures.py), or two real captures of a scene
-(n2n/data/scene_pipeline.py).
+(n2n/data/fixed_captures.py), two real captures of a scene
+(n2n/data/scene_pipeline.py), or two acquisitions of a stack
+(n2n/data/volume_pipeline.py).
 """
 
 from n2n.corruptions import catalog
@@ -14,6 +15,7 @@ from n2n.methods import base
 
 class Pairs(base.Method):
   name = 'pairs'
+  volumes = True
 
   def describe(self, config):
     return 'Noise2Noise (noisy targets)' if config.method.target == 'noisy' else 'Noise2Clean'
@@ -41,7 +43,10 @@ class Pairs(base.Method):
     from n2n.data import fixed_captures
     from n2n.data import input_pipeline
     from n2n.data import scene_pipeline
-    if config.corruption.noise == catalog.NO_NOISE:
+    from n2n.data import volume_pipeline
+    if config.model.spatial_dims == 3:
+      build = volume_pipeline.build_volume_dataset
+    elif config.corruption.noise == catalog.NO_NOISE:
       build = scene_pipeline.build_scene_dataset
     elif config.corruption.noise_captures:
       build = fixed_captures.build_capture_pairs_dataset

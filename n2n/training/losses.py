@@ -11,16 +11,21 @@ import tensorflow as tf
 L0_EPSILON = 1e-8
 
 
+def _per_example(tensor):
+  """Every axis but the batch's: [B, H, W, C] images and [B, D, H, W, C] volumes alike."""
+  return list(range(1, len(tensor.shape)))
+
+
 def l2_loss(prediction, target, target_mask=None, step_fraction=None):
   """Mean squared error per example: [B, H, W, C] float32 pair -> [B] float32."""
   del target_mask, step_fraction
-  return tf.reduce_mean(tf.square(prediction - target), axis=[1, 2, 3])
+  return tf.reduce_mean(tf.square(prediction - target), axis=_per_example(prediction))
 
 
 def l1_loss(prediction, target, target_mask=None, step_fraction=None):
   """Mean absolute error per example (median-seeking: removes text overlays)."""
   del target_mask, step_fraction
-  return tf.reduce_mean(tf.abs(prediction - target), axis=[1, 2, 3])
+  return tf.reduce_mean(tf.abs(prediction - target), axis=_per_example(prediction))
 
 
 def annealed_l0_gamma(step_fraction):
@@ -37,7 +42,7 @@ def annealed_l0_loss(prediction, target, target_mask=None, step_fraction=0.0):
   """
   del target_mask
   gamma = annealed_l0_gamma(step_fraction)
-  return tf.reduce_mean(tf.pow(tf.abs(prediction - target) + L0_EPSILON, gamma), axis=[1, 2, 3])
+  return tf.reduce_mean(tf.pow(tf.abs(prediction - target) + L0_EPSILON, gamma), axis=_per_example(prediction))
 
 
 def masked_l2_loss(prediction, target, target_mask=None, step_fraction=None):
@@ -55,8 +60,8 @@ def masked_l2_loss(prediction, target, target_mask=None, step_fraction=None):
   if target_mask is None:
     return l2_loss(prediction, target)
   channels = tf.cast(tf.shape(prediction)[-1], tf.float32)
-  squared = tf.reduce_sum(target_mask * tf.square(prediction - target), axis=[1, 2, 3])
-  kept = tf.reduce_sum(target_mask, axis=[1, 2, 3]) * channels
+  squared = tf.reduce_sum(target_mask * tf.square(prediction - target), axis=_per_example(prediction))
+  kept = tf.reduce_sum(target_mask, axis=_per_example(target_mask)) * channels
   return squared / tf.maximum(kept, 1.0)
 
 

@@ -18,6 +18,7 @@ from n2n.diagnosis import report as diagnosis_report
 from n2n.diagnosis import training_data
 from n2n.evaluation import eval_data
 from n2n.methods import registry as methods_registry
+from n2n.model import unet
 from n2n.training import distribute
 
 
@@ -62,6 +63,10 @@ def _decide_cache(config, manifests):
 
 def _check_crop_fits(config, manifests):
   for manifest in manifests:
+    deepest = manifest.get('depth', {}).get('max')
+    if deepest is not None and deepest < config.data.crop_depth:
+      raise ValueError(f'--crop_depth={config.data.crop_depth} is deeper than every stack in '
+                       f'--train_data (the deepest has {deepest} planes)')
     largest = manifest.get('shortest_side', {}).get('max')
     if largest is not None and largest < config.data.crop_size:
       raise ValueError(f'--crop_size={config.data.crop_size} is larger than every image in '
@@ -134,14 +139,49 @@ def _scene_format(manifest):
 
 
 def data_format(manifests):
-  """(channels, dtype name, white level) of checked training data: a scene
-  dataset's from its manifest, 8-bit RGB for clean images."""
+  """(channels, dtype name, white level, spatial dims) of checked training
+  data: a scene dataset's from its manifest, 8-bit RGB images for clean images."""
   scenes = [manifest for manifest in manifests
             if manifest.get('kind') in ('scenes', 'noisy_images')]
   if scenes:
     dtype, channels, white_level = _scene_format(scenes[0])
-    return channels, dtype, white_level
-  return config_lib.CLEAN_IMAGE_CHANNELS, 'uint8', 255.0
+    return channels, dtype, white_level, scenes[0].get('spatial_dims', 2)
+  return config_lib.CLEAN_IMAGE_CHANNELS, 'uint8', 255.0, 2
+
+
+def check_spatial_dims(config, manifests):
+  """Checks that the network's spatial dimensions fit the data and the run's
+  other settings (config resolved with resolve_data).
+
+  Raises:
+    ValueError: naming the flag and the data at fault.
+  """
+  dims = {manifest.get('spatial_dims', 2) for manifest in manifests} or {2}
+  if len(dims) > 1:
+    raise ValueError('--train_data mixes datasets of images and of stacks; train on one kind')
+  data_dims = dims.pop()
+  model_dims = config_lib.model_spatial_dims(config)
+  if model_dims != data_dims:
+    held = 'TIFF stacks (volumes or movies)' if data_dims == 3 else 'images'
+    raise ValueError(f'--spatial_dims={model_dims}: --train_data holds {held}; train it with '
+                     f'--spatial_dims={data_dims} (or 0: as the data)')
+  if model_dims == 2:
+    return
+  method = methods_registry.get(config.method.name)
+  if not method.volumes:
+    ready = [name for name in methods_registry.NAMES if methods_registry.get(name).volumes]
+    raise ValueError(f'--method={config.method.name} has no 3D form yet; volumes train with '
+                     f'--method={" or ".join(ready)}')
+  multiple = unet.depth_multiple(config.model.z_pools)
+  if config.data.crop_depth % multiple:
+    raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of {multiple} '
+                     f'(2**--z_pools, --z_pools={config.model.z_pools})')
+  refused = [(config.data.normalization != 'white_level', '--normalization=percentile'),
+             (bool(config.data.val_data and config.evaluation.eval_every), '--val_data'),
+             (config.model.downsampling != 'max_pool', f'--downsampling={config.model.downsampling}')]
+  for applies, flag in refused:
+    if applies:
+      raise ValueError(f'{flag} does not work with --spatial_dims=3 yet; leave it out')
 
 
 def check_training_inputs(config, strategy):
@@ -168,6 +208,7 @@ def check_training_inputs(config, strategy):
   # Then what the run resolves from the hardware and the data.
   precision = hardware.resolve_precision(config.run.precision, strategy)
   config = config_lib.resolve_data(config.resolved(), *data_format(manifests))
+  check_spatial_dims(config, manifests)
   config, noise_profile = _with_noise_correlation(config, files)
   config, chosen = _with_settings_for_noise(config, noise_profile)
   run_dir.check_compatible(config.run.model_dir, config)

@@ -39,7 +39,9 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.run.seed,
                           filter_gradient_mode=filter_gradient_mode,
                           downsampling=config.model.downsampling,
-                          top_skip=config.model.top_skip)
+                          top_skip=config.model.top_skip,
+                          spatial_dims=config_lib.model_spatial_dims(config),
+                          z_pools=config.model.z_pools)
   schedule = schedules.RampDownSchedule(config.optimisation.learning_rate,
                                         config.optimisation.train_steps,
                                         config.optimisation.rampdown_fraction)

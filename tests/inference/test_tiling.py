@@ -96,3 +96,47 @@ def test_denoise_py_defaults_are_the_tiling_defaults():
   config = config_lib.DenoiseConfig(model='m', input='i', output_dir='o')
   assert (config.tile_size, config.tile_overlap) == (tiling.DEFAULT_TILE_SIZE,
                                                       tiling.DEFAULT_OVERLAP)
+
+
+def _local_volume_network(receptive_radius, channels=1):
+  """_local_network in 3D: each output voxel depends on input voxels within the radius."""
+  rng = np.random.default_rng(2)
+  kernels = [rng.normal(0, 0.2, (3, 3, 3, channels, channels)).astype(np.float32)
+             for _ in range(receptive_radius)]
+
+  def run_batch(tiles):
+    values = tf.constant(tiles)
+    for kernel in kernels:
+      values = tf.nn.relu(tf.nn.conv3d(values, kernel, [1] * 5, 'SAME')) + values
+    return values.numpy()
+
+  return run_batch
+
+
+def test_3d_tiles_reproduce_the_whole_volume_when_the_overlap_covers_the_context():
+  volume = np.random.default_rng(0).uniform(size=(50, 100, 90, 1)).astype(np.float32)
+  network = _local_volume_network(receptive_radius=2)
+  whole = network(volume[np.newaxis])[0]
+  # Tiles of 24 planes (a multiple of 8, as a network with three z pools needs) and 64 x 64.
+  tiled = tiling.denoise_tiled(volume, network, tile_size=(24, 64, 64), overlap=(8, 16, 16),
+                               batch_tiles=3, multiples=(8, 32, 32))
+  assert tiled.shape == volume.shape
+  np.testing.assert_allclose(tiled, whole, atol=1e-5)
+  # Less overlap in z than the context needs: the z seams show.
+  too_little = tiling.denoise_tiled(volume, network, tile_size=(24, 64, 64), overlap=(4, 16, 16),
+                                    multiples=(8, 32, 32))
+  assert np.abs(too_little - whole).max() > 1e-3
+
+
+def test_a_volume_thinner_than_one_tile_is_padded_to_the_depth_multiple():
+  shapes = []
+
+  def record(tiles):
+    shapes.append(tiles.shape)
+    return tiles
+
+  volume = np.random.default_rng(1).uniform(size=(5, 40, 40, 1)).astype(np.float32)
+  output = tiling.denoise_tiled(volume, record, tile_size=(32, 128, 128), overlap=(8, 32, 32),
+                                multiples=(4, 32, 32))
+  assert shapes == [(1, 8, 64, 64, 1)]
+  np.testing.assert_array_equal(output, volume)

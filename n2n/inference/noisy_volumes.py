@@ -1,0 +1,98 @@
+"""Denoising TIFF stacks with a 3D run: read with their axes, denoised in 3D
+tiles, written back as they came.
+
+A 3D run (--spatial_dims=3) sees a stack as volumes [D, H, W, C]: a z-stack
+is one volume per time point; a movie without z (axes like TYX) is one volume
+whose depth is time. Axes order, dtype, format (plain, ImageJ or OME TIFF),
+voxel sizes and time step come back as they went in (n2n/data/volumes.py).
+Pixels map to network values by the white level rules of 2D files
+(noisy_files.effective_white_level).
+"""
+
+import dataclasses
+
+import numpy as np
+
+from n2n import config as config_lib
+from n2n.data import native_images
+from n2n.data import volumes
+from n2n.inference import noisy_files
+
+
+@dataclasses.dataclass(frozen=True)
+class StackFile:
+  """A stack read for a 3D run: the Volume and the file it came from."""
+  volume: volumes.Volume
+  source: str
+
+
+def is_volume_run(run_config):
+  """True for a run whose network is 3D."""
+  return run_config is not None and config_lib.model_spatial_dims(run_config) == 3
+
+
+def read_stack(source, axes=''):
+  """StackFile of a TIFF stack; VolumeError naming the file otherwise."""
+  if native_images.family_of(source) != 'tiff':
+    raise volumes.VolumeError(f'{source}: a 3D run denoises TIFF stacks (ImageJ, OME or '
+                              'plain multi-page TIFF), not this format')
+  return StackFile(volumes.read_volume(source, axes), source)
+
+
+def volumes_of(pixels):
+  """[T, Z, Y, X, C] -> list of [D, H, W, C] volumes: one per time point of a
+  z-stack, or the whole movie (time as depth) where there is no z."""
+  frames, depth = pixels.shape[:2]
+  if depth == 1 and frames > 1:
+    return [pixels[:, 0]]
+  return [pixels[frame] for frame in range(frames)]
+
+
+def stack_like(denoised, pixels):
+  """Inverse of volumes_of: the list of [D, H, W, C] back to pixels' [T, Z, Y, X, C]."""
+  frames, depth = pixels.shape[:2]
+  if depth == 1 and frames > 1:
+    return denoised[0][:, np.newaxis]
+  return np.stack(denoised)
+
+
+def denoise_volume(volume, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """One [D, H, W, C] volume denoised, in its own dtype.
+
+  Args:
+    volume: [D, H, W, C] of any image dtype (NaN and inf are not expected in
+      stacks; they spread through a tile as through an image).
+    denoise: fn([D, H, W, model_channels] float32) -> same.
+    model_channels: 1 or 3: a 1-channel network denoises each channel alone.
+  """
+  white_level = noisy_files.effective_white_level(run_config, volume.dtype, white_level_override)
+  values = native_images.to_unit_range(volume, white_level)
+  if values.shape[-1] == model_channels:
+    denoised = denoise(values)
+  elif model_channels == 3:
+    denoised = denoise(np.repeat(values, 3, axis=-1)).mean(axis=-1, keepdims=True)
+  else:
+    denoised = np.concatenate([denoise(values[..., [channel]])
+                               for channel in range(values.shape[-1])], axis=-1)
+  return native_images.like_input(denoised, volume, white_level)
+
+
+def denoise_stack(stack, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """Every volume of a StackFile denoised: [T, Z, Y, X, C] of its dtype."""
+  pixels = stack.volume.pixels
+  return stack_like([denoise_volume(volume, denoise, model_channels, run_config,
+                                    white_level_override) for volume in volumes_of(pixels)],
+                    pixels)
+
+
+def write_stack(destination, denoised, stack):
+  """Writes denoised [T, Z, Y, X, C] like the stack it came from (beside, then
+  renamed: never a truncated file under the final name); returns megavoxels."""
+  partial = destination + '.partial.tif'
+  noisy_files.make_parent(destination)
+  try:
+    volumes.write_volume(partial, denoised, stack.volume)
+    noisy_files.rename_into_place(partial, destination)
+  finally:
+    noisy_files.remove_if_left(partial)
+  return denoised[..., 0].size / 1e6
