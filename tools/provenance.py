@@ -60,3 +60,22 @@ def require_clean_tree(repo_root, allow_dirty):
         'results. Commit or stash them first, or pass --allow_dirty to record the results as '
         f'"<commit>{DIRTY_SUFFIX}" (the results page marks them as not reproducible).')
   return commit(repo_root)
+
+
+def machine_description():
+  """'AMD EPYC 7B13, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar: the host
+  a measurement ran on (bfloat16 numerics and speed differ between hosts)."""
+  # pylint: disable=g-import-not-at-top  (this module stays free of TensorFlow until asked)
+  import os
+  import platform
+  import tensorflow as tf
+  from n2n import hardware
+  model = platform.processor() or 'unknown CPU'
+  try:
+    with open('/proc/cpuinfo') as cpuinfo:
+      model = next(line.split(':', 1)[1].strip() for line in cpuinfo
+                   if line.startswith('model name'))
+  except (OSError, StopIteration):
+    pass
+  bf16 = 'AVX512-BF16' if hardware.cpu_supports_bfloat16() else 'no AVX512-BF16'
+  return f'{model}, {os.cpu_count()} cores, {bf16}, TensorFlow {tf.__version__}'

@@ -28,7 +28,6 @@ import dataclasses
 import datetime
 import json
 import os
-import platform
 import shutil
 import statistics
 import subprocess
@@ -48,7 +47,6 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
@@ -59,6 +57,7 @@ from bench import tta_gain  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_correlated  # pylint: disable=g-import-not-at-top
 from tools import results_single_image  # pylint: disable=g-import-not-at-top
+from tools import results_volumes  # pylint: disable=g-import-not-at-top
 from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
 
@@ -207,15 +206,7 @@ def commit():
 
 def machine():
   """'AMD EPYC, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar."""
-  model = platform.processor() or 'unknown CPU'
-  try:
-    with open('/proc/cpuinfo') as cpuinfo:
-      model = next(line.split(':', 1)[1].strip() for line in cpuinfo
-                   if line.startswith('model name'))
-  except (OSError, StopIteration):
-    pass
-  bf16 = 'AVX512-BF16' if hardware.cpu_supports_bfloat16() else 'no AVX512-BF16'
-  return f'{model}, {os.cpu_count()} cores, {bf16}, TensorFlow {tf.__version__}'
+  return provenance.machine_description()
 
 
 def prepare_scene_data():
@@ -476,7 +467,9 @@ def main(argv):
                                    colour_bar=colour_check.MAX_CHANNEL_ERROR,
                                    single_image=results_single_image,
                                    correlated=results_correlated,
-                                   peers=results_correlated.read_peers()))
+                                   peers=results_correlated.read_peers(),
+                                   volumes=results_volumes.section(
+                                       results_volumes.read_results())))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 

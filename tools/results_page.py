@@ -769,7 +769,7 @@ def _best_section(rows, titles, results):
 
 
 def render(rows, titles, results, colour_bar=None, single_image=None, correlated=None,
-           peers=None):
+           peers=None, volumes=None):
   """The page's markdown text.
 
   Args:
@@ -782,6 +782,8 @@ def render(rows, titles, results, colour_bar=None, single_image=None, correlated
       the "Real (spatially correlated) noise" section; None leaves it out.
     peers: the classical peer's scores on those datasets
       (bench/correlated_peers.py's JSON), or None.
+    volumes: the "Volumes and movies" section's lines
+      (tools/results_volumes.section), or None.
   """
   runs = [run for run in results.values() if 'run' in run]
   if not runs:
@@ -797,6 +799,7 @@ def render(rows, titles, results, colour_bar=None, single_image=None, correlated
     out += single_image_section(single_image, results)
   if correlated is not None:
     out += correlated_section(correlated, results, peers)
+  out += volumes or []
   out += tta_section(results)
   out += _best_section(rows, titles, results)
   return '\n'.join(out)

@@ -1,0 +1,316 @@
+"""The results page's "Volumes and movies" section: 3D against 2D per plane on phantom stacks.
+
+  python tools/results_volumes.py              # data, runs, scores, pictures -> docs/results/
+  python tools/results_grid.py --render_only   # rewrites docs/results.md with the section
+
+Eight phantom volumes (n2n/data/phantom.py: 32 x 128 x 128 voxels, z step 4 pixels,
+Poisson-Gaussian noise, two acquisitions and a reference each): six train, two
+are held out and scored. Each method trains twice for the same training time:
+the 3D network on 16 x 64 x 64 crops of the stacks, and the 2D network on
+64 x 64 crops of their xy planes (each plane a 2D scene). The 3D runs train
+THREE_D_STEPS steps; a short 2D calibration run measures the 2D step time, and
+the 2D runs get as many steps as fit in the 3D run's training time. Scores are
+PSNR against the reference over each held-out volume (peak: the reference's
+range), denoised as denoise.py does (the 3D network in one 32 x 128 x 128
+tile, the 2D network plane by plane), at the precision denoise.py picks.
+
+Trains and measures from a clean checkout only (as tools/results_grid.py).
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.quiet_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+import numpy as np  # pylint: disable=g-import-not-at-top
+import tensorflow as tf  # pylint: disable=g-import-not-at-top
+
+from n2n import hardware  # pylint: disable=g-import-not-at-top
+from n2n.data import phantom  # pylint: disable=g-import-not-at-top
+from n2n.data import volumes  # pylint: disable=g-import-not-at-top
+from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
+from n2n.inference import loading  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
+
+DATA = os.path.join(REPO_ROOT, 'data', 'volumes')
+RESULTS_DIR = os.path.join(REPO_ROOT, 'docs', 'results')
+RESULTS_JSON = os.path.join(RESULTS_DIR, 'volumes.json')
+SPEC = phantom.PhantomSpec()
+TRAIN_SEEDS = tuple(range(6))
+TEST_SEEDS = (100, 101)
+# The phantom's counts reach about 100 + 8 * (2 + 30) plus noise: 600 maps them near 1.
+WHITE_LEVEL = 600.0
+THREE_D_STEPS = 300
+CALIBRATION_STEPS = 60
+# (name, spatial dims, --target): each method in 3D and per plane.
+VARIANTS = (('pairs_3d', 3, 'noisy'), ('pairs_2d', 2, 'noisy'),
+            ('n2c_3d', 3, 'clean'), ('n2c_2d', 2, 'clean'))
+METHOD_TITLES = {'pairs': 'Noise2Noise, two acquisitions', 'n2c': 'Noise2Clean (reference)'}
+# Methods of the issue with no 3D form yet (the section says so).
+NOT_YET = ('Neighbor2Neighbor', 'blind-spot', 'neighbouring frames of a movie')
+PICTURE_PLANE = 16   # z of the xy picture
+PICTURE_ROW = 64     # y of the xz picture
+GOAL_DB = 1.0
+
+FLAGS = flags.FLAGS
+
+
+def define_flags():
+  """This program's flags (defined when it runs, not when results_grid imports the section)."""
+  flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes'),
+                      'Where the runs, logs and calibration go.')
+  flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
+  flags.DEFINE_integer('steps_3d', THREE_D_STEPS, 'Steps of the 3D runs (the page\'s: '
+                       f'{THREE_D_STEPS}; fewer to try the program out).', lower_bound=1)
+
+
+def _write_stack(path, array):
+  spacing = (0.1 * SPEC.z_spacing, 0.1, 0.1)
+  like = volumes.Volume(volumes.to_canonical(array, 'ZYX'), 'ZYX', 'imagej', spacing, 'micron')
+  volumes.write_volume(path, like.pixels, like)
+
+
+def _write_png16(path, plane):
+  tf.io.write_file(path, tf.io.encode_png(plane[:, :, np.newaxis]))
+
+
+def prepare_data():
+  """Writes the phantom stacks, their planes as 2D scenes, and both datasets, unless there."""
+  if os.path.exists(os.path.join(DATA, 'records_2d', 'manifest.json')):
+    return
+  for split, seeds in (('train', TRAIN_SEEDS), ('test', TEST_SEEDS)):
+    for seed in seeds:
+      captures, reference = phantom.phantom_scene(SPEC, seed)
+      folder = os.path.join(DATA, 'stacks', split, f'volume_{seed:03d}')
+      os.makedirs(folder, exist_ok=True)
+      for number, capture in enumerate(captures, 1):
+        _write_stack(os.path.join(folder, f'acquisition_{number}.tif'), capture)
+      _write_stack(os.path.join(folder, 'reference.tif'), reference)
+      if split != 'train':
+        continue
+      for plane in range(SPEC.shape[0]):
+        scene = os.path.join(DATA, 'planes', f'volume_{seed:03d}_z{plane:02d}')
+        os.makedirs(scene, exist_ok=True)
+        for number, capture in enumerate(captures, 1):
+          _write_png16(os.path.join(scene, f'acquisition_{number}.png'), capture[plane])
+        _write_png16(os.path.join(scene, 'reference.png'), reference[plane])
+  for source, records in ((os.path.join('stacks', 'train'), 'records_3d'),
+                          ('planes', 'records_2d')):
+    command = [sys.executable, os.path.join(REPO_ROOT, 'datasets', 'make_tfrecords.py'),
+               '--scenes', f'--white_level={WHITE_LEVEL:g}', '--overwrite',
+               f'--input_dir={os.path.join(DATA, source)}',
+               f'--output_dir={os.path.join(DATA, records)}']
+    subprocess.run(command, cwd=REPO_ROOT, check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+
+
+def train(name, dims, target, steps):
+  """Runs train.py for one variant; returns the process' wall seconds."""
+  model_dir = os.path.join(FLAGS.runs_dir, name)
+  command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
+             f'--flagfile={os.path.join(REPO_ROOT, "configs", "cpu", f"volumes_{dims}d.cfg")}',
+             f'--model_dir={model_dir}', f'--target={target}', f'--train_steps={steps}',
+             f'--checkpoint_every={steps}']
+  print(f'{name}: {" ".join(command[1:])}', flush=True)
+  started = time.perf_counter()
+  with open(os.path.join(FLAGS.runs_dir, f'{name}.log'), 'w') as log:
+    finished = subprocess.run(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
+  if finished.returncode:
+    raise SystemExit(f'{name}: train.py exited with {finished.returncode}')
+  return time.perf_counter() - started
+
+
+def seconds_per_step(model_dir, batch_size):
+  """The run's training seconds per step: its median images/s (from its events)."""
+  training = summaries.read_scalars(os.path.join(model_dir, 'train'))
+  return batch_size / statistics.median(value for _, value in training['images_per_second'])
+
+
+def psnr(estimate, reference):
+  """PSNR in dB against the reference's own range (its max - min), float64."""
+  error = np.mean((np.asarray(estimate, np.float64) - reference) ** 2)
+  return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
+
+
+def test_volumes():
+  """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the white level's scale."""
+  found = []
+  for seed in TEST_SEEDS:
+    folder = os.path.join(DATA, 'stacks', 'test', f'volume_{seed:03d}')
+    noisy = volumes.read_volume(os.path.join(folder, 'acquisition_1.tif')).pixels[0]
+    reference = volumes.read_volume(os.path.join(folder, 'reference.tif')).pixels[0, ..., 0]
+    found.append((noisy.astype(np.float32) / WHITE_LEVEL, reference / WHITE_LEVEL))
+  return found
+
+
+def denoiser(model_dir, dims):
+  """fn(noisy [Z, Y, X, 1]) -> same: a run's network as denoise.py runs it."""
+  network = loading.from_checkpoint(model_dir, hardware.resolve_precision('auto'))
+  if dims == 3:
+    volume = loading.volume_function(network, SPEC.shape, (8, 32, 32), 1)
+    return volume
+  image = loading.image_function(network, 1024, 64, 1)
+  return lambda noisy: np.stack([image(plane) for plane in noisy])
+
+
+def seam_check(model_dir, noisy):
+  """How far 3D tiles of 16 x 64 x 64 (overlap 4, 16, 16) depart from the whole
+  volume in one tile: max and mean absolute difference, 0-1 scale."""
+  network = loading.from_checkpoint(model_dir, 'float32')
+  whole = loading.volume_function(network, SPEC.shape, (8, 32, 32), 1)(noisy)
+  tiled = loading.volume_function(network, (16, 64, 64), (4, 16, 16), 1)(noisy)
+  difference = np.abs(tiled.astype(np.float64) - whole)
+  return {'tile': [16, 64, 64], 'overlap': [4, 16, 16], 'max': float(difference.max()),
+          'mean': float(difference.mean())}
+
+
+def _display(array, reference):
+  """Values mapped so the reference spans 0-1 (its background at 0)."""
+  low, high = float(reference.min()), float(reference.max())
+  return np.clip((np.asarray(array, np.float64) - low) / (high - low), 0, 1)
+
+
+def pictures(panels, reference):
+  """docs/results/volumes_xy.png and volumes_xz.png: each panel's xy plane and xz
+  section (z drawn 4x taller: its step is 4 pixels), side by side."""
+  written = {}
+  for view, cut in (('xy', lambda volume: volume[PICTURE_PLANE]),
+                    ('xz', lambda volume: np.repeat(volume[:, PICTURE_ROW],
+                                                    int(SPEC.z_spacing), axis=0))):
+    gap = np.ones([cut(reference).shape[0], 4])
+    strip = []
+    for panel in panels:
+      strip += [_display(cut(panel), reference), gap]
+    pixels = np.round(np.concatenate(strip[:-1], axis=1) * 255).astype(np.uint8)
+    path = os.path.join(RESULTS_DIR, f'volumes_{view}.png')
+    tf.io.write_file(path, tf.io.encode_png(np.repeat(pixels[:, :, np.newaxis], 3, axis=2)))
+    written[view] = os.path.relpath(path, os.path.join(REPO_ROOT, 'docs'))
+  return written
+
+
+def main(argv):
+  del argv
+  if not FLAGS.allow_dirty:
+    provenance.require_clean_tree(REPO_ROOT, False)
+  os.makedirs(FLAGS.runs_dir, exist_ok=True)
+  os.makedirs(RESULTS_DIR, exist_ok=True)
+  prepare_data()
+  label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
+  calibration = os.path.join(FLAGS.runs_dir, 'calibration_2d')
+  if not os.path.exists(os.path.join(calibration, 'config.json')):
+    train('calibration_2d', 2, 'noisy', CALIBRATION_STEPS)
+  runs = {}
+  for name, dims, target in VARIANTS:
+    batch = 4 if dims == 3 else 16
+    if dims == 3:
+      steps = FLAGS.steps_3d
+    else:
+      budget = runs[name.replace('_2d', '_3d')]['training_seconds']
+      steps = int(round(budget / seconds_per_step(calibration, batch)))
+    wall = train(name, dims, target, steps)
+    model_dir = os.path.join(FLAGS.runs_dir, name)
+    runs[name] = {'dims': dims, 'target': target, 'steps': steps, 'batch_size': batch,
+                  'wall_seconds': wall,
+                  'training_seconds': steps * seconds_per_step(model_dir, batch)}
+  tests = test_volumes()
+  denoised_first = {}
+  for name, dims, _ in VARIANTS:
+    denoise = denoiser(os.path.join(FLAGS.runs_dir, name), dims)
+    outputs = [denoise(noisy) for noisy, _ in tests]
+    runs[name]['psnr'] = [psnr(output[..., 0], reference)
+                          for output, (_, reference) in zip(outputs, tests)]
+    denoised_first[name] = outputs[0][..., 0]
+  noisy, reference = tests[0]
+  results = {
+      'commit': label, 'machine': machine, 'date': time.strftime('%Y-%m-%d'),
+      'spec': {'shape': list(SPEC.shape), 'z_spacing': SPEC.z_spacing,
+               'peak_photons': SPEC.peak_photons, 'read_noise': SPEC.read_noise,
+               'train_volumes': len(TRAIN_SEEDS), 'test_volumes': len(TEST_SEEDS)},
+      'input_psnr': [psnr(noisy_volume[..., 0], ref) for noisy_volume, ref in tests],
+      'runs': runs,
+      'seams': seam_check(os.path.join(FLAGS.runs_dir, 'pairs_3d'), noisy),
+      'pictures': pictures([noisy[..., 0], denoised_first['pairs_2d'], denoised_first['pairs_3d'],
+                            denoised_first['n2c_3d'], reference], reference),
+      'pictured': ['noisy', 'pairs_2d', 'pairs_3d', 'n2c_3d', 'reference'],
+  }
+  with open(RESULTS_JSON, 'w') as output:
+    json.dump(results, output, indent=1)
+  for name, run in runs.items():
+    print(f'{name}: {statistics.mean(run["psnr"]):.2f} dB over {run["steps"]} steps, '
+          f'{run["training_seconds"]:.0f} s training ({run["wall_seconds"]:.0f} s wall)')
+  print(f'input {statistics.mean(results["input_psnr"]):.2f} dB; wrote {RESULTS_JSON}')
+
+
+def read_results():
+  """docs/results/volumes.json, or None before the first measurement."""
+  if not os.path.exists(RESULTS_JSON):
+    return None
+  with open(RESULTS_JSON) as results_file:
+    return json.load(results_file)
+
+
+def _mean(values):
+  return statistics.mean(values)
+
+
+def section(results):
+  """The "Volumes and movies" section's markdown lines, from read_results()."""
+  if results is None:
+    return []
+  runs = results['runs']
+  spec = results['spec']
+  input_psnr = _mean(results['input_psnr'])
+  out = ['## Volumes and movies', '',
+         f'Phantom stacks (`n2n/data/phantom.py`): {spec["train_volumes"]} training and '
+         f'{spec["test_volumes"]} held-out volumes of {" x ".join(map(str, spec["shape"]))} '
+         f'voxels, z step {spec["z_spacing"]:g} pixels (anisotropic), peak '
+         f'{spec["peak_photons"]:g} photons with read noise {spec["read_noise"]:g}, two '
+         'acquisitions and a reference each. Each method trains the 3D network on the stacks '
+         'and the 2D network on their xy planes for the same training time; both are scored on '
+         'the held-out volumes (PSNR against the reference, peak: its range), denoised as '
+         '`denoise.py` does. Made by `tools/results_volumes.py` at '
+         f'{results["commit"]} on {results["machine"]}, {results["date"]}.', '',
+         '| method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | training s 2D / 3D |',
+         '|---|---|---|---|---|---|',
+         f'| noisy input | {input_psnr:.2f} | | | | |']
+  gains = {}
+  for method, title in METHOD_TITLES.items():
+    flat, deep = runs[f'{method}_2d'], runs[f'{method}_3d']
+    gains[method] = _mean(deep['psnr']) - _mean(flat['psnr'])
+    out.append(f'| {title} | {_mean(flat["psnr"]):.2f} | {_mean(deep["psnr"]):.2f} | '
+               f'{gains[method]:+.2f} | {flat["steps"]} / {deep["steps"]} | '
+               f'{flat["training_seconds"]:.0f} / {deep["training_seconds"]:.0f} |')
+  met = round(gains['pairs'], 2) >= GOAL_DB
+  out += ['', f'**Goal: the 3D model beats 2D per plane by at least {GOAL_DB:g} dB on '
+          f'anisotropic volumes at equal training time: {"met" if met else "not met"}** '
+          f'(Noise2Noise pairs: {gains["pairs"]:+.2f} dB; with clean targets '
+          f'{gains["n2c"]:+.2f} dB). One seed and one phantom per row.', '',
+          f'Not measured yet: {", ".join(NOT_YET)} have no 3D form in n2n yet.', '']
+  seams = results['seams']
+  out += [f'3D tiles of {" x ".join(map(str, seams["tile"]))} voxels blended over '
+          f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from the whole '
+          f'volume in one tile by at most {seams["max"] * 255:.2f}/255 '
+          f'(mean {seams["mean"] * 255:.3f}/255) of the white level, on the first held-out '
+          'volume with the 3D pairs network in float32.', '']
+  titles = {'noisy': 'noisy', 'pairs_2d': '2D per plane', 'pairs_3d': '3D',
+            'n2c_3d': '3D, clean targets', 'reference': 'reference'}
+  captions = ' | '.join(titles[name] for name in results['pictured'])
+  out += [f'xy plane {PICTURE_PLANE} of the first held-out volume ({captions}):', '',
+          f'![xy plane]({results["pictures"]["xy"]})', '',
+          f'xz section at y = {PICTURE_ROW}, z drawn {spec["z_spacing"]:g}x taller ({captions}):',
+          '', f'![xz section]({results["pictures"]["xz"]})', '']
+  return out
+
+
+if __name__ == '__main__':
+  define_flags()
+  app.run(main)
