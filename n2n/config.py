@@ -522,7 +522,8 @@ class DenoiseConfig:
   model: str = setting('', "A run's model_dir (newest checkpoint) or a checkpoint prefix "
                        '(model_dir/ckpt-N).', required=True)
   input: str = setting('', 'Noisy images: a file, a folder (recursive), a glob, or a '
-                       'comma-separated list of these.', required=True)
+                       'comma-separated list of these. An OME-Zarr folder (*.zarr) is one '
+                       'input, denoised chunk by chunk by a 3D run.', required=True)
   output_dir: str = setting('', 'Where the denoised files go, at the same path relative to '
                             'the input folder.', required=True)
   format: str = setting('auto', 'Output format. auto: PNG, TIFF and BMP stay as they are, JPEG '
@@ -566,11 +567,15 @@ class DenoiseConfig:
   axes: str = setting('', 'With a 3D run (--spatial_dims=3): the axes of TIFF stacks whose '
                       'files do not say them, in file order, e.g. ZYX or TYX (a movie: time is '
                       'the depth the network sees). Empty: as each file says.')
-  volume_tile: str = setting('32,128,128', 'With a 3D run: the tile\'s depth, height and width '
+  volume_tile: str = setting('0,128,128', 'With a 3D run: the tile\'s depth, height and width '
                              'in voxels (depth a multiple of 2**z_pools, height and width of '
-                             '32); larger stacks are denoised in overlapping tiles.')
-  volume_overlap: str = setting('8,32,32', 'With a 3D run: voxels neighbouring tiles share and '
-                                'blend over, in z, y and x.')
+                             '32); larger stacks are denoised in overlapping tiles. Depth 0: '
+                             'the depth of the run\'s training crops (docs/volumes.md: deeper '
+                             'tiles lost 1-10 dB).')
+  volume_overlap: str = setting('auto', 'With a 3D run: voxels neighbouring tiles share and '
+                                'blend over, in z, y and x; for OME-Zarr inputs also the '
+                                'context read around each chunk. auto: half the tile depth in '
+                                'z, 32 in y and x.')
 
   def __post_init__(self):
     check_settings(self)
@@ -595,12 +600,26 @@ def _three_sizes(value, flag, minimum):
   return sizes
 
 
-def volume_tiling(config):
-  """((depth, height, width) of 3D tiles, (z, y, x) overlaps) of a DenoiseConfig."""
-  tile = _three_sizes(config.volume_tile, 'volume_tile', 1)
-  if tile[1] % 32 or tile[2] % 32:
+# --volume_overlap auto: y and x overlap (z: half the tile depth).
+AUTO_VOLUME_OVERLAP_XY = 32
+
+
+def volume_tiling(config, crop_depth):
+  """((depth, height, width) of 3D tiles, (z, y, x) overlaps) of a DenoiseConfig.
+
+  crop_depth: the depth of the run's training crops, which a tile depth of 0
+  means. A 3D network trained on thin crops denoises best in tiles as deep:
+  on the phantom, 60-150 steps on 8-plane crops, whole 16- and 48-plane
+  stacks scored 0.7-14 dB below 8-plane tiles, which half-depth overlaps
+  raised by a further 0.8-1.2 dB (docs/volumes.md).
+  """
+  tile = _three_sizes(config.volume_tile, 'volume_tile', 0)
+  if tile[1] % 32 or tile[2] % 32 or not tile[1] or not tile[2]:
     raise ValueError(f'--volume_tile={config.volume_tile}: height and width must be multiples '
                      'of 32')
+  tile = (tile[0] or crop_depth,) + tile[1:]
+  if config.volume_overlap == 'auto':
+    return tile, (tile[0] // 2, AUTO_VOLUME_OVERLAP_XY, AUTO_VOLUME_OVERLAP_XY)
   return tile, _three_sizes(config.volume_overlap, 'volume_overlap', 0)
 
 

@@ -34,7 +34,9 @@ from n2n.inference import sharding
 
 
 def plan(config):
-  """(this shard's jobs, the parsed shard or None, how many files were planned in all).
+  """(this shard's file jobs, the OME-Zarr jobs, the parsed shard or None, how many
+  files were planned in all). Files are split between shards; every shard takes
+  its share of the chunks of every OME-Zarr input.
 
   Raises:
     ValueError: a bad --input, --output_dir or --shard (nothing is written).
@@ -42,7 +44,9 @@ def plan(config):
   shard = sharding.parse_shard(config.shard)
   planned = noisy_files.plan_jobs(noisy_files.find_inputs(config.input), config.output_dir,
                                 config.format, config.overwrite)
-  return sharding.select(planned, shard), shard, len(planned)
+  files = [job for job in planned if job.family != noisy_files.ZARR_FAMILY]
+  zarrs = [job for job in planned if job.family == noisy_files.ZARR_FAMILY]
+  return sharding.select(files, shard), zarrs, shard, len(files)
 
 
 def load_network(config):
@@ -69,7 +73,7 @@ def denoise_function(network, config):
   if noisy_volumes.is_volume_run(network.run_config):
     if config.tta:
       raise ValueError('--tta averages 2D flips and rotations; a 3D run does not take it yet')
-    tile, overlap = config_lib.volume_tiling(config)
+    tile, overlap = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
     return loading.volume_function(network, tile, overlap, config.batch_tiles)
   return loading.image_function(network, config.tile_size, config.tile_overlap,
                                 config.batch_tiles, config.tta)
@@ -78,16 +82,23 @@ def denoise_function(network, config):
 def main(argv):
   program = os.path.basename(argv[0])
   with apps.configured(argv, config_lib.DenoiseConfig) as config:
-    jobs, shard, planned = plan(config)
+    jobs, zarr_jobs, shard, planned = plan(config)
     network = load_network(config)
     if shard:
-      print(f'shard {shard}: {len(jobs)} of the {planned} planned files', flush=True)
+      print(f'shard {shard}: {len(jobs)} of the {planned} planned files' +
+            (f', its chunks of {len(zarr_jobs)} OME-Zarr input(s)' if zarr_jobs else ''),
+            flush=True)
     noisy_files.check_white_level_override(network.run_config, config.white_level)
     denoise = denoise_function(network, config)
     summary = file_batch.denoise_files(jobs, denoise, network.channels, network.run_config,
                                   config.overwrite, config.white_level, config.prefetch,
                                   config.png_compression, volumes.parse_axes_flag(config.axes))
-    print(file_batch.format_summary(summary, len(jobs), network.source))
+    if zarr_jobs:
+      _, margin = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
+      summary = file_batch.merge(summary, file_batch.denoise_zarr_jobs(
+          zarr_jobs, denoise, network.channels, margin, network.run_config, config.white_level,
+          shard, config.overwrite))
+    print(file_batch.format_summary(summary, len(jobs) + len(zarr_jobs), network.source))
   if summary.exit_status == file_batch.EXIT_NOTHING:
     print(f'{program}: error: no file could be denoised', file=sys.stderr)
   sys.exit(summary.exit_status)

@@ -74,6 +74,9 @@ def export_run(config):
   check_request(config)
   restored = restore.restore_model(config.model, 'float32', flag_name='model',
                                    upsampling='resize')
+  if config_lib.model_spatial_dims(restored.run_config) == 3:
+    raise ValueError(f'--model={config.model} is a 3D run: export.py writes 2D networks only '
+                     'so far; denoise its volumes with denoise.py')
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):

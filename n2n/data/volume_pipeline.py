@@ -11,6 +11,8 @@ rotates in xy (any of the 8 orientations: xy pixels are alike) and flips z
 (a z step is not an xy pixel, so z is never swapped with y or x).
 """
 
+import itertools
+
 import tensorflow as tf
 
 from n2n.data import input_pipeline
@@ -54,6 +56,87 @@ def augment_volume(crop, seed, flips=True, rotations=True):
   return crop
 
 
+def _volume_batches(config, per_replica_batch, cache, start_step, input_context, crop_depth,
+                    crop_of, parts_of):
+  """The shared stream: stacks at least crop_depth deep, crop_of(scene, pick
+  seed, crop seed) -> [count, crop_depth, S, S, C'] native crops, parts_of(crop
+  [..., C'] float32 in white-level units) -> {name: [D', S, S, C_name]}, every
+  part augmented alike (one flip or turn moves them all), batched."""
+  records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
+  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
+  scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
+  scenes = input_pipeline.usable_items(scenes, config, cache,
+                                      height_width=lambda scene: scene['shape'][:2])
+  pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
+                                                                   start_step, 3)
+
+  def crops_of(index, scene):
+    return crop_of(scene, tf.random.experimental.stateless_fold_in(pick_seed, index),
+                   tf.random.experimental.stateless_fold_in(crop_seed, index))
+
+  crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
+                                        pipeline_id, start_step)
+  augment = config.data.augment
+
+  def augmented(index, crop):
+    seed = tf.random.experimental.stateless_fold_in(augment_seed, index)
+    parts = parts_of(tf.cast(crop, tf.float32) / config.data.white_level)
+    names = sorted(parts)
+    # The parts stacked on channels: one transform moves them all.
+    moved = augment_volume(tf.concat([parts[name] for name in names], axis=-1), seed,
+                           augment.flips, augment.rotations)
+    ends = itertools.accumulate(parts[name].shape[-1] for name in names)
+    return {name: moved[..., end - parts[name].shape[-1]:end] for name, end in zip(names, ends)}
+
+  pairs = crops.enumerate().map(augmented, num_parallel_calls=tf.data.AUTOTUNE)
+  return pairs.batch(per_replica_batch, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+
+
+def _one_acquisition_crops(config, depth):
+  """crop_of for _volume_batches: crops `depth` planes deep of one acquisition
+  of the scene, drawn at random (a movie's frames, or a single noisy stack)."""
+  dtype = tf.as_dtype(config.data.dtype)
+
+  def crop_of(scene, pick_seed, crop_seed):
+    count = tf.shape(scene['captures'])[0]
+    stack = tfrecord.decode_volume(
+        scene['captures'][tf.random.stateless_uniform([], pick_seed, 0, count, dtype=tf.int32)],
+        dtype, config.data.channels)
+    return random_volume_crops(stack, depth, config.data.crop_size,
+                               config.data.crops_per_image, crop_seed)
+
+  return crop_of
+
+
+def build_frames_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
+  """The training dataset of --method=neighbouring_frames: crops of 2 x crop_depth
+  consecutive frames of one movie, even frames as input, odd frames as target.
+
+  Returns:
+    tf.data.Dataset of {'input', 'target'}: [B, D, S, S, C] float32.
+  """
+  frames = 2 * config.data.crop_depth
+  return _volume_batches(config, per_replica_batch, cache, start_step, input_context, frames,
+                         _one_acquisition_crops(config, frames),
+                         lambda crop: {'input': crop[0::2], 'target': crop[1::2]})
+
+
+def build_noisy_volume_dataset(config, per_replica_batch, cache, start_step=0,
+                               input_context=None):
+  """Batches of augmented noisy crops of single acquisitions, for the
+  single-image methods in 3D (each acquisition of a scene, or each stack of a
+  --noisy_images dataset, is a training volume of its own).
+
+  Returns:
+    tf.data.Dataset of [B, D, S, S, C] float32.
+  """
+  batches = _volume_batches(config, per_replica_batch, cache, start_step, input_context,
+                            config.data.crop_depth,
+                            _one_acquisition_crops(config, config.data.crop_depth),
+                            lambda crop: {'noisy': crop})
+  return batches.map(lambda batch: batch['noisy'])
+
+
 def build_volume_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset of a stack dataset (--spatial_dims=3) for one input pipeline.
 
@@ -65,34 +148,15 @@ def build_volume_dataset(config, per_replica_batch, cache, start_step=0, input_c
   Returns:
     tf.data.Dataset of {'input', 'target'}: [B, D, S, S, C] float32.
   """
-  records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
-  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
-  crop_depth = config.data.crop_depth
-  scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
-  scenes = input_pipeline.usable_items(scenes, config, cache,
-                                      height_width=lambda scene: scene['shape'][:2])
   dtype = tf.as_dtype(config.data.dtype)
   data_channels = config.data.channels
-  pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
-                                                                   start_step, 3)
+  crop_depth = config.data.crop_depth
 
-  def crops_of(index, scene):
-    pick = tf.random.experimental.stateless_fold_in(pick_seed, index)
-    stacked = stack_pair(scene, config.method.target, dtype, data_channels, pick)
+  def crop_of(scene, pick_seed, crop_seed):
+    stacked = stack_pair(scene, config.method.target, dtype, data_channels, pick_seed)
     return random_volume_crops(stacked, crop_depth, config.data.crop_size,
-                               config.data.crops_per_image,
-                               tf.random.experimental.stateless_fold_in(crop_seed, index))
+                               config.data.crops_per_image, crop_seed)
 
-  crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
-                                        pipeline_id, start_step)
-  augment = config.data.augment
-
-  def pair_of(index, crop):
-    seed = tf.random.experimental.stateless_fold_in(augment_seed, index)
-    # Input and target stacked on channels: one transform moves both.
-    both = augment_volume(tf.cast(crop, tf.float32) / config.data.white_level, seed,
-                          augment.flips, augment.rotations)
-    return {'input': both[..., :data_channels], 'target': both[..., data_channels:]}
-
-  pairs = crops.enumerate().map(pair_of, num_parallel_calls=tf.data.AUTOTUNE)
-  return pairs.batch(per_replica_batch, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
+  return _volume_batches(config, per_replica_batch, cache, start_step, input_context, crop_depth,
+                         crop_of, lambda crop: {'input': crop[..., :data_channels],
+                                                'target': crop[..., data_channels:]})

@@ -41,8 +41,11 @@ def resolve_plan(config, run_config):
   """Fills config.ValidateConfig's unset values from the run's TrainConfig.
 
   Raises:
-    ValueError: no --data given and the run had no --val_data.
+    ValueError: no --data given and the run had no --val_data; a 3D run.
   """
+  if config_lib.model_spatial_dims(run_config) == 3:
+    raise ValueError(f'--checkpoint={config.checkpoint} is a 3D run: validate.py scores 2D '
+                     'runs only so far')
   noise = config.noise or run_config.corruption.noise
   if (noise == config_lib.NO_NOISE) != (run_config.corruption.noise == config_lib.NO_NOISE):
     raise ValueError(

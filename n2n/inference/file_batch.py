@@ -13,6 +13,7 @@ from absl import logging
 import tensorflow as tf
 
 from n2n import errors
+from n2n.inference import chunked_volumes
 from n2n.inference import noisy_files
 from n2n.inference import noisy_volumes
 
@@ -136,6 +137,46 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
       finish(*writes.popleft())
   summary.seconds = time.perf_counter() - started
   return summary
+
+
+def denoise_zarr_jobs(jobs, denoise, model_channels, margin, run_config=None,
+                      white_level_override=0.0, shard=None, overwrite=False):
+  """Denoises OME-Zarr jobs chunk by chunk (n2n/inference/chunked_volumes.py): with a
+  shard, this worker's chunks of each; an output from an interrupted run is resumed.
+
+  Returns:
+    Summary: an output counts as written when this run wrote chunks of it, as
+    already done when every chunk of this shard was done before; megapixels
+    are megavoxels.
+  """
+  summary = Summary([], [], [], 0.0, 0.0)
+  started = time.perf_counter()
+  for job in jobs:
+    try:
+      if not noisy_volumes.is_volume_run(run_config):
+        raise ValueError('an OME-Zarr input needs a 3D run (--spatial_dims=3)')
+      if model_channels != 1:
+        raise ValueError(f'OME-Zarr is denoised channel by channel; the run has '
+                         f'{model_channels} channels (train it with --channels=1)')
+      done = chunked_volumes.denoise_ome_zarr(job.source, job.destination, denoise, margin,
+                                              run_config, white_level_override, shard,
+                                              overwrite)
+    except Exception as error:  # pylint: disable=broad-except  (one bad input never stops a batch)
+      reason = errors.first_line(error)
+      logging.warning('Skipping %s: %s', job.source, reason)
+      summary.skipped.append((job.source, reason))
+      continue
+    (summary.written if done.written else summary.already_done).append(job.destination)
+    summary.megapixels += done.megavoxels
+  summary.seconds = time.perf_counter() - started
+  return summary
+
+
+def merge(first, second):
+  """One Summary of two parts of a run (files, then OME-Zarr inputs)."""
+  return Summary(first.written + second.written, first.skipped + second.skipped,
+                 first.already_done + second.already_done,
+                 first.megapixels + second.megapixels, first.seconds + second.seconds)
 
 
 def _log_progress(job, index, total, megapixels, seconds, eta_seconds):

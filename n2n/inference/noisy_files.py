@@ -16,6 +16,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.data import file_lists
 from n2n.data import native_images
+from n2n.data import ome_zarr
 from n2n.data import normalization
 from n2n.diagnosis import noise_statistics
 from n2n.diagnosis import report as diagnosis_report
@@ -29,6 +30,10 @@ class Job:
   family: str
 
 
+# Job.family of an OME-Zarr input (denoised chunk by chunk: n2n/inference/chunked_volumes.py).
+ZARR_FAMILY = 'zarr'
+
+
 def find_inputs(spec):
   """(path, path relative to its input root) of every file named by --input.
 
@@ -40,8 +45,10 @@ def find_inputs(spec):
     if not part:
       continue
     part = os.path.expanduser(part)
-    if tf.io.gfile.isdir(part):
-      found += [(path, os.path.relpath(path, part)) for path in file_lists.files_below(part)]
+    if ome_zarr.is_ome_zarr(part):
+      found.append((part.rstrip('/'), os.path.basename(part.rstrip('/'))))
+    elif tf.io.gfile.isdir(part):
+      found += [(path, os.path.relpath(path, part)) for path in _units_below(part)]
     elif tf.io.gfile.exists(part):
       found.append((part, os.path.basename(part)))
     else:
@@ -52,6 +59,17 @@ def find_inputs(spec):
   if not found:
     raise ValueError('--input names no file')
   return found
+
+
+def _units_below(folder):
+  """Every file below folder, except that an OME-Zarr folder (*.zarr) is one
+  input, not the chunk files inside it."""
+  marker = ome_zarr.SUFFIX + os.sep
+  units = set()
+  for path in file_lists.files_below(folder):
+    inside = path.find(marker)
+    units.add(path if inside < 0 else path[:inside + len(ome_zarr.SUFFIX)])
+  return sorted(units)
 
 
 def plan_jobs(inputs, output_dir, output_format, overwrite):
@@ -71,9 +89,13 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
     if not overwrite and os.path.commonpath([output_dir, root]) == root:
       raise ValueError(f'--output_dir={output_dir!r} is inside the input folder {root!r}; '
                        'choose another folder or pass --overwrite')
-    family = native_images.output_family(path, output_format)
-    destination = os.path.join(output_dir, os.path.splitext(relative)[0] +
-                               native_images.output_suffix(family))
+    if ome_zarr.is_ome_zarr(path):
+      # An OME-Zarr stays one, under its own name, whatever --format says.
+      family, destination = ZARR_FAMILY, os.path.join(output_dir, relative)
+    else:
+      family = native_images.output_family(path, output_format)
+      destination = os.path.join(output_dir, os.path.splitext(relative)[0] +
+                                 native_images.output_suffix(family))
     # a.jpg and a.png both become a.png: one would silently replace the other.
     earlier = sources_by_destination.setdefault(destination, path)
     if earlier != path:

@@ -55,6 +55,10 @@ class Method(abc.ABC):
     network_note: the network settings its paper recommends, for help texts.
     masks_targets: its elements carry a 'target_mask' (the masked L2 loss).
     volumes: it trains the 3D network on stacks (--spatial_dims=3).
+    images: it trains the 2D network on images (False: stacks only).
+    frames_per_crop_plane: planes (frames) of a stack each plane of a training
+      crop takes (2: a movie's neighbouring frames make one input and one
+      target plane).
   """
   name = ''
   settings_class = None
@@ -65,6 +69,8 @@ class Method(abc.ABC):
   network_note = ''
   masks_targets = False
   volumes = False
+  images = True
+  frames_per_crop_plane = 1
 
   def settings(self, config):
     """This method's settings object of a TrainConfig, or None."""

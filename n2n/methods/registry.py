@@ -7,11 +7,12 @@ flags and a part of the run's method section by themselves (settings_fields).
 
 from n2n.methods import blind_spot
 from n2n.methods import neighbor2neighbor
+from n2n.methods import neighbouring_frames
 from n2n.methods import pairs
 from n2n.settings import section
 
 _METHODS = {method.name: method for method in (pairs.METHOD, neighbor2neighbor.METHOD,
-                                               blind_spot.METHOD)}
+                                               blind_spot.METHOD, neighbouring_frames.METHOD)}
 NAMES = tuple(_METHODS)
 SINGLE_IMAGE_NAMES = tuple(name for name, method in _METHODS.items() if method.single_image)
 

@@ -62,11 +62,14 @@ def _decide_cache(config, manifests):
 
 
 def _check_crop_fits(config, manifests):
+  frames = methods_registry.get(config.method.name).frames_per_crop_plane
   for manifest in manifests:
     deepest = manifest.get('depth', {}).get('max')
-    if deepest is not None and deepest < config.data.crop_depth:
-      raise ValueError(f'--crop_depth={config.data.crop_depth} is deeper than every stack in '
-                       f'--train_data (the deepest has {deepest} planes)')
+    if deepest is not None and deepest < config.data.crop_depth * frames:
+      needs = f' ({frames} frames per plane: {config.data.crop_depth * frames})' if frames > 1 \
+          else ''
+      raise ValueError(f'--crop_depth={config.data.crop_depth}{needs} is deeper than every '
+                       f'stack in --train_data (the deepest has {deepest} planes)')
     largest = manifest.get('shortest_side', {}).get('max')
     if largest is not None and largest < config.data.crop_size:
       raise ValueError(f'--crop_size={config.data.crop_size} is larger than every image in '
@@ -165,9 +168,12 @@ def check_spatial_dims(config, manifests):
     held = 'TIFF stacks (volumes or movies)' if data_dims == 3 else 'images'
     raise ValueError(f'--spatial_dims={model_dims}: --train_data holds {held}; train it with '
                      f'--spatial_dims={data_dims} (or 0: as the data)')
-  if model_dims == 2:
-    return
   method = methods_registry.get(config.method.name)
+  if model_dims == 2:
+    if not method.images:
+      raise ValueError(f'--method={config.method.name} trains the 3D network on stacks, but '
+                       '--train_data holds images')
+    return
   if not method.volumes:
     ready = [name for name in methods_registry.NAMES if methods_registry.get(name).volumes]
     raise ValueError(f'--method={config.method.name} has no 3D form yet; volumes train with '

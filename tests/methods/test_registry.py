@@ -18,7 +18,8 @@ from tests.conftest import REPO_ROOT
 def test_every_method_declares_itself_and_its_settings_are_flags():
   flags = {spec.flag for spec in settings_lib.settings_of(config_lib.TrainConfig)}
   config = config_lib.train_config(train_data='x', model_dir='y', crop_size=64)
-  assert registry.NAMES == config_lib.METHODS == ('pairs', 'neighbor2neighbor', 'blind_spot')
+  assert registry.NAMES == config_lib.METHODS == ('pairs', 'neighbor2neighbor', 'blind_spot',
+                                                  'neighbouring_frames')
   for name in registry.NAMES:
     method = registry.get(name)
     assert isinstance(method, base.Method) and method.name == name

@@ -1,0 +1,175 @@
+"""Denoising OME-Zarr volumes chunk by chunk: bounded memory, resumable, shardable.
+
+Each output chunk is computed from its input region widened by a margin of
+context on each side in z, y and x (clipped at the volume's faces), denoised
+by the 3D network (tiled within the region as any volume is), cropped back to
+the chunk and written. Memory holds one region and the network's activations,
+whatever the volume's size.
+
+After a chunk is written, an empty marker `.n2n/done/<chunk index>` is written
+inside the output: a killed run leaves at most the chunks it was writing
+without a marker, and a rerun denoises only the chunks without one. With a
+shard K/N a worker takes the chunks whose place in the chunk grid's order is K
+modulo N, so N workers (a job array) write disjoint chunks of one output.
+A movie without z (axes like TYX) is denoised with time as depth.
+"""
+
+import dataclasses
+import itertools
+import math
+import os
+import shutil
+
+from absl import logging
+import numpy as np
+
+from n2n.data import native_images
+from n2n.data import ome_zarr
+from n2n.data import volumes
+from n2n.inference import noisy_files
+
+DONE_DIR = os.path.join('.n2n', 'done')
+
+
+@dataclasses.dataclass
+class ChunkedSummary:
+  """What one OME-Zarr job did: chunks written now, found done, megavoxels written."""
+  written: int = 0
+  already_done: int = 0
+  megavoxels: float = 0.0
+
+
+def depth_axis(axes, where):
+  """The letter the network's depth runs along: Z, or T for a movie without z."""
+  if 'Z' in axes:
+    return 'Z'
+  if 'T' in axes:
+    return 'T'
+  raise ome_zarr.OmeZarrError(f'{where}: axes {axes} have neither z nor t for a 3D network')
+
+
+def chunk_indices(shape, chunks):
+  """Every chunk's index in the grid, in C order: [(i0, i1, ...)]."""
+  return list(itertools.product(*[range(math.ceil(size / chunk))
+                                  for size, chunk in zip(shape, chunks)]))
+
+
+def shard_chunks(indices, shard):
+  """The chunks of a shard (sharding.Shard, or None for all): every count-th from its index."""
+  if shard is None:
+    return list(indices)
+  return [index for place, index in enumerate(indices) if place % shard.count == shard.index]
+
+
+def marker_path(output_path, index):
+  """The file that says chunk `index` of the output is written."""
+  return os.path.join(output_path, DONE_DIR, '.'.join(str(value) for value in index))
+
+
+def chunk_region(index, chunks, shape, axes, spatial, margin):
+  """(read slices, crop slices): the chunk widened by margin along the spatial
+  axes (clipped to the array), and where the chunk lies within that region.
+
+  Args:
+    index: the chunk's grid index; chunks, shape: per axis.
+    axes: the array's letters; spatial: the letters widened (depth, Y, X).
+    margin: {letter: voxels of context each side}.
+  """
+  read, crop = [], []
+  for position, letter, chunk, size in zip(index, axes, chunks, shape):
+    start, stop = position * chunk, min((position + 1) * chunk, size)
+    extra = margin[letter] if letter in spatial else 0
+    low, high = max(0, start - extra), min(size, stop + extra)
+    read.append(slice(low, high))
+    crop.append(slice(start - low, stop - low))
+  return tuple(read), tuple(crop)
+
+
+def denoise_region(region, axes, depth_letter, denoise, white_level):
+  """A region [...] in `axes` order denoised volume by volume, channel by channel, same dtype.
+
+  Args:
+    denoise: fn([D, H, W, 1] float32) -> same (a one-channel 3D network).
+    white_level: what maps to 1.0 (None: the dtype's range).
+  """
+  letters = axes.replace('T', 'Z') if depth_letter == 'T' else axes
+  canonical = volumes.to_canonical(region, letters)
+  output = np.empty_like(canonical)
+  for frame in range(canonical.shape[0]):
+    for channel in range(canonical.shape[4]):
+      volume = canonical[frame, ..., channel:channel + 1]
+      values = native_images.to_unit_range(volume, white_level)
+      output[frame, ..., channel:channel + 1] = native_images.like_input(
+          denoise(values), volume, white_level)
+  return volumes.from_canonical(output, letters)
+
+
+def open_output(destination, image, overwrite):
+  """The output array of an OME-Zarr job: created like the input, or, from an
+  earlier (interrupted or sharded) run, opened after checking it matches."""
+  if overwrite and os.path.exists(destination):
+    shutil.rmtree(destination)
+  if not os.path.exists(destination):
+    try:
+      return ome_zarr.create_like(destination, image)
+    except Exception as error:  # pylint: disable=broad-except  (zarr's own "exists" types)
+      # Another shard created it first: open theirs below.
+      if not os.path.exists(destination):
+        raise ome_zarr.OmeZarrError(f'{destination}: cannot create ({error})') from None
+  existing = ome_zarr.open_image(destination, mode='r+')
+  if (existing.axes, existing.array.shape, existing.array.chunks, existing.array.dtype) != (
+      image.axes, image.array.shape, image.array.chunks, image.array.dtype):
+    raise ome_zarr.OmeZarrError(
+        f'{destination} exists as {ome_zarr.describe(existing)}, not like its input '
+        f'{ome_zarr.describe(image)}; pass --overwrite to replace it')
+  # Zarr keeps no array config on disk: a reopened output must be told again to
+  # write chunks of fill values (see ome_zarr.create_image), or a resumed run's
+  # all-zero chunk leaves no file.
+  return existing.array.with_config({'write_empty_chunks': True})
+
+
+def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
+                     white_level_override=0.0, shard=None, overwrite=False):
+  """Denoises an OME-Zarr image's full-resolution level into a new OME-Zarr.
+
+  Args:
+    source, destination: .zarr folders.
+    denoise: fn([D, H, W, 1] float32) -> same, a one-channel 3D network.
+    margin: (z, y, x) voxels of context read around each chunk.
+    run_config: the run's TrainConfig (white level rules), or None.
+    white_level_override: --white_level (0: the run's).
+    shard: sharding.Shard or None.
+    overwrite: start the output afresh instead of resuming it.
+
+  Returns:
+    ChunkedSummary.
+  """
+  image = ome_zarr.open_image(source)
+  depth_letter = depth_axis(image.axes, source)
+  output = open_output(destination, image, overwrite)
+  spatial = (depth_letter, 'Y', 'X')
+  margins = dict(zip(spatial, margin))
+  white_level = noisy_files.effective_white_level(run_config, image.array.dtype,
+                                                  white_level_override)
+  summary = ChunkedSummary()
+  planned = shard_chunks(chunk_indices(image.array.shape, image.array.chunks), shard)
+  os.makedirs(os.path.join(destination, DONE_DIR), exist_ok=True)
+  for place, index in enumerate(planned, 1):
+    marker = marker_path(destination, index)
+    if os.path.exists(marker):
+      summary.already_done += 1
+      continue
+    read, crop = chunk_region(index, image.array.chunks, image.array.shape, image.axes, spatial,
+                              margins)
+    denoised = denoise_region(np.asarray(image.array[read]), image.axes, depth_letter, denoise,
+                              white_level)[crop]
+    write = tuple(slice(region.start + inner.start, region.start + inner.stop)
+                  for region, inner in zip(read, crop))
+    output[write] = denoised
+    with open(marker, 'w'):
+      pass
+    summary.written += 1
+    summary.megavoxels += denoised.size / 1e6
+    logging.info('%s: chunk %s (%d of %d%s)', destination, index, place, len(planned),
+                 f', shard {shard}' if shard else '')
+  return summary

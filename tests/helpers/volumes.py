@@ -1,0 +1,79 @@
+"""Phantom stack datasets and short 3D runs for the tests of 3D training and denoising."""
+
+import numpy as np
+
+from n2n import config as config_lib
+from n2n.data import phantom
+from n2n.data import scene_writer
+from n2n.data import volumes
+from n2n.inference import loading
+from n2n.training import distribute
+from n2n.training import train_lib
+
+SPEC = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=5, nucleus_radius=10.0, filaments=6)
+# The phantom's counts reach about 100 + 8 * (2 + 30) plus noise: 600 maps them near 1.
+WHITE_LEVEL = 600.0
+
+
+def write_stack(path, array, axes, volume_format='imagej'):
+  """Writes an array laid out in `axes` as a TIFF stack with voxel sizes (0.4, 0.1, 0.1)."""
+  like = volumes.Volume(volumes.to_canonical(array, axes), axes, volume_format,
+                        (0.4, 0.1, 0.1), 'micron' if volume_format == 'imagej' else 'µm')
+  volumes.write_volume(str(path), like.pixels, like)
+
+
+def write_phantom_dataset(root, count=3, first_seed=10):
+  """root/raw/scene_i/{acquisition_0,1,reference}.tif (ZYX) and root/records; returns both."""
+  for index in range(count):
+    captures, reference = phantom.phantom_scene(SPEC, seed=first_seed + index)
+    folder = root / 'raw' / f'scene_{index}'
+    folder.mkdir(parents=True)
+    for number, capture in enumerate(captures):
+      write_stack(folder / f'acquisition_{number}.tif', capture, 'ZYX')
+    write_stack(folder / 'reference.tif', reference, 'ZYX')
+  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
+                                   white_level=WHITE_LEVEL)
+  return root / 'records', root / 'raw'
+
+
+def train_config(records, model_dir='unused', **overrides):
+  """A small 3D pairs run's TrainConfig on the phantom records."""
+  values = dict(train_data=str(records), model_dir=str(model_dir), noise='none', crop_size=32,
+                crop_depth=8, batch_size=2, precision='float32', seed=1)
+  values.update(overrides)
+  return config_lib.train_config(**values)
+
+
+def train_run(records, model_dir, steps, **overrides):
+  """Trains a 3D pairs run of `steps` steps (5e-4, no ramp-down) into model_dir."""
+  config = train_config(records, model_dir, train_steps=steps, steps_per_loop=10, log_every=20,
+                        checkpoint_every=steps, learning_rate=5e-4, rampdown_fraction=0.0,
+                        batch_size=4, **overrides)
+  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
+  return model_dir
+
+
+def psnr(estimate, reference):
+  """PSNR in dB against the reference's own range (max - min), float64."""
+  error = np.mean((np.asarray(estimate, np.float64) - reference) ** 2)
+  return 10 * np.log10(float(reference.max() - reference.min()) ** 2 / error)
+
+
+def denoise_py_gains(model_dir, scored):
+  """PSNR gains in dB of a 3D run over its noisy stacks, each denoised as denoise.py
+  does by default (tiles as deep as the run's training crops, overlapping by half).
+
+  Args:
+    model_dir: the run.
+    scored: [(noisy [D, H, W] uint16, reference [D, H, W])] on WHITE_LEVEL's scale.
+  """
+  network = loading.from_checkpoint(str(model_dir), 'float32')
+  defaults = config_lib.DenoiseConfig(model=str(model_dir), input='unused', output_dir='unused')
+  tile, overlap = config_lib.volume_tiling(defaults, network.run_config.data.crop_depth)
+  denoise = loading.volume_function(network, tile, overlap, 1)
+  gains = []
+  for noisy, reference in scored:
+    values = noisy.astype(np.float32)[..., np.newaxis] / WHITE_LEVEL
+    clean = np.asarray(reference, np.float64) / WHITE_LEVEL
+    gains.append(psnr(denoise(values)[..., 0], clean) - psnr(values[..., 0], clean))
+  return gains

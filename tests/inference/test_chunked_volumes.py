@@ -1,0 +1,171 @@
+"""OME-Zarr volumes denoised chunk by chunk: the same voxels as the whole volume where the
+context suffices, a killed run resumed without rewriting chunks, shards that split chunks."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n.data import ome_zarr
+from n2n.data import phantom
+from n2n.inference import chunked_volumes
+from n2n.inference import sharding
+from tests.conftest import REPO_ROOT
+from tests.helpers import volumes as volume_helpers
+
+
+def _local_network(radius):
+  """fn([D, H, W, 1] float32) -> same whose every output voxel depends on input voxels
+  within `radius` (zero padding: as the U-Net, it sees only what it is given)."""
+  rng = np.random.default_rng(3)
+  kernels = [rng.normal(0, 0.2, (3, 3, 3, 1, 1)).astype(np.float32) for _ in range(radius)]
+
+  def denoise(volume):
+    values = tf.constant(volume[np.newaxis])
+    for kernel in kernels:
+      values = tf.nn.relu(tf.nn.conv3d(values, kernel, [1] * 5, 'SAME')) * 0.5 + values
+    return values.numpy()[0]
+
+  return denoise
+
+
+def _write_zarr(path, array, axes, chunks, version='0.4'):
+  output = ome_zarr.create_image(str(path), array.shape, chunks, array.dtype.name, axes,
+                                 [0.4 if letter == 'Z' else 0.1 for letter in axes],
+                                 {'Z': 'micrometer'}, version)
+  output[...] = array
+  return output
+
+
+def _whole(array, denoise, white_level):
+  """The reference: the whole volume at once, scaled and rounded as denoise.py scales
+  16-bit data by a white level."""
+  values = array.astype(np.float32)[..., np.newaxis] / white_level
+  return np.round(np.clip(denoise(values)[..., 0], 0, 1) * white_level).astype(array.dtype)
+
+
+@pytest.mark.parametrize('version', ['0.4', '0.5'])
+def test_chunked_denoise_equals_the_whole_volume_where_the_margin_covers_the_context(
+    tmp_path, version):
+  volume = np.random.default_rng(0).integers(100, 500, (20, 50, 45)).astype(np.uint16)
+  source = tmp_path / 'in.zarr'
+  _write_zarr(source, volume, 'ZYX', (8, 16, 16), version)
+  denoise = _local_network(radius=2)
+  summary = chunked_volumes.denoise_ome_zarr(str(source), str(tmp_path / 'out.zarr'), denoise,
+                                             (2, 2, 2), white_level_override=600.0)
+  assert (summary.written, summary.already_done) == (3 * 4 * 3, 0)
+  output = ome_zarr.open_image(str(tmp_path / 'out.zarr'))
+  assert ome_zarr.to_json(output) == ome_zarr.to_json(ome_zarr.open_image(str(source)))
+  np.testing.assert_array_equal(output.array[...], _whole(volume, denoise, 600.0))
+  # One voxel less context than the network reaches: chunk faces differ from the whole.
+  chunked_volumes.denoise_ome_zarr(str(source), str(tmp_path / 'short.zarr'), denoise,
+                                   (1, 1, 1), white_level_override=600.0)
+  assert not np.array_equal(ome_zarr.open_image(str(tmp_path / 'short.zarr')).array[...],
+                            _whole(volume, denoise, 600.0))
+
+
+def test_a_movie_without_z_is_denoised_with_time_as_depth(tmp_path):
+  movie = np.random.default_rng(1).integers(100, 500, (12, 40, 40)).astype(np.uint16)
+  _write_zarr(tmp_path / 'movie.zarr', movie, 'TYX', (4, 32, 32))
+  denoise = _local_network(radius=1)
+  chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
+                                   denoise, (1, 1, 1), white_level_override=600.0)
+  np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...],
+                                _whole(movie, denoise, 600.0))
+
+
+def test_shards_split_the_chunks_between_them_and_cover_every_one():
+  indices = chunked_volumes.chunk_indices((2, 20, 50, 45), (1, 8, 16, 16))
+  assert len(indices) == 2 * 3 * 4 * 3
+  parts = [chunked_volumes.shard_chunks(indices, sharding.Shard(index, 3)) for index in range(3)]
+  assert sorted(sum(parts, [])) == sorted(indices)
+  assert all(not set(first) & set(second) for first in parts for second in parts
+             if first is not second)
+
+
+@pytest.fixture(scope='module')
+def tiny_run(tmp_path_factory):
+  """A 3D pairs run of 10 steps: the network's weights, not its quality, matter here."""
+  root = tmp_path_factory.mktemp('chunked')
+  records, _ = volume_helpers.write_phantom_dataset(root, count=2)
+  return volume_helpers.train_run(records, root / 'run', 10)
+
+
+def _denoise_py(model_dir, source, output, *flags):
+  return [sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), f'--model={model_dir}',
+          f'--input={source}', f'--output_dir={output}', '--precision=float32',
+          '--volume_tile=16,64,64', '--volume_overlap=4,16,16', *flags]
+
+
+def _chunk_files(path):
+  """{chunk file: modification time} of an output's full-resolution array."""
+  found = {}
+  for folder, _, names in os.walk(os.path.join(path, '0')):
+    for name in names:
+      if not name.startswith('.'):
+        found[os.path.join(folder, name)] = os.stat(os.path.join(folder, name)).st_mtime_ns
+  return found
+
+
+@pytest.mark.slow
+def test_a_killed_chunked_run_resumes_and_writes_each_chunk_once(tiny_run, tmp_path):
+  captures, _ = phantom.phantom_scene(phantom.PhantomSpec(shape=(32, 96, 96)), seed=4)
+  source = tmp_path / 'inputs' / 'stack.zarr'
+  source.parent.mkdir()
+  _write_zarr(source, captures[0], 'ZYX', (8, 32, 32))
+  chunk_count = 4 * 3 * 3
+  # Uninterrupted, for reference.
+  subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'whole'), check=True,
+                 capture_output=True, timeout=300)
+  done_dir = tmp_path / 'killed' / 'stack.zarr' / chunked_volumes.DONE_DIR
+  process = subprocess.Popen(_denoise_py(tiny_run, source, tmp_path / 'killed'),
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+  deadline = time.monotonic() + 240
+  while time.monotonic() < deadline and process.poll() is None:
+    if done_dir.is_dir() and len(os.listdir(done_dir)) >= 3:
+      break
+    time.sleep(0.02)
+  process.send_signal(signal.SIGKILL)
+  process.wait()
+  markers_before = set(os.listdir(done_dir))
+  assert 3 <= len(markers_before) < chunk_count, len(markers_before)
+  written_before = _chunk_files(tmp_path / 'killed' / 'stack.zarr')
+  result = subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'killed'),
+                          capture_output=True, text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert len(os.listdir(done_dir)) == chunk_count
+  written_after = _chunk_files(tmp_path / 'killed' / 'stack.zarr')
+  assert len(written_after) == chunk_count
+  # Chunks whose marker was written before the kill were not written again.
+  for marker in markers_before:
+    index = tuple(int(value) for value in marker.split('.'))
+    path = os.path.join(tmp_path / 'killed' / 'stack.zarr', '0', '.'.join(map(str, index)))
+    assert written_after[path] == written_before[path], marker
+  resumed = ome_zarr.open_image(str(tmp_path / 'killed' / 'stack.zarr')).array[...]
+  whole = ome_zarr.open_image(str(tmp_path / 'whole' / 'stack.zarr')).array[...]
+  np.testing.assert_array_equal(resumed, whole)
+
+
+@pytest.mark.slow
+def test_two_shards_write_disjoint_chunks_of_one_output(tiny_run, tmp_path):
+  captures, _ = phantom.phantom_scene(phantom.PhantomSpec(shape=(16, 64, 64)), seed=5)
+  source = tmp_path / 'inputs' / 'stack.zarr'
+  source.parent.mkdir()
+  _write_zarr(source, captures[0], 'ZYX', (8, 32, 32), version='0.5')
+  subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'one'), check=True,
+                 capture_output=True, timeout=300)
+  markers = []
+  for shard in ('0/2', '1/2'):
+    result = subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'two', f'--shard={shard}'),
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-2000:]
+    done = set(os.listdir(tmp_path / 'two' / 'stack.zarr' / chunked_volumes.DONE_DIR))
+    markers.append(done - set().union(*markers) if markers else done)
+  assert len(markers[0]) == len(markers[1]) == 4  # 8 chunks, half each, none twice
+  np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'two' / 'stack.zarr')).array[...],
+                                ome_zarr.open_image(str(tmp_path / 'one' / 'stack.zarr')).array[...])
