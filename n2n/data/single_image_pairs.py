@@ -21,6 +21,8 @@ U-Net, so validation, denoising and export are unchanged.
 Every function is pure TensorFlow with explicit stateless seeds, for tf.data.
 """
 
+import itertools
+
 import tensorflow as tf
 
 # The 2x2 cell's pixels are numbered 0 1 / 2 3. The sampler's ordered pairs of
@@ -63,9 +65,28 @@ def _cells(images):
                     [batch, height // 2, width // 2, 4, channels])
 
 
+def _planes(volumes):
+  """[B, D, H, W, C] -> [B * D, H, W, C]: a volume's xy planes as images."""
+  shape = tf.shape(volumes)
+  return tf.reshape(volumes, tf.concat([[shape[0] * shape[1]], shape[2:]], axis=0))
+
+
+def _volumes(planes, depth):
+  """The inverse of _planes: [B * D, ...] -> [B, D, ...]."""
+  shape = tf.shape(planes)
+  return tf.reshape(planes, tf.concat([[shape[0] // depth, depth], shape[1:]], axis=0))
+
+
 def subsample(images, positions):
   """One pixel of every 2x2 cell: [B, H, W, C] (H, W even), [B, H/2, W/2] in 0..3
-  -> [B, H/2, W/2, C]. Every channel takes the same pixel."""
+  -> [B, H/2, W/2, C]. Every channel takes the same pixel.
+
+  Volumes [B, D, H, W, C] with positions [B, D, H/2, W/2] are sub-sampled plane
+  by plane in xy (-> [B, D, H/2, W/2, C]): z keeps every plane.
+  """
+  if images.shape.rank == 5:
+    depth = tf.shape(images)[1]
+    return _volumes(subsample(_planes(images), _planes(positions)), depth)
   return tf.gather(_cells(images), positions, axis=3, batch_dims=3)
 
 
@@ -74,14 +95,22 @@ def neighbor2neighbor_pair(noisy, seed):
 
   Args:
     noisy: [B, S, S, C] float32, S a multiple of 64 (the sub-images pass the
-      U-Net's five poolings).
+      U-Net's five poolings); or volumes [B, D, S, S, C], sub-sampled plane by
+      plane in xy with a sampler draw of their own (z keeps every plane: on
+      anisotropic stacks a z neighbour is several xy pixels away, and thin
+      crops could not lose half their planes).
     seed: [2] int32 stateless seed.
 
   Returns:
     {'input': first sub-image, 'target': second sub-image ([B, S/2, S/2, C]),
      'full': noisy, 'positions': [B, S/2, S/2, 2] int32} for the regulariser
-    (n2n/methods/neighbor2neighbor.py).
+    (n2n/methods/neighbor2neighbor.py); volumes' have D after B.
   """
+  if noisy.shape.rank == 5:
+    depth = tf.shape(noisy)[1]
+    planes = neighbor2neighbor_pair(_planes(noisy), seed)
+    return {'input': _volumes(planes['input'], depth), 'target': _volumes(planes['target'], depth),
+            'full': noisy, 'positions': _volumes(planes['positions'], depth)}
   shape = tf.shape(noisy)
   positions = neighbour_positions(shape[0], shape[1], shape[2], seed)
   # Both sub-images in one gather from one rearrangement of the crops.
@@ -103,13 +132,28 @@ def _reflected(index, size):
   return tf.where(index >= size, period - index, index)
 
 
+def _usable_axes(rank, line_axis):
+  """The spatial axes (0 = the first after the batch) in which a neighbour must
+  differ from the masked pixel to be usable: any of them, or with a structN2V
+  line every axis but the line's (rows run along x, the last axis; columns
+  along y, the one before it), so the line's pixels are left out."""
+  axes = list(range(rank))
+  if line_axis == 'rows':
+    axes.remove(rank - 1)
+  elif line_axis == 'columns':
+    axes.remove(rank - 2)
+  return axes
+
+
 def medians_without_centre(images, positions, line_axis=None):
   """The median of the 5x5 neighbourhood without the pixel itself, per channel,
-  at the given pixels only.
+  at the given pixels only; for volumes the 5x5x5 neighbourhood.
 
   With line_axis 'rows' the window's whole centre row is left out, with
   'columns' its centre column (structN2V): noise correlated along that line
-  then cannot reach the median.
+  then cannot reach the median. In a volume the line lies in the masked
+  voxel's xy plane; the same row of other planes stays in the window (row
+  noise is per plane: per frame of a camera).
 
   At the borders the window's coordinates are mirrored into the image. A
   mirrored coordinate can land on the pixel itself (in rows and columns 1 and
@@ -119,33 +163,30 @@ def medians_without_centre(images, positions, line_axis=None):
   the network learn the identity there).
 
   Args:
-    images: [B, H, W, C] float32.
-    positions: [N, 3] int32 (image, row, column).
+    images: [B, H, W, C] or [B, D, H, W, C] float32.
+    positions: [N, 3] int32 (image, row, column), or [N, 4] (volume, plane,
+      row, column).
     line_axis: None, 'rows' or 'columns'.
 
   Returns:
     [N, C] float32.
   """
   half = BLIND_SPOT_WINDOW // 2
-  shape = tf.shape(images)
-  height, width = shape[1], shape[2]
-  image, row, column = positions[:, 0], positions[:, 1], positions[:, 2]
+  rank = images.shape.rank - 2
+  sizes = tf.shape(images)[1:1 + rank]
+  centre = [positions[:, 1 + axis] for axis in range(rank)]
+  compared = _usable_axes(rank, line_axis)
   neighbours, usable = [], []
-  for row_offset in range(-half, half + 1):
-    for column_offset in range(-half, half + 1):
-      if (row_offset, column_offset) == (0, 0):
-        continue
-      rows = _reflected(row + row_offset, height)
-      columns = _reflected(column + column_offset, width)
-      neighbours.append(tf.gather_nd(images, tf.stack([image, rows, columns], axis=-1)))
-      # Compared after mirroring: a mirrored copy of the pixel (or of its line) is the pixel.
-      if line_axis == 'rows':
-        usable.append(rows != row)
-      elif line_axis == 'columns':
-        usable.append(columns != column)
-      else:
-        usable.append(tf.logical_or(rows != row, columns != column))
-  values = tf.stack(neighbours, axis=-1)  # [N, C, 24]
+  for offsets in itertools.product(range(-half, half + 1), repeat=rank):
+    if not any(offsets):
+      continue
+    coordinates = [_reflected(centre[axis] + offsets[axis], sizes[axis])
+                   for axis in range(rank)]
+    neighbours.append(tf.gather_nd(images, tf.stack([positions[:, 0]] + coordinates, axis=-1)))
+    # Compared after mirroring: a mirrored copy of the pixel (or of its line) is the pixel.
+    usable.append(tf.reduce_any(tf.stack([coordinates[axis] != centre[axis]
+                                          for axis in compared]), axis=0))
+  values = tf.stack(neighbours, axis=-1)  # [N, C, 24] (124 in a volume)
   usable = tf.stack(usable, axis=-1)[:, tf.newaxis, :]  # [N, 1, 24]
   # The pixel's own mirrored copies sort to the end, past every usable value.
   largest = tf.fill(tf.shape(values), values.dtype.max)
@@ -159,30 +200,29 @@ def medians_without_centre(images, positions, line_axis=None):
   return tf.where(count > 0, median, tf.gather_nd(images, positions))
 
 
-def line_positions(positions, line_axis, span, height, width):
+def line_positions(positions, line_axis, span, sizes):
   """The other pixels of each masked pixel's structN2V line, inside the image.
 
   Args:
-    positions: [N, 3] int32 (image, row, column) of the masked pixels.
-    line_axis: 'rows' (the line runs along the row) or 'columns'.
+    positions: [N, 1 + k] int32 (image, then k spatial coordinates) of the
+      masked pixels.
+    line_axis: 'rows' (the line runs along the row: x, the last axis) or
+      'columns' (along y); in a volume the line lies in the pixel's xy plane.
     span: the line's length in pixels, odd, the masked pixel at its centre.
-    height, width: scalar int32, the images' size.
+    sizes: [k] int32, the images' spatial size.
 
   Returns:
-    [N * (span - 1), 3] int32; offsets past the border are clipped onto it
+    [N * (span - 1), 1 + k] int32; offsets past the border are clipped onto it
     (a line pixel counted twice is replaced twice with the same value).
   """
   half = span // 2
   offsets = tf.constant([offset for offset in range(-half, half + 1) if offset], tf.int32)
-  image = tf.repeat(positions[:, 0], len(offsets))
-  row = tf.repeat(positions[:, 1], len(offsets))
-  column = tf.repeat(positions[:, 2], len(offsets))
+  rank = positions.shape[-1] - 1
+  along = 1 + (rank - 1 if line_axis == 'rows' else rank - 2)
+  repeated = tf.repeat(positions, len(offsets), axis=0)
   shifts = tf.tile(offsets, tf.shape(positions)[:1])
-  if line_axis == 'rows':
-    column = tf.clip_by_value(column + shifts, 0, width - 1)
-  else:
-    row = tf.clip_by_value(row + shifts, 0, height - 1)
-  return tf.stack([image, row, column], axis=-1)
+  moved = tf.clip_by_value(repeated[:, along] + shifts, 0, sizes[along - 1] - 1)
+  return tf.concat([repeated[:, :along], moved[:, tf.newaxis], repeated[:, along + 1:]], axis=1)
 
 
 def blind_spot_pair(noisy, fraction, seed, line_axis=None, line_span=1):
@@ -192,7 +232,9 @@ def blind_spot_pair(noisy, fraction, seed, line_axis=None, line_span=1):
   at positions drawn without replacement, the same for every channel; each is
   replaced by its neighbourhood's median, which never includes itself. Only
   the masked pixels' medians are computed: at Noise2Void's 0.2% that is 1 in
-  500 of what a median filter of the whole crop would cost.
+  500 of what a median filter of the whole crop would cost. Volumes mask
+  round(fraction * D * H * W) voxels, each replaced by the median of its
+  5x5x5 neighbourhood (Noise2Void's 3D window).
 
   With line_axis (structN2V, Broaddus et al., ISBI 2020), the line_span - 1
   other pixels of a line through each masked pixel, along its row ('rows') or
@@ -201,7 +243,7 @@ def blind_spot_pair(noisy, fraction, seed, line_axis=None, line_span=1):
   the network the masked pixel's noise.
 
   Args:
-    noisy: [B, H, W, C] float32.
+    noisy: [B, H, W, C] or [B, D, H, W, C] float32.
     fraction: the share of pixels masked, in (0, 1).
     seed: [2] int32 stateless seed.
     line_axis: None, 'rows' or 'columns'.
@@ -209,28 +251,30 @@ def blind_spot_pair(noisy, fraction, seed, line_axis=None, line_span=1):
 
   Returns:
     {'input': noisy with the masked pixels replaced, 'target': noisy,
-     'target_mask': [B, H, W, 1] float32, 1 at masked pixels}: with the
-    masked L2 loss the loss is taken at the masked pixels only.
+     'target_mask': [B, H, W, 1] ([B, D, H, W, 1]) float32, 1 at masked
+    pixels}: with the masked L2 loss the loss is taken at the masked pixels only.
   """
   shape = tf.shape(noisy)
-  batch, height, width = shape[0], shape[1], shape[2]
-  pixels = height * width
+  batch, sizes = shape[0], shape[1:-1]
+  pixels = tf.reduce_prod(sizes)
   count = tf.maximum(1, tf.cast(tf.round(fraction * tf.cast(pixels, tf.float32)), tf.int32))
   # The count smallest of independent uniforms: a uniform draw without replacement.
   scores = tf.random.stateless_uniform([batch, pixels], seed)
   _, chosen = tf.math.top_k(-scores, k=count, sorted=False)  # [B, count]
   images = tf.repeat(tf.range(batch)[:, tf.newaxis], count, axis=1)
-  positions = tf.reshape(tf.stack([images, chosen // width, chosen % width], axis=-1), [-1, 3])
+  coordinates = tf.unravel_index(tf.reshape(chosen, [-1]), sizes)  # [k, B * count]
+  positions = tf.concat([tf.reshape(images, [1, -1]), coordinates], axis=0)
+  positions = tf.transpose(positions)  # [B * count, 1 + k]
   medians = medians_without_centre(noisy, positions, line_axis)
   if line_axis and line_span > 1:
     # The line first, the masked pixels last: where lines cross a masked pixel
     # its own median wins.
-    line = line_positions(positions, line_axis, line_span, height, width)
+    line = line_positions(positions, line_axis, line_span, sizes)
     noisy_input = tf.tensor_scatter_nd_update(noisy, line,
                                               tf.repeat(medians, line_span - 1, axis=0))
   else:
     noisy_input = noisy
   replaced = tf.tensor_scatter_nd_update(noisy_input, positions, medians)
   mask = tf.scatter_nd(positions, tf.ones([batch * count, 1], noisy.dtype),
-                       [batch, height, width, 1])
+                       tf.concat([shape[:-1], [1]], axis=0))
   return {'input': replaced, 'target': noisy, 'target_mask': mask}

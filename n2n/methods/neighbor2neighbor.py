@@ -36,10 +36,12 @@ def regulariser_term(prediction, target, full_prediction, positions):
   channels, where f(y) (full_prediction) carries no gradient.
 
   Args:
-    prediction: f(g1(y)), [B, S/2, S/2, C].
+    prediction: f(g1(y)), [B, S/2, S/2, C] (volumes: [B, D, S/2, S/2, C]).
     target: g2(y), same shape.
-    full_prediction: f(y), [B, S, S, C]; its gradient is stopped here.
-    positions: the sampler's [B, S/2, S/2, 2] choice that made the pair.
+    full_prediction: f(y), [B, S, S, C] ([B, D, S, S, C]); its gradient is
+      stopped here.
+    positions: the sampler's [B, S/2, S/2, 2] ([B, D, S/2, S/2, 2]) choice that
+      made the pair.
   """
   # pylint: disable=g-import-not-at-top  (see n2n/methods/base.py)
   import tensorflow as tf
@@ -47,7 +49,8 @@ def regulariser_term(prediction, target, full_prediction, positions):
   full_prediction = tf.stop_gradient(tf.cast(full_prediction, tf.float32))
   expected = (single_image_pairs.subsample(full_prediction, positions[..., 0])
               - single_image_pairs.subsample(full_prediction, positions[..., 1]))
-  return tf.reduce_mean(tf.square(prediction - target - expected), axis=[1, 2, 3])
+  return tf.reduce_mean(tf.square(prediction - target - expected),
+                        axis=list(range(1, prediction.shape.rank)))
 
 
 class Neighbor2Neighbor(single_image.SingleImageMethod):

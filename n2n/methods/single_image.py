@@ -46,8 +46,14 @@ def stride_of(value):
 
 
 class SingleImageMethod(base.Method):
-  """A method trained on single noisy images; subclasses give elements()."""
+  """A method trained on single noisy images; subclasses give elements().
+
+  In 3D (stacks of one acquisition, or each acquisition of a scene of stacks)
+  the same elements() take [B, D, S, S, C] crops; pixel-shuffle strides are
+  2D only.
+  """
   single_image = True
+  volumes = True
   # What describe() says the model was trained as, before the data.
   title = ''
   # Why training crops are multiples of crop_multiple, for the refusal.
@@ -86,7 +92,8 @@ class SingleImageMethod(base.Method):
   def defaults_for_noise(self, config, kind):
     settings = self.settings(config)
     chosen = {}
-    strides = self.correlated_strides if kind == 'correlated' else (1, 1)
+    three_d = config.model.spatial_dims == 3
+    strides = self.correlated_strides if kind == 'correlated' and not three_d else (1, 1)
     # The largest training stride the crop allows, at most the chosen one.
     stride = next(value for value in range(strides[0], 0, -1)
                   if config.data.crop_size % (self.crop_multiple * value) == 0)
@@ -108,6 +115,12 @@ class SingleImageMethod(base.Method):
     if config.corruption.noise == 'bernoulli':
       raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
                        f'--method={self.name} has no second copy to give')
+    if config.model.spatial_dims == 3:
+      settings = self.settings(config)
+      for flag in ('stride', 'inference_stride'):
+        if getattr(settings, flag) > 1:
+          raise ValueError(f'--{self.flag_prefix}{flag}={getattr(settings, flag)}: pixel-shuffle '
+                           'strides are 2D only; leave it at 0 for --spatial_dims=3')
     multiple = self.crop_multiple_of(config)
     if config.data.crop_size % multiple:
       stride = self.training_stride(config)
@@ -141,14 +154,19 @@ class SingleImageMethod(base.Method):
 
   @abc.abstractmethod
   def elements(self, noisy, seed, config):
-    """One batch's training element: noisy [B, S, S, C] float32 crops, seed [2]
-    int32 (per batch) -> dict with 'input' and 'target' at least."""
+    """One batch's training element: noisy [B, S, S, C] float32 crops (volumes:
+    [B, D, S, S, C]), seed [2] int32 (per batch) -> dict with 'input' and
+    'target' at least."""
 
   def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
     # pylint: disable=g-import-not-at-top  (tensor code; see n2n/methods/base.py)
     from n2n.data import noisy_crops
-    crops = noisy_crops.build_noisy_crops_dataset(config, per_replica_batch, cache, start_step,
-                                                  input_context)
+    from n2n.data import volume_pipeline
+    if config.model.spatial_dims == 3:
+      build = volume_pipeline.build_noisy_volume_dataset
+    else:
+      build = noisy_crops.build_noisy_crops_dataset
+    crops = build(config, per_replica_batch, cache, start_step, input_context)
     pipeline_id = input_context.input_pipeline_id if input_context else 0
     seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
     return self.elements_dataset(crops, seed, config)

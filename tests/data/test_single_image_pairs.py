@@ -201,3 +201,124 @@ def test_a_structn2v_line_masks_its_centres_only_for_the_loss():
   assert mask.sum() < changed.sum() <= 7 * mask.sum()
   for image, row, column in zip(*np.nonzero(changed)):
     assert mask[image, row, max(0, column - 3):column + 4].any()
+
+
+def _where(volumes, value):
+  """The one (volume, plane, row, column) of volumes [B, D, H, W, 1] holding value."""
+  found = np.argwhere(volumes[..., 0] == value)
+  assert len(found) == 1, value
+  return tuple(found[0])
+
+
+def test_volumes_are_subsampled_plane_by_plane_with_draws_of_their_own():
+  shape = (2, 3, 8, 8, 1)
+  noisy = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+  pair = pairs.neighbor2neighbor_pair(tf.constant(noisy), tf.constant([3, 9]))
+  assert pair['input'].shape == pair['target'].shape == (2, 3, 4, 4, 1)
+  assert pair['positions'].shape == (2, 3, 4, 4, 2)
+  np.testing.assert_array_equal(pair['full'], noisy)
+  first, second = pair['input'].numpy(), pair['target'].numpy()
+  for volume, plane, row, column in np.ndindex(2, 3, 4, 4):
+    taken = [_where(noisy, image[volume, plane, row, column, 0]) for image in (first, second)]
+    for place in taken:
+      # The same volume and plane (z keeps every plane), inside the 2x2 cell.
+      assert place[:2] == (volume, plane) and (place[2] // 2, place[3] // 2) == (row, column)
+    # Two different pixels, side by side or one above the other, never diagonal.
+    assert abs(taken[0][2] - taken[1][2]) + abs(taken[0][3] - taken[1][3]) == 1
+  # Each plane draws its own sampler choice.
+  positions = pair['positions'].numpy()
+  assert not np.array_equal(positions[0, 0], positions[0, 1])
+  assert not np.array_equal(positions[0, 0], positions[1, 0])
+
+
+def test_the_regulariser_of_volumes_compares_each_volume_with_the_same_sampling_of_its_output():
+  from n2n.methods import neighbor2neighbor  # pylint: disable=g-import-not-at-top
+  noisy = tf.random.stateless_uniform([3, 2, 8, 8, 1], [4, 4])
+  pair = pairs.neighbor2neighbor_pair(noisy, tf.constant([5, 6]))
+  # An identity network: f(g1(y)) - g2(y) equals g1(f(y)) - g2(f(y)) exactly.
+  term = neighbor2neighbor.regulariser_term(pair['input'], pair['target'], noisy,
+                                            pair['positions'])
+  np.testing.assert_allclose(term, 0.0, atol=1e-12)
+  # A prediction off by 0.1 in the second volume only costs that volume 0.01.
+  off = pair['input'].numpy()
+  off[1] += 0.1
+  term = neighbor2neighbor.regulariser_term(tf.constant(off), pair['target'], noisy,
+                                            pair['positions'])
+  np.testing.assert_allclose(term, [0.0, 0.01, 0.0], atol=1e-6)
+
+
+def _reference_median_3d(volume, plane, row, column):
+  """The median of the 5x5x5 neighbourhood without the voxel, per channel: numpy's
+  reflect padding of the volume's voxel numbers says which voxel each window place
+  holds, and places holding the voxel itself are left out."""
+  numbers = np.arange(volume[..., 0].size).reshape(volume.shape[:3])
+  padded = np.pad(numbers, 2, mode='reflect')
+  window = padded[plane:plane + 5, row:row + 5, column:column + 5].ravel()
+  own = numbers[plane, row, column]
+  values = volume.reshape(-1, volume.shape[-1])[window[window != own]]
+  return np.median(values, axis=0)
+
+
+def test_a_masked_voxel_takes_its_5x5x5_neighbourhood_median_at_every_border():
+  rng = np.random.default_rng(4)
+  noisy = rng.uniform(size=(2, 6, 10, 9, 2)).astype(np.float32)
+  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.3, tf.constant([7, 1]))
+  mask = pair['target_mask'].numpy()[..., 0].astype(bool)
+  assert pair['target_mask'].shape == (2, 6, 10, 9, 1)
+  np.testing.assert_array_equal(mask.sum(axis=(1, 2, 3)), [round(0.3 * 6 * 10 * 9)] * 2)
+  replaced = pair['input'].numpy()
+  np.testing.assert_array_equal(pair['target'].numpy(), noisy)
+  np.testing.assert_array_equal(replaced[~mask], noisy[~mask])
+  masked = list(zip(*np.nonzero(mask)))
+  # The draw covers the first and last two planes, where the window mirrors in z.
+  assert {0, 1, 4, 5} <= {plane for _, plane, _, _ in masked}
+  for volume, plane, row, column in masked:
+    np.testing.assert_allclose(replaced[volume, plane, row, column],
+                               _reference_median_3d(noisy[volume], plane, row, column),
+                               rtol=1e-6)
+
+
+def test_no_voxel_of_a_volume_sees_itself_in_its_replacement():
+  rng = np.random.default_rng(5)
+  volume = rng.uniform(size=(4, 5, 3, 1)).astype(np.float32)
+  voxels = list(np.ndindex(*volume.shape[:3]))
+  copies = np.repeat(volume[np.newaxis], len(voxels), axis=0)
+  for index, voxel in enumerate(voxels):
+    copies[(index,) + voxel] = 50.0 + index
+  positions = tf.constant([(index,) + voxel for index, voxel in enumerate(voxels)], tf.int32)
+  untouched = pairs.medians_without_centre(
+      tf.constant(np.repeat(volume[np.newaxis], len(voxels), axis=0)), positions)
+  perturbed = pairs.medians_without_centre(tf.constant(copies), positions)
+  np.testing.assert_array_equal(perturbed.numpy(), untouched.numpy())
+  assert perturbed.numpy().max() < 1.0
+
+
+@pytest.mark.parametrize('line_axis', ['rows', 'columns'])
+def test_a_structn2v_line_in_a_volume_lies_in_its_plane_and_hides_it(line_axis):
+  """Line noise is per plane (a camera's frame): each masked voxel's row (column)
+  of its own plane is offset in a copy, and its line's inputs must not move;
+  nothing outside the masked voxels' lines in their planes is replaced."""
+  rng = np.random.default_rng(6)
+  noisy = rng.uniform(size=(1, 4, 12, 12, 1)).astype(np.float32)
+  seed = tf.constant([8, 3])
+  pair = pairs.blind_spot_pair(tf.constant(noisy), 0.02, seed, line_axis, 5)
+  mask = pair['target_mask'].numpy()[0, ..., 0]
+  masked = list(zip(*np.nonzero(mask)))
+  assert len(masked) == round(0.02 * 4 * 12 * 12)
+  changed = pair['input'].numpy()[0, ..., 0] != noisy[0, ..., 0]
+  for plane, row, column in zip(*np.nonzero(changed)):
+    if line_axis == 'rows':
+      assert mask[plane, row, max(0, column - 2):column + 3].any()
+    else:
+      assert mask[plane, max(0, row - 2):row + 3, column].any()
+  for plane, row, column in masked:
+    offset = noisy.copy()
+    if line_axis == 'rows':
+      offset[0, plane, row] += 10.0
+      line = [(plane, row, c) for c in range(max(0, column - 2), min(12, column + 3))]
+    else:
+      offset[0, plane, :, column] += 10.0
+      line = [(plane, r, column) for r in range(max(0, row - 2), min(12, row + 3))]
+    moved = pairs.blind_spot_pair(tf.constant(offset), 0.02, seed, line_axis, 5)['input']
+    for place in line:
+      np.testing.assert_array_equal(moved.numpy()[0][place], pair['input'].numpy()[0][place])

@@ -77,3 +77,17 @@ def denoise_py_gains(model_dir, scored):
     clean = np.asarray(reference, np.float64) / WHITE_LEVEL
     gains.append(psnr(denoise(values)[..., 0], clean) - psnr(values[..., 0], clean))
   return gains
+
+
+def write_single_acquisition_dataset(root, count=3, first_seed=10):
+  """root/raw/volume_i.tif: one noisy acquisition of each phantom volume (ZYX), written
+  as a --noisy_images dataset to root/records; returns (records, [(noisy, reference)])."""
+  (root / 'raw').mkdir(parents=True)
+  scored = []
+  for index in range(count):
+    captures, reference = phantom.phantom_scene(SPEC, seed=first_seed + index, acquisitions=1)
+    write_stack(root / 'raw' / f'volume_{index}.tif', captures[0], 'ZYX')
+    scored.append((captures[0], reference))
+  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
+                                   white_level=WHITE_LEVEL, noisy_images=True)
+  return root / 'records', scored

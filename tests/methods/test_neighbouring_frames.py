@@ -49,11 +49,16 @@ def test_neighbouring_frames_needs_a_movie_twice_as_deep_as_the_crop(tmp_path):
         tf.distribute.get_strategy())
 
 
+def drifting_movies():
+  """[(noisy, reference)] of two 48-frame phantom movies drifting 0.1 and 0.05 px a frame."""
+  spec = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=6, nucleus_radius=10.0, filaments=6)
+  return [phantom.phantom_movie(spec, seed, 48, drift_per_frame=(0.0, 0.1, 0.05))
+          for seed in (1, 2)]
+
+
 @pytest.mark.slow
 def test_60_steps_of_neighbouring_frames_denoise_a_slowly_drifting_movie(tmp_path):
-  spec = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=6, nucleus_radius=10.0, filaments=6)
-  movies = [phantom.phantom_movie(spec, seed, 48, drift_per_frame=(0.0, 0.1, 0.05))
-            for seed in (1, 2)]
+  movies = drifting_movies()
   records = _movie_dataset(tmp_path, [noisy for noisy, _ in movies])
   model_dir = volume_helpers.train_run(records, tmp_path / 'run', 60,
                                        method='neighbouring_frames', crop_depth=8)

@@ -1,0 +1,84 @@
+"""The 3D learning tests' outcome over seeds: the basis of their bounds.
+
+  python bench/volume_learning_spread.py --seeds=1,2,3,4 --output=docs/bench/volume_learning_spread.json
+
+Runs each 3D learning test's setup (tests/helpers/volumes.py: its data, 60 steps of batch
+4 on 8-plane crops at 5e-4, float32) at every seed and prints the PSNR gains in dB of each
+scored stack, denoised as denoise.py does by default:
+  - pairs: tests/training/test_volume_training.py (three volumes, two acquisitions);
+  - neighbor2neighbor and blind_spot: tests/methods/test_single_image_volumes.py (three
+    volumes of one acquisition, scored on the volumes trained on);
+  - neighbouring_frames: tests/methods/test_neighbouring_frames.py (two drifting movies).
+"""
+
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.quiet_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+from n2n.data import volumes  # pylint: disable=g-import-not-at-top
+from tests.helpers import volumes as volume_helpers  # pylint: disable=g-import-not-at-top
+from tests.methods import test_neighbouring_frames  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
+
+flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
+flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames'],
+                  'Which tests\' setups.')
+flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
+FLAGS = flags.FLAGS
+
+
+def _setups(root):
+  """{method: (records, scored, train_run overrides)} as the tests build them."""
+  pairs_records, raw = volume_helpers.write_phantom_dataset(root / 'pairs')
+  pairs_scored = [(volumes.read_volume(str(raw / scene / 'acquisition_0.tif')).pixels[0, ..., 0],
+                   volumes.read_volume(str(raw / scene / 'reference.tif')).pixels[0, ..., 0])
+                  for scene in sorted(os.listdir(raw))]
+  single_records, single_scored = volume_helpers.write_single_acquisition_dataset(root / 'single')
+  movies = test_neighbouring_frames.drifting_movies()
+  movie_records = test_neighbouring_frames._movie_dataset(  # pylint: disable=protected-access
+      root / 'movies', [noisy for noisy, _ in movies])
+  return {
+      'pairs': (pairs_records, pairs_scored, {}),
+      'neighbor2neighbor': (single_records, single_scored,
+                            dict(method='neighbor2neighbor', crop_size=64, crop_depth=8)),
+      'blind_spot': (single_records, single_scored,
+                     dict(method='blind_spot', crop_size=32, crop_depth=8)),
+      'neighbouring_frames': (movie_records, movies,
+                              dict(method='neighbouring_frames', crop_depth=8)),
+  }
+
+
+def main(argv):
+  del argv
+  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+             'steps': 60, 'runs': []}
+  with tempfile.TemporaryDirectory() as folder:
+    root = pathlib.Path(folder)
+    setups = _setups(root)
+    for method in FLAGS.methods:
+      records, scored, overrides = setups[method]
+      for seed in (int(seed) for seed in FLAGS.seeds):
+        model_dir = volume_helpers.train_run(records, root / f'{method}_{seed}', 60, seed=seed,
+                                             **overrides)
+        gains = [round(gain, 2) for gain in volume_helpers.denoise_py_gains(model_dir, scored)]
+        run = {'method': method, 'seed': seed, 'gains_db': gains, 'least': min(gains)}
+        print(json.dumps(run), flush=True)
+        results['runs'].append(run)
+  if FLAGS.output:
+    with open(FLAGS.output, 'w') as output:
+      json.dump(results, output, indent=1)
+      output.write('\n')
+
+
+if __name__ == '__main__':
+  app.run(main)
