@@ -8,11 +8,14 @@ Poisson-Gaussian noise, two acquisitions and a reference each): six train, two
 are held out and scored. Each method trains twice for the same training time:
 the 3D network on 16 x 64 x 64 crops of the stacks, and the 2D network on
 64 x 64 crops of their xy planes (each plane a 2D scene). The 3D runs train
-THREE_D_STEPS steps; a short 2D calibration run measures the 2D step time, and
-the 2D runs get as many steps as fit in the 3D run's training time. Scores are
+THREE_D_STEPS steps; a short 2D calibration run of each method measures its 2D
+step time, and its 2D run gets as many steps as fit in the 3D run's training
+time. The single-image methods (Neighbor2Neighbor, blind-spot) train on every
+acquisition as a volume (or plane) of its own, never on the pairs. Scores are
 PSNR against the reference over each held-out volume (peak: the reference's
-range), denoised as denoise.py does (the 3D network in one 32 x 128 x 128
-tile, the 2D network plane by plane), at the precision denoise.py picks.
+range), denoised as denoise.py does by default (the 3D network in tiles as deep
+as its training crops, overlapping by half, the 2D network plane by plane), at
+the precision denoise.py picks.
 
 Trains and measures from a clean checkout only (as tools/results_grid.py).
 """
@@ -34,6 +37,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top
@@ -51,12 +55,20 @@ TEST_SEEDS = (100, 101)
 WHITE_LEVEL = 600.0
 THREE_D_STEPS = 300
 CALIBRATION_STEPS = 60
-# (name, spatial dims, --target): each method in 3D and per plane.
-VARIANTS = (('pairs_3d', 3, 'noisy'), ('pairs_2d', 2, 'noisy'),
-            ('n2c_3d', 3, 'clean'), ('n2c_2d', 2, 'clean'))
-METHOD_TITLES = {'pairs': 'Noise2Noise, two acquisitions', 'n2c': 'Noise2Clean (reference)'}
-# Methods of the issue with no 3D form yet (the section says so).
-NOT_YET = ('Neighbor2Neighbor', 'blind-spot', 'neighbouring frames of a movie')
+# The row of each method: its flags (beside the configs') in 3D and per plane.
+METHOD_FLAGS = {'pairs': ('--method=pairs', '--target=noisy'),
+                'n2c': ('--method=pairs', '--target=clean'),
+                'neighbor2neighbor': ('--method=neighbor2neighbor',),
+                'blind_spot': ('--method=blind_spot',)}
+# (name, spatial dims, method): each method in 3D and per plane.
+VARIANTS = tuple((f'{method}_{dims}d', dims, method) for method in METHOD_FLAGS
+                 for dims in (3, 2))
+METHOD_TITLES = {'pairs': 'Noise2Noise, two acquisitions', 'n2c': 'Noise2Clean (reference)',
+                 'neighbor2neighbor': 'Neighbor2Neighbor, one acquisition at a time',
+                 'blind_spot': 'blind-spot (Noise2Void), one acquisition at a time'}
+# What this section does not measure yet (it says so).
+NOT_YET = ('neighbouring frames of a movie (3D only; a 60-step test on a drifting phantom '
+           'movie: tests/methods/test_neighbouring_frames.py)',)
 PICTURE_PLANE = 16   # z of the xy picture
 PICTURE_ROW = 64     # y of the xz picture
 GOAL_DB = 1.0
@@ -113,12 +125,12 @@ def prepare_data():
                    stderr=subprocess.DEVNULL)
 
 
-def train(name, dims, target, steps):
+def train(name, dims, method, steps):
   """Runs train.py for one variant; returns the process' wall seconds."""
   model_dir = os.path.join(FLAGS.runs_dir, name)
   command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
              f'--flagfile={os.path.join(REPO_ROOT, "configs", "cpu", f"volumes_{dims}d.cfg")}',
-             f'--model_dir={model_dir}', f'--target={target}', f'--train_steps={steps}',
+             f'--model_dir={model_dir}', *METHOD_FLAGS[method], f'--train_steps={steps}',
              f'--checkpoint_every={steps}']
   print(f'{name}: {" ".join(command[1:])}', flush=True)
   started = time.perf_counter()
@@ -153,23 +165,25 @@ def test_volumes():
 
 
 def denoiser(model_dir, dims):
-  """fn(noisy [Z, Y, X, 1]) -> same: a run's network as denoise.py runs it."""
+  """fn(noisy [Z, Y, X, 1]) -> same: a run's network as denoise.py runs it by default."""
   network = loading.from_checkpoint(model_dir, hardware.resolve_precision('auto'))
   if dims == 3:
-    volume = loading.volume_function(network, SPEC.shape, (8, 32, 32), 1)
-    return volume
+    defaults = config_lib.DenoiseConfig(model=model_dir, input='-', output_dir='-')
+    return loading.volume_function(
+        network, *config_lib.volume_tiling(defaults, network.run_config.data.crop_depth), 1)
   image = loading.image_function(network, 1024, 64, 1)
   return lambda noisy: np.stack([image(plane) for plane in noisy])
 
 
 def seam_check(model_dir, noisy):
-  """How far 3D tiles of 16 x 64 x 64 (overlap 4, 16, 16) depart from the whole
-  volume in one tile: max and mean absolute difference, 0-1 scale."""
+  """How far tiles of 16 x 64 x 64 (overlap 8, 16, 16) depart from tiles of
+  16 x 128 x 128 (overlap 8, 0, 0), which split the volume in z alone: max and
+  mean absolute difference, 0-1 scale (the xy seams, at the training crops' depth)."""
   network = loading.from_checkpoint(model_dir, 'float32')
-  whole = loading.volume_function(network, SPEC.shape, (8, 32, 32), 1)(noisy)
-  tiled = loading.volume_function(network, (16, 64, 64), (4, 16, 16), 1)(noisy)
+  whole = loading.volume_function(network, (16, 128, 128), (8, 0, 0), 1)(noisy)
+  tiled = loading.volume_function(network, (16, 64, 64), (8, 16, 16), 1)(noisy)
   difference = np.abs(tiled.astype(np.float64) - whole)
-  return {'tile': [16, 64, 64], 'overlap': [4, 16, 16], 'max': float(difference.max()),
+  return {'tile': [16, 64, 64], 'overlap': [8, 16, 16], 'max': float(difference.max()),
           'mean': float(difference.mean())}
 
 
@@ -205,20 +219,20 @@ def main(argv):
   os.makedirs(RESULTS_DIR, exist_ok=True)
   prepare_data()
   label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
-  calibration = os.path.join(FLAGS.runs_dir, 'calibration_2d')
-  if not os.path.exists(os.path.join(calibration, 'config.json')):
-    train('calibration_2d', 2, 'noisy', CALIBRATION_STEPS)
   runs = {}
-  for name, dims, target in VARIANTS:
+  for name, dims, method in VARIANTS:
     batch = 4 if dims == 3 else 16
     if dims == 3:
       steps = FLAGS.steps_3d
     else:
+      calibration = os.path.join(FLAGS.runs_dir, f'calibration_2d_{method}')
+      if not os.path.exists(os.path.join(calibration, 'config.json')):
+        train(f'calibration_2d_{method}', 2, method, CALIBRATION_STEPS)
       budget = runs[name.replace('_2d', '_3d')]['training_seconds']
       steps = int(round(budget / seconds_per_step(calibration, batch)))
-    wall = train(name, dims, target, steps)
+    wall = train(name, dims, method, steps)
     model_dir = os.path.join(FLAGS.runs_dir, name)
-    runs[name] = {'dims': dims, 'target': target, 'steps': steps, 'batch_size': batch,
+    runs[name] = {'dims': dims, 'method': method, 'steps': steps, 'batch_size': batch,
                   'wall_seconds': wall,
                   'training_seconds': steps * seconds_per_step(model_dir, batch)}
   tests = test_volumes()
@@ -277,7 +291,8 @@ def section(results):
          'acquisitions and a reference each. Each method trains the 3D network on the stacks '
          'and the 2D network on their xy planes for the same training time; both are scored on '
          'the held-out volumes (PSNR against the reference, peak: its range), denoised as '
-         '`denoise.py` does. Made by `tools/results_volumes.py` at '
+         '`denoise.py` does by default. The single-image methods see each acquisition as a '
+         'volume (or plane) of its own, never the pairs. Made by `tools/results_volumes.py` at '
          f'{results["commit"]} on {results["machine"]}, {results["date"]}.', '',
          '| method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | training s 2D / 3D |',
          '|---|---|---|---|---|---|',
@@ -289,16 +304,18 @@ def section(results):
     out.append(f'| {title} | {_mean(flat["psnr"]):.2f} | {_mean(deep["psnr"]):.2f} | '
                f'{gains[method]:+.2f} | {flat["steps"]} / {deep["steps"]} | '
                f'{flat["training_seconds"]:.0f} / {deep["training_seconds"]:.0f} |')
-  met = round(gains['pairs'], 2) >= GOAL_DB
+  verdicts = {method: round(gain, 2) >= GOAL_DB for method, gain in gains.items()}
   out += ['', f'**Goal: the 3D model beats 2D per plane by at least {GOAL_DB:g} dB on '
-          f'anisotropic volumes at equal training time: {"met" if met else "not met"}** '
-          f'(Noise2Noise pairs: {gains["pairs"]:+.2f} dB; with clean targets '
-          f'{gains["n2c"]:+.2f} dB). One seed and one phantom per row.', '',
-          f'Not measured yet: {", ".join(NOT_YET)} have no 3D form in n2n yet.', '']
+          f'anisotropic volumes at equal training time: met for {sum(verdicts.values())} of '
+          f'{len(verdicts)} methods** (' +
+          '; '.join(f'{METHOD_TITLES[method]}: {gains[method]:+.2f} dB, '
+                    f'{"met" if verdicts[method] else "not met"}' for method in gains) +
+          '). One seed and one phantom per row.', '',
+          f'Not measured here yet: {", ".join(NOT_YET)}.', '']
   seams = results['seams']
   out += [f'3D tiles of {" x ".join(map(str, seams["tile"]))} voxels blended over '
-          f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from the whole '
-          f'volume in one tile by at most {seams["max"] * 255:.2f}/255 '
+          f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from tiles that '
+          f'split the volume in z alone by at most {seams["max"] * 255:.2f}/255 '
           f'(mean {seams["mean"] * 255:.3f}/255) of the white level, on the first held-out '
           'volume with the 3D pairs network in float32.', '']
   titles = {'noisy': 'noisy', 'pairs_2d': '2D per plane', 'pairs_3d': '3D',
