@@ -582,11 +582,7 @@ class DenoiseConfig:
     if self.tile_overlap * 2 >= self.tile_size:
       raise ValueError(f'--tile_overlap={self.tile_overlap} must be less than half of '
                        f'--tile_size={self.tile_size}')
-    tile, overlap = volume_tiling(self)
-    for axis, size, shared in zip('zyx', tile, overlap):
-      if shared * 2 >= size:
-        raise ValueError(f'--volume_overlap={self.volume_overlap}: the {axis} overlap {shared} '
-                         f'must be less than half of the tile\'s {size}')
+    volume_tiling(self, None)
 
 
 def _three_sizes(value, flag, minimum):
@@ -608,7 +604,8 @@ def volume_tiling(config, crop_depth):
   """((depth, height, width) of 3D tiles, (z, y, x) overlaps) of a DenoiseConfig.
 
   crop_depth: the depth of the run's training crops, which a tile depth of 0
-  means. A 3D network trained on thin crops denoises best in tiles as deep:
+  means; None where no run is known yet (the depth stays 0 and its overlap
+  unchecked). A 3D network trained on thin crops denoises best in tiles as deep:
   on the phantom, 60-150 steps on 8-plane crops, whole 16- and 48-plane
   stacks scored 0.7-14 dB below 8-plane tiles, which half-depth overlaps
   raised by a further 0.8-1.2 dB (docs/volumes.md).
@@ -619,8 +616,15 @@ def volume_tiling(config, crop_depth):
                      'of 32')
   tile = (tile[0] or crop_depth,) + tile[1:]
   if config.volume_overlap == 'auto':
-    return tile, (tile[0] // 2, AUTO_VOLUME_OVERLAP_XY, AUTO_VOLUME_OVERLAP_XY)
-  return tile, _three_sizes(config.volume_overlap, 'volume_overlap', 0)
+    overlap = ((tile[0] or 0) // 2, AUTO_VOLUME_OVERLAP_XY, AUTO_VOLUME_OVERLAP_XY)
+  else:
+    overlap = _three_sizes(config.volume_overlap, 'volume_overlap', 0)
+  for axis, size, shared in zip('zyx', tile, overlap):
+    # At most half: every voxel then lies in at most two tiles' ramps (tiling._ramp).
+    if size and shared * 2 > size:
+      raise ValueError(f'--volume_overlap={config.volume_overlap}: the {axis} overlap {shared} '
+                       f'must be at most half of the tile\'s {size}')
+  return tile, overlap
 
 
 @dataclasses.dataclass(frozen=True)

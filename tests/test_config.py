@@ -311,3 +311,20 @@ def test_the_start_up_line_names_every_derived_value():
                                   method='blind_spot')
   assert '--loss=masked_l2' in config_lib.resolved_summary(scenes)
   assert '--noise_range' not in config_lib.resolved_summary(scenes)
+
+
+def test_3d_tiles_are_as_deep_as_the_training_crops_unless_given_and_overlap_at_most_half():
+  defaults = config_lib.DenoiseConfig(model='m', input='i', output_dir='o')
+  assert config_lib.volume_tiling(defaults, 16) == ((16, 128, 128), (8, 32, 32))
+  assert config_lib.volume_tiling(defaults, 8) == ((8, 128, 128), (4, 32, 32))
+  given = config_lib.DenoiseConfig(model='m', input='i', output_dir='o', volume_tile='24,64,96',
+                                   volume_overlap='12,8,0')
+  assert config_lib.volume_tiling(given, 8) == ((24, 64, 96), (12, 8, 0))
+  with pytest.raises(ValueError, match=r'--volume_overlap=8,40,8: the y overlap 40 must be at '
+                                       r'most half of the tile\'s 64'):
+    config_lib.DenoiseConfig(model='m', input='i', output_dir='o', volume_tile='16,64,64',
+                             volume_overlap='8,40,8')
+  # The z overlap of a depth taken from the run is checked once the run is known.
+  from_run = config_lib.DenoiseConfig(model='m', input='i', output_dir='o', volume_overlap='6,8,8')
+  with pytest.raises(ValueError, match=r'the z overlap 6 must be at most half of the tile\'s 8'):
+    config_lib.volume_tiling(from_run, 8)
