@@ -52,7 +52,8 @@ def _setups(root):
       'neighbor2neighbor': (single_records, single_scored,
                             dict(method='neighbor2neighbor', crop_size=64, crop_depth=8)),
       'blind_spot': (single_records, single_scored,
-                     dict(method='blind_spot', crop_size=32, crop_depth=8)),
+                     dict(method='blind_spot', crop_size=32, crop_depth=8,
+                          blind_spot_fraction=0.05)),
       'neighbouring_frames': (movie_records, movies,
                               dict(method='neighbouring_frames', crop_depth=8)),
   }

@@ -74,9 +74,10 @@ def export_run(config):
   check_request(config)
   restored = restore.restore_model(config.model, 'float32', flag_name='model',
                                    upsampling='resize')
-  if config_lib.model_spatial_dims(restored.run_config) == 3:
-    raise ValueError(f'--model={config.model} is a 3D run: export.py writes 2D networks only '
-                     'so far; denoise its volumes with denoise.py')
+  if config.tflite and config_lib.model_spatial_dims(restored.run_config) == 3:
+    raise ValueError(f'--tflite: --model={config.model} is a 3D run, and TensorFlow Lite has '
+                     'no 3D pooling among its builtin ops; export it without --tflite '
+                     '(SavedModel, --onnx, --bioimageio)')
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):
@@ -84,7 +85,8 @@ def export_run(config):
     if config.tflite:
       tflite_model.write_tflite(folder)
     if config.onnx:
-      onnx_model.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config))
+      onnx_model.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config),
+                            saved_model.spatial_multiples(restored.run_config))
     if config.bioimageio:
       write_checked_package(restored, folder, psnr, config)
 

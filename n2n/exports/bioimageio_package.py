@@ -14,6 +14,12 @@ percentiles and back (BMZ's scale_range has no inverse for the output). The
 output axes carry a halo as far as an output pixel's inputs reach on one side
 (halo()), so consumers that tile and crop it get no seams.
 
+A 3D run's package has the axes batch, z, y, x, channel. Its z size is fixed at
+the depth of the run's training crops, with a halo of a quarter of it: a 3D
+network trained on thin crops denoises worse in deeper tiles
+(docs/volumes.md), so consumers tile z as denoise.py does, in tiles as deep
+as the training crops whose halves overlap.
+
 Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
 """
@@ -28,6 +34,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import errors
 from n2n.data import normalization
 from n2n.data import rgb_images
@@ -121,6 +128,13 @@ def centre_crop(image, size=TEST_SIZE):
   return image[top:top + size, left:left + size]
 
 
+def volume_depth(run_config):
+  """A 3D run's fixed z size in its package (its training crops' depth), or None in 2D."""
+  if config_lib.model_spatial_dims(run_config) != 3:
+    return None
+  return run_config.data.crop_depth
+
+
 def default_name(run_config):
   """'n2n neighbor2neighbor denoiser (gaussian noise)': letters, digits, _+- () only,
   as the spec requires of names."""
@@ -138,9 +152,13 @@ def _documentation(run_config, step, validation_psnr):
   else:
     scaling = ('The preprocessing divides by the white level, the network denoises, the '
                'postprocessing multiplies by it again.')
+  depth = volume_depth(run_config)
+  shape = (f'a volume (tiles of {depth} planes, as deep as the training crops, and any height '
+           'and width; consumers tile it with the halo given in rdf.yaml), axes batch, z, y, x, '
+           'channel' if depth else 'an image (any size; consumers tile it with the halo given '
+           'in rdf.yaml), axes batch, y, x, channel')
   return f'# n2n denoiser (BioImage Model Zoo)\n\n{facts}\n\n' + (
-      'Input: the raw pixels of an image (any size; consumers tile it with the halo given in '
-      f'rdf.yaml), axes batch, y, x, channel. {scaling} The output is in the input\'s units, '
+      f'Input: the raw pixels of {shape}. {scaling} The output is in the input\'s units, '
       'not clipped.\n\nMade by n2n (export.py --bioimageio). Weights: ONNX (opset 17), and the '
       f'TensorFlow SavedModel it was converted from (TensorFlow {tf.__version__}).\n')
 
@@ -171,9 +189,16 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
     raise ValueError(EXTRAS_MESSAGE)
   from bioimageio.spec import save_bioimageio_package  # pylint: disable=g-import-not-at-top
   scheme = methods_registry.get(run_config.method.name).inference_scheme(run_config)
-  size = test_size(run_config.model.downsampling, scheme)
-  noisy = centre_crop(synthetic_sample(model.input_shape[-1], size) if sample is None else sample,
-                      size)
+  depth = volume_depth(run_config)
+  # A volume's test tensor is as small as its axes allow: the 3D network is slow on CPU.
+  size = (min_input_size if depth else test_size)(run_config.model.downsampling, scheme)
+  if depth:
+    # Planes of the synthetic image, each with noise of its own: a 3D sample.
+    noisy = np.stack([synthetic_sample(model.input_shape[-1], size, seed=plane)
+                      for plane in range(depth)])
+  else:
+    noisy = centre_crop(synthetic_sample(model.input_shape[-1], size) if sample is None
+                        else sample, size)
   rule = normalization.rule_of(run_config)
   # With a per-image map any positive scale and offset of the sample is the
   # same input to the network: keep the raw tensor well inside the data's
@@ -186,9 +211,13 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   values = normalization.normalize(raw, pixel_map)
   # Whole, as the BMZ runtime runs the test tensor (a scheme's test size may
   # pass denoise.py's tile).
-  denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
+  if depth:
+    # Already a multiple of the pooling on every axis: the network as it is.
+    denoised = model(values[np.newaxis], training=False)[0].numpy()
+  else:
+    denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:
-    onnx_model.write_onnx(model, folder, rule)
+    onnx_model.write_onnx(model, folder, rule, saved_model.spatial_multiples(run_config))
     _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), run_config, step, validation_psnr)
@@ -218,12 +247,15 @@ def _write_files(folder, test_tensors, network_values, run_config, step, validat
   """The package's test tensors, cover and page, into folder.
 
   Args:
-    test_tensors: (input, expected output), [H, W, C] float32 in the data's units.
-    network_values: (noisy, denoised), the same on the network's scale (the cover).
+    test_tensors: (input, expected output), [H, W, C] ([D, H, W, C]) float32 in
+      the data's units.
+    network_values: (noisy, denoised), the same on the network's scale (the
+      cover: a volume's middle plane).
   """
   for name, tensor in zip(('test_input.npy', 'test_output.npy'), test_tensors):
     np.save(os.path.join(folder, name), tensor[np.newaxis].astype(np.float32))
-  noisy, denoised = network_values
+  noisy, denoised = (values[len(values) // 2] if values.ndim == 4 else values
+                     for values in network_values)
   cover = np.concatenate([noisy, np.ones_like(noisy[:, :8]), denoised], axis=1)
   cover = np.round(np.clip(cover, 0.0, 1.0) * 255).astype(np.uint8)
   with open(os.path.join(folder, 'cover.png'), 'wb') as cover_file:
@@ -245,20 +277,28 @@ def _description(folder, run_config, scheme, channels, authors, license_id, name
                    [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])
   size = bmz.ParameterizedSize(min=min_input_size(downsampling, scheme), step=unet.SIZE_MULTIPLE)
   input_id = bmz.TensorId(exported_model.INPUT_NAME)
+  depth = volume_depth(run_config)
+  z_input = [bmz.SpaceInputAxis(id=bmz.AxisId('z'), size=depth)] if depth else []
   inputs = bmz.InputTensorDescr(
       id=input_id,
-      axes=[bmz.BatchAxis(), bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
+      # A volume's batch is one volume: bioimageio.core's model test then runs the 3D
+      # network on batches of 1 only (of 2 too, it ran for over 5 minutes on 2 cores).
+      axes=[bmz.BatchAxis(size=1 if depth else None), *z_input,
+            bmz.SpaceInputAxis(id=bmz.AxisId('y'), size=size),
             bmz.SpaceInputAxis(id=bmz.AxisId('x'), size=size),
             bmz.ChannelAxis(channel_names=channel_names)],
       test_tensor=file_in('test_input.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
       preprocessing=[bmz.EnsureDtypeDescr(kwargs=bmz.EnsureDtypeKwargs(dtype='float32'))] + [
           bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=1.0 / white_level))][:scaled])
-  output_axis = lambda axis: bmz.SpaceOutputAxisWithHalo(
+  output_axis = lambda axis, reach: bmz.SpaceOutputAxisWithHalo(
       id=bmz.AxisId(axis), size=bmz.SizeReference(tensor_id=input_id, axis_id=bmz.AxisId(axis)),
-      halo=halo(downsampling, scheme))
+      halo=reach)
+  xy_halo = halo(downsampling, scheme)
+  z_output = [output_axis('z', depth // 4)] if depth else []
   outputs = bmz.OutputTensorDescr(
       id=bmz.TensorId(exported_model.OUTPUT_NAME),
-      axes=[bmz.BatchAxis(), output_axis('y'), output_axis('x'),
+      axes=[bmz.BatchAxis(size=1 if depth else None), *z_output, output_axis('y', xy_halo),
+            output_axis('x', xy_halo),
             bmz.ChannelAxis(channel_names=channel_names)],
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
       postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))][

@@ -24,7 +24,7 @@ def onnx_extras_installed():
   return all(importlib.util.find_spec(name) for name in ('tf2onnx', 'onnxruntime'))
 
 
-def write_onnx(model, export_dir, rule=None):
+def write_onnx(model, export_dir, rule=None, multiples=None):
   """Writes export_dir/model.onnx: the serving signature (padding and crop
   inside the graph, any H and W; the percentile map for a per-image rule) as
   ONNX; returns its path.
@@ -32,6 +32,7 @@ def write_onnx(model, export_dir, rule=None):
   Args:
     model: float32 keras.Model from build_unet(upsampling='resize').
     rule: normalization.Rule of the run, or None (white level: values in [0, 1]).
+    multiples: saved_model.spatial_multiples of the run (None: a 2D network's).
 
   Raises:
     ValueError: the optional export extras are not installed.
@@ -39,7 +40,8 @@ def write_onnx(model, export_dir, rule=None):
   if not onnx_extras_installed():
     raise ValueError(ONNX_EXTRAS_MESSAGE)
   import tf2onnx  # pylint: disable=g-import-not-at-top  (optional: requirements-export.txt)
-  serve = tf.function(saved_model.serving_function(model, rule), input_signature=saved_model.input_signature(model))
+  serve = tf.function(saved_model.serving_function(model, rule, multiples),
+                      input_signature=saved_model.input_signature(model))
   path = os.path.join(export_dir, ONNX_NAME)
   # tf2onnx's transpose optimiser gives up on the scalar Add of the input's
   # centring and logs a traceback as a warning; the graph it leaves is the

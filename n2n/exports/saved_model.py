@@ -24,20 +24,38 @@ from n2n.data import normalization
 from n2n.inference import exported_model
 from n2n.inference import graph_padding
 from n2n.methods import registry as methods_registry
+from n2n.model import unet
 
 
 def input_signature(model):
-  """[TensorSpec]: float32 [N, H, W, C] named exported_model.INPUT_NAME, any N, H and W."""
-  return [tf.TensorSpec([None, None, None, model.input_shape[-1]], tf.float32, name=exported_model.INPUT_NAME)]
+  """[TensorSpec]: float32 [N, H, W, C] (a 3D network's [N, D, H, W, C]) named
+  exported_model.INPUT_NAME, any N and spatial sizes."""
+  shape = [None] * (len(model.input_shape) - 1) + [model.input_shape[-1]]
+  return [tf.TensorSpec(shape, tf.float32, name=exported_model.INPUT_NAME)]
 
-def serving_function(model, rule=None):
-  """images [N, H, W, C] -> {exported_model.OUTPUT_NAME: denoised}: padding and crop around the
-  network, and, for a per-image rule (normalization.Rule), each image's
-  percentile map before and its inverse after."""
+
+def spatial_multiples(run_config):
+  """What each spatial axis of the run's network input must be a multiple of:
+  (32, 32), or (2**z_pools, 32, 32) for a 3D network."""
+  if config_lib.model_spatial_dims(run_config) == 3:
+    return (unet.depth_multiple(run_config.model.z_pools),) + (unet.SIZE_MULTIPLE,) * 2
+  return (unet.SIZE_MULTIPLE,) * 2
+
+
+def serving_function(model, rule=None, multiples=None):
+  """images [N, H, W, C] (volumes [N, D, H, W, C]) -> {exported_model.OUTPUT_NAME:
+  denoised}: padding to `multiples` (spatial_multiples; None: 32 on every axis)
+  and crop around the network, and, for a per-image rule (normalization.Rule),
+  each image's percentile map before and its inverse after."""
+  multiples = multiples or unet.SIZE_MULTIPLE
 
   def network(images):
+    padded = graph_padding.reflect_pad_to_multiple(images, multiples)
+    if images.shape.rank == 5:
+      # The output has the input's channels: its shape is the input's.
+      return tf.slice(model(padded, training=False), [0] * 5, tf.shape(images))
     height, width = tf.shape(images)[1], tf.shape(images)[2]
-    return model(graph_padding.reflect_pad_to_multiple(images), training=False)[:, :height, :width, :]
+    return model(padded, training=False)[:, :height, :width, :]
 
   def serve(images):
     if rule is None or not rule.per_image:
@@ -62,10 +80,12 @@ def export_model(model, run_config, output_dir, step, validation_psnr=None):
   rule = normalization.rule_of(run_config)
   archive = keras.export.ExportArchive()
   archive.track(model)
-  archive.add_endpoint(exported_model.SIGNATURE, serving_function(model, rule),
+  archive.add_endpoint(exported_model.SIGNATURE,
+                       serving_function(model, rule, spatial_multiples(run_config)),
                        input_signature=input_signature(model))
   if rule.per_image:
-    archive.add_endpoint(exported_model.NETWORK_SIGNATURE, serving_function(model),
+    archive.add_endpoint(exported_model.NETWORK_SIGNATURE,
+                         serving_function(model, None, spatial_multiples(run_config)),
                          input_signature=input_signature(model))
   tf.io.gfile.makedirs(output_dir)
   archive.write_out(output_dir, verbose=False)

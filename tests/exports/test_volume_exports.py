@@ -1,0 +1,94 @@
+"""export.py with a 3D run: the SavedModel and ONNX take volumes [N, D, H, W, C] of any
+size and give the network's output on them, TFLite is refused in one line, and the BioImage
+Model Zoo package has z among its axes and passes bioimageio.core's model test.
+
+The export extras are imported plainly, as in test_onnx_model.py: where one is missing,
+collecting this file fails instead of its tests passing as skips.
+"""
+
+import json
+import zipfile
+
+import numpy as np
+import onnxruntime
+import pytest
+import tensorflow as tf
+import yaml
+
+from n2n import config as config_lib
+from n2n.apps import exporting
+from n2n.exports import bioimageio_package
+from n2n.inference import exported_model
+from n2n.inference import restore
+from tests.helpers import volumes as volume_helpers
+
+# Odd sizes on every axis, one thinner than the z pooling, one of a single voxel.
+SIZES = ((11, 40, 45), (3, 33, 64), (1, 1, 1), (16, 64, 64))
+
+
+@pytest.fixture(scope='module')
+def thin_run(tmp_path_factory):
+  """A 3D pairs run of 4 steps on 8-plane crops (its weights, not its quality, matter)."""
+  root = tmp_path_factory.mktemp('volume_export')
+  records, _ = volume_helpers.write_phantom_dataset(root, count=2)
+  return volume_helpers.train_run(records, root / 'run', 4, crop_depth=8)
+
+
+def _reference(model, volume):
+  """The bare network on the volume reflect-padded by numpy up to multiples of 8 (z) and
+  32 (y, x), cropped back: what the export's graph must compute."""
+  depth, height, width = volume.shape[:3]
+  up = lambda size, multiple: -(-size // multiple) * multiple - size
+  padded = np.pad(volume, [(0, up(depth, 8)), (0, up(height, 32)), (0, up(width, 32)), (0, 0)],
+                  mode='reflect' if min(volume.shape[:3]) > 1 else 'edge')
+  return model(padded[np.newaxis], training=False)[0].numpy()[:depth, :height, :width]
+
+
+@pytest.mark.slow
+def test_saved_model_and_onnx_take_volumes_of_any_size(thin_run, tmp_path):
+  exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+                                               onnx=True))
+  saved = config_lib.read_train_config(json.loads((tmp_path / 'e' / 'config.json').read_text()))
+  assert config_lib.model_spatial_dims(saved) == 3
+  model = restore.restore_model(str(thin_run), 'float32', upsampling='resize').model
+  signature = tf.saved_model.load(str(tmp_path / 'e')).signatures[exported_model.SIGNATURE]
+  session = onnxruntime.InferenceSession(str(tmp_path / 'e' / 'model.onnx'))
+  rng = np.random.default_rng(2)
+  for size in SIZES:
+    volume = rng.uniform(size=size + (1,)).astype(np.float32)
+    expected = _reference(model, volume)
+    served = signature(**{exported_model.INPUT_NAME: tf.constant(volume[np.newaxis])})
+    onnx, = session.run(None, {exported_model.INPUT_NAME: volume[np.newaxis]})
+    for name, output in (('SavedModel', served[exported_model.OUTPUT_NAME].numpy()),
+                         ('ONNX', onnx)):
+      assert output.shape == (1,) + size + (1,), (name, size)
+      # float32 sums in another order: measured at most 3e-6 apart.
+      np.testing.assert_allclose(output[0], expected, atol=1e-4, err_msg=f'{name} {size}')
+
+
+def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_run, tmp_path):
+  with pytest.raises(ValueError, match=r'--tflite: --model=.* is a 3D run, and TensorFlow Lite '
+                                       r'has no 3D pooling'):
+    exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+                                                 tflite=True))
+  assert not (tmp_path / 'e').exists()
+
+
+@pytest.mark.slow
+def test_the_bioimageio_package_of_a_3d_run_has_z_axes_and_passes_its_model_test(thin_run,
+                                                                                 tmp_path):
+  # export_run keeps the package only when bioimageio.core's model test passes.
+  exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+                                               bioimageio=True))
+  with zipfile.ZipFile(tmp_path / 'e' / bioimageio_package.PACKAGE_NAME) as package:
+    rdf = yaml.safe_load(package.read('rdf.yaml'))
+    test_input = np.load(package.open('test_input.npy'))
+  input_axes = rdf['inputs'][0]['axes']
+  output_axes = rdf['outputs'][0]['axes']
+  assert [axis.get('id', axis['type']) for axis in input_axes] == ['batch', 'z', 'y', 'x',
+                                                                   'channel']
+  assert input_axes[1]['size'] == 8  # the training crops' depth
+  halos = {axis['id']: axis['halo'] for axis in output_axes if 'halo' in axis}
+  assert halos == {'z': 2, 'y': bioimageio_package.halo(), 'x': bioimageio_package.halo()}
+  minimum = bioimageio_package.min_input_size()
+  assert test_input.shape == (1, 8, minimum, minimum, 1)
