@@ -37,6 +37,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import ome_zarr  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
@@ -65,8 +66,11 @@ def speed():
   precision = hardware.resolve_precision('auto')
   three = loading.from_checkpoint(FLAGS.model_3d, precision)
   two = loading.from_checkpoint(FLAGS.model_2d, precision)
-  # denoise.py's defaults: 32 x 128 x 128 tiles (overlap 8, 32, 32); 2D tiles of 1024.
-  paths = {'3d': loading.volume_function(three, (32, 128, 128), (8, 32, 32), 1)}
+  # denoise.py's defaults: 3D tiles as deep as the run's crops (overlap half of it in z,
+  # 32 in y and x) and 128 x 128 across; 2D tiles of 1024.
+  defaults = config_lib.DenoiseConfig(model=FLAGS.model_3d, input='-', output_dir='-')
+  tile, overlap = config_lib.volume_tiling(defaults, three.run_config.data.crop_depth)
+  paths = {'3d': loading.volume_function(three, tile, overlap, 1)}
   image = loading.image_function(two, 1024, 64, 1)
   paths['2d_per_plane'] = lambda values: np.stack([image(plane) for plane in values])
   for path in paths.values():
@@ -83,7 +87,8 @@ def speed():
            for name, times in seconds.items()}
   found['ratio_3d_to_2d_time'] = (found['3d']['median_seconds'] /
                                   found['2d_per_plane']['median_seconds'])
-  return {'shape': list(shape), 'precision': precision, 'repeats': FLAGS.repeats, **found}
+  return {'shape': list(shape), 'precision': precision, 'repeats': FLAGS.repeats,
+          'tile_3d': list(tile), 'overlap_3d': list(overlap), **found}
 
 
 def _write_volume(path):

@@ -3,6 +3,7 @@ against tiles as deep as its training crops (the basis of denoise.py's --volume_
 the run's crop depth, and --volume_overlap auto, half of it).
 
   python bench/volume_tile_depth.py --output=docs/bench/volume_tile_depth.json
+  python bench/volume_tile_depth.py --render=docs/bench/volume_tile_depth.json  # the table
 
 Trains short runs on phantom data (n2n/data/phantom.py) from scratch in a temporary
 folder, on 8 x 32 x 32 crops, batch 4, learning rate 5e-4, for each seed:
@@ -42,6 +43,7 @@ flags.DEFINE_list('seeds', ['1', '2', '3'], 'Training seeds.')
 flags.DEFINE_integer('steps_pairs', 60, 'Steps of the pairs runs.', lower_bound=1)
 flags.DEFINE_integer('steps_frames', 150, 'Steps of the neighbouring-frames runs.', lower_bound=1)
 flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
+flags.DEFINE_string('render', '', 'Print the markdown table of this JSON result and stop.')
 FLAGS = flags.FLAGS
 # The phantom's counts reach about 100 + 8 * (2 + 30) plus noise: 600 maps them near 1.
 WHITE_LEVEL = 600.0
@@ -115,8 +117,28 @@ def _gains(model_dir, scored):
   return found
 
 
+TILINGS = ('whole stack', 'crop depth, no overlap', 'crop depth, half overlap')
+
+
+def table(results):
+  """The markdown table of a result: per method and seed, the least gain over the
+  scored stacks for each tiling."""
+  lines = ['| method, steps | seed | ' + ' | '.join(TILINGS) + ' |',
+           '|---|---|' + '---|' * len(TILINGS)]
+  for run in results['runs']:
+    steps = results['steps'][run['method']]
+    lines.append(f'| {run["method"]}, {steps} | {run["seed"]} | ' +
+                 ' | '.join(f'{min(run["gains_db"][name]):+.2f}' for name in TILINGS) + ' |')
+  return '\n'.join(lines) + (f'\n\n{results["machine"]}, commit {results["commit"]}; '
+                              f'{results["crop"][0]}-plane crops, batch {results["batch"]}, float32.')
+
+
 def main(argv):
   del argv
+  if FLAGS.render:
+    with open(FLAGS.render) as source:
+      print(table(json.load(source)))
+    return
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
              'crop': [CROP_DEPTH, 32, 32], 'batch': 4, 'learning_rate': 5e-4,
              'steps': {'pairs': FLAGS.steps_pairs, 'neighbouring_frames': FLAGS.steps_frames},

@@ -570,8 +570,8 @@ class DenoiseConfig:
   volume_tile: str = setting('0,128,128', 'With a 3D run: the tile\'s depth, height and width '
                              'in voxels (depth a multiple of 2**z_pools, height and width of '
                              '32); larger stacks are denoised in overlapping tiles. Depth 0: '
-                             'the depth of the run\'s training crops (docs/volumes.md: deeper '
-                             'tiles lost 1-10 dB).')
+                             'the depth of the run\'s training crops (docs/volumes.md: whole '
+                             'stacks lost 1.2-15 dB against it).')
   volume_overlap: str = setting('auto', 'With a 3D run: voxels neighbouring tiles share and '
                                 'blend over, in z, y and x; for OME-Zarr inputs also the '
                                 'context read around each chunk. auto: half the tile depth in '
@@ -607,8 +607,8 @@ def volume_tiling(config, crop_depth):
   means; None where no run is known yet (the depth stays 0 and its overlap
   unchecked). A 3D network trained on thin crops denoises best in tiles as deep:
   on the phantom, 60-150 steps on 8-plane crops, whole 16- and 48-plane
-  stacks scored 0.7-14 dB below 8-plane tiles, which half-depth overlaps
-  raised by a further 0.8-1.2 dB (docs/volumes.md).
+  stacks scored 1.2-15.2 dB below 8-plane tiles overlapping by half, of which
+  the half overlaps alone gave 0.75-1.19 dB (docs/bench/volume_tile_depth.json).
   """
   tile = _three_sizes(config.volume_tile, 'volume_tile', 0)
   if tile[1] % 32 or tile[2] % 32 or not tile[1] or not tile[2]:
@@ -620,7 +620,8 @@ def volume_tiling(config, crop_depth):
   else:
     overlap = _three_sizes(config.volume_overlap, 'volume_overlap', 0)
   for axis, size, shared in zip('zyx', tile, overlap):
-    # At most half: every voxel then lies in at most two tiles' ramps (tiling._ramp).
+    # At most half: a tile's rising and falling ramps (tiling._ramp) then never overlap
+    # each other (where they would, a voxel would get the lesser of one tile's two edges).
     if size and shared * 2 > size:
       raise ValueError(f'--volume_overlap={config.volume_overlap}: the {axis} overlap {shared} '
                        f'must be at most half of the tile\'s {size}')

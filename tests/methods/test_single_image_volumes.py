@@ -60,11 +60,14 @@ def single_acquisitions(tmp_path_factory):
 
 @pytest.mark.slow
 @pytest.mark.parametrize('method, crop_size, settings, bound_db', [
-    # MEASURED_SINGLE
-    ('neighbor2neighbor', 64, {}, 0.5),
+    # Bounds from bench/volume_learning_spread.py (AMD AVX512-BF16 host, float32), the least
+    # gain of the three volumes over seeds 1-4: Neighbor2Neighbor 4.14-6.64 dB
+    # (docs/bench/volume_learning_spread.json); blind-spot at 5% 2.56-5.30 dB
+    # (docs/bench/volume_learning_spread_blind_spot.json).
+    ('neighbor2neighbor', 64, {}, 2.0),
     # 5% masked (as the 2D learning test): at Noise2Void's 0.2% a batch of 4 crops of
-    # 8 x 32 x 32 has 66 masked voxels, and 60 steps gained -1.85 to +0.62 dB.
-    ('blind_spot', 32, {'blind_spot_fraction': 0.05}, 0.5),
+    # 8 x 32 x 32 has 66 masked voxels, and 60 steps gained -3.60 to +0.47 dB.
+    ('blind_spot', 32, {'blind_spot_fraction': 0.05}, 1.0),
 ])
 def test_60_steps_of_a_3d_single_image_method_denoise_the_volumes_it_trained_on(
     single_acquisitions, tmp_path, method, crop_size, settings, bound_db):

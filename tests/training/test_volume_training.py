@@ -158,8 +158,12 @@ def test_60_steps_of_3d_pairs_denoise_a_phantom_volume(volume_run, stack_data):
     noisy = volumes.read_volume(str(raw / scene / 'acquisition_0.tif')).pixels[0, ..., 0]
     scored.append((noisy, volumes.read_volume(str(raw / scene / 'reference.tif')).pixels[0, ..., 0]))
   gains = volume_helpers.denoise_py_gains(volume_run, scored)
-  # MEASURED_PAIRS
-  assert min(gains) > 0.5, gains
+  # bench/volume_learning_spread.py (docs/bench/volume_learning_spread.json, AMD
+  # AVX512-BF16 host, float32), seeds 1-4: the least gain of the three volumes 3.20-5.08 dB
+  # denoised as denoise.py does (1.27-3.50 in one whole-volume tile, before its default
+  # became tiles of the crop depth). At 1e-3, which 2D tests use, the run ended 11 dB
+  # below the input (3x3x3 kernels sum 3x the terms).
+  assert min(gains) > 1.5, gains
 
 
 @pytest.mark.slow
@@ -204,13 +208,8 @@ def test_denoise_py_gives_stacks_back_with_their_axes_dtype_and_sizes(volume_run
 
 
 @pytest.mark.slow
-def test_validate_and_export_refuse_a_3d_run_in_one_line(volume_run, tmp_path):
+def test_validate_py_refuses_a_3d_run_in_one_line(volume_run):
   # pylint: disable=g-import-not-at-top
-  from n2n.apps import exporting
   from n2n.evaluation import validation
   with pytest.raises(ValueError, match=r'is a 3D run: validate\.py scores 2D runs only'):
     validation.validate_once(config_lib.ValidateConfig(checkpoint=str(volume_run), data='x'))
-  with pytest.raises(ValueError, match=r'is a 3D run: export\.py writes 2D networks only'):
-    exporting.export_run(config_lib.ExportConfig(model=str(volume_run),
-                                                 output=str(tmp_path / 'export')))
-  assert not (tmp_path / 'export').exists()
