@@ -68,6 +68,13 @@ def load_network(config):
   return network
 
 
+def model_identity(source):
+  """What an OME-Zarr output records of the model: the checkpoint's last two path parts
+  ('my_run/ckpt-300'), so that shards on hosts that mount runs elsewhere agree."""
+  parts = os.path.normpath(source).split(os.sep)
+  return '/'.join(parts[-2:])
+
+
 def denoise_function(network, config):
   """The network as fn(network values) -> same: over images, or over volumes for a 3D run."""
   if noisy_volumes.is_volume_run(network.run_config):
@@ -94,10 +101,10 @@ def main(argv):
                                   config.overwrite, config.white_level, config.prefetch,
                                   config.png_compression, volumes.parse_axes_flag(config.axes))
     if zarr_jobs:
-      _, margin = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
+      tile, margin = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
       summary = file_batch.merge(summary, file_batch.denoise_zarr_jobs(
           zarr_jobs, denoise, network.channels, margin, network.run_config, config.white_level,
-          shard, config.overwrite))
+          shard, config.overwrite, {'model': model_identity(network.source), 'tile': tile}))
     print(file_batch.format_summary(summary, len(jobs) + len(zarr_jobs), network.source))
   if summary.exit_status == file_batch.EXIT_NOTHING:
     print(f'{program}: error: no file could be denoised', file=sys.stderr)

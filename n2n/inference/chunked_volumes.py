@@ -12,13 +12,26 @@ without a marker, and a rerun denoises only the chunks without one. With a
 shard K/N a worker takes the chunks whose place in the chunk grid's order is K
 modulo N, so N workers (a job array) write disjoint chunks of one output.
 A movie without z (axes like TYX) is denoised with time as depth.
+
+The output is created in a temporary folder beside it and renamed into place,
+so shards that start together never see a half-created output: one rename
+wins, the others open the winner's. `.n2n/settings.json` records what the
+chunks were denoised with (model, tiles, context, white level); a resumed or
+sharded run with other settings is refused, since its chunks would not match
+the ones already written.
+
+A chunk's faces see only the margin of context, and neighbouring chunks are not
+blended: where the margin is less than the network's reach (its halo), voxels
+at chunk faces differ slightly from denoising the whole volume at once.
 """
 
 import dataclasses
 import itertools
+import json
 import math
 import os
 import shutil
+import tempfile
 
 from absl import logging
 import numpy as np
@@ -29,6 +42,7 @@ from n2n.data import volumes
 from n2n.inference import noisy_files
 
 DONE_DIR = os.path.join('.n2n', 'done')
+SETTINGS_FILE = os.path.join('.n2n', 'settings.json')
 
 
 @dataclasses.dataclass
@@ -104,24 +118,86 @@ def denoise_region(region, axes, depth_letter, denoise, white_level):
   return volumes.from_canonical(output, letters)
 
 
-def open_output(destination, image, overwrite):
+def _create_output(destination, image, settings):
+  """Creates the output with its settings and marker folder in a temporary
+  folder, then renames it into place. Returns False where another process
+  created it first (the rename found a folder there)."""
+  parent = os.path.dirname(os.path.abspath(destination))
+  os.makedirs(parent, exist_ok=True)
+  temporary = tempfile.mkdtemp(prefix='.' + os.path.basename(destination) + '.', dir=parent)
+  try:
+    staged = os.path.join(temporary, 'output.zarr')
+    try:
+      ome_zarr.create_like(staged, image)
+    except Exception as error:  # pylint: disable=broad-except  (zarr's own types)
+      raise ome_zarr.OmeZarrError(f'{destination}: cannot create ({error})') from None
+    os.makedirs(os.path.join(staged, DONE_DIR))
+    _write_settings(staged, settings)
+    try:
+      os.rename(staged, destination)
+    except OSError:
+      if not os.path.isdir(destination):
+        raise
+      return False
+    return True
+  finally:
+    shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _write_settings(output_path, settings):
+  """Writes settings.json atomically (shards may write the same content at once)."""
+  path = os.path.join(output_path, SETTINGS_FILE)
+  partial = f'{path}.{os.getpid()}'
+  with open(partial, 'w') as handle:
+    json.dump(settings, handle, indent=1, sort_keys=True)
+  os.replace(partial, path)
+
+
+def _check_settings(destination, settings):
+  """Raises OmeZarrError where the output's chunks were denoised with other settings."""
+  path = os.path.join(destination, SETTINGS_FILE)
+  try:
+    with open(path) as handle:
+      recorded = json.load(handle)
+  except (OSError, ValueError):
+    raise ome_zarr.OmeZarrError(
+        f'{destination} exists but has no readable {SETTINGS_FILE} (not an n2n output, or '
+        'one from an older n2n); pass --overwrite to replace it') from None
+  changed = [f'{key} {recorded.get(key)} then, {value} now' for key, value in settings.items()
+             if recorded.get(key) != value]
+  if changed:
+    raise ome_zarr.OmeZarrError(
+        f'{destination} was begun with other settings ({"; ".join(changed)}): its chunks '
+        'would not match; pass the same ones to resume it, or --overwrite to start afresh')
+
+
+def open_output(destination, image, settings, overwrite, sharded):
   """The output array of an OME-Zarr job: created like the input, or, from an
-  earlier (interrupted or sharded) run, opened after checking it matches."""
-  if overwrite and os.path.exists(destination):
+  earlier (interrupted or sharded) run, opened after checking it matches.
+
+  Args:
+    settings: {name: JSON value} the chunks are denoised with (see denoise_ome_zarr).
+    overwrite: start afresh. Alone, the old output is removed; with shards
+      (sharded=True) other workers may be writing it, so it is kept and each
+      shard re-denoises its own chunks under the new settings.
+  """
+  if overwrite and os.path.exists(destination) and not sharded:
     shutil.rmtree(destination)
   if not os.path.exists(destination):
-    try:
-      return ome_zarr.create_like(destination, image)
-    except Exception as error:  # pylint: disable=broad-except  (zarr's own "exists" types)
-      # Another shard created it first: open theirs below.
-      if not os.path.exists(destination):
-        raise ome_zarr.OmeZarrError(f'{destination}: cannot create ({error})') from None
+    _create_output(destination, image, settings)
   existing = ome_zarr.open_image(destination, mode='r+')
   if (existing.axes, existing.array.shape, existing.array.chunks, existing.array.dtype) != (
       image.axes, image.array.shape, image.array.chunks, image.array.dtype):
+    advice = ('remove it before starting the shards' if sharded else
+              'pass --overwrite to replace it')
     raise ome_zarr.OmeZarrError(
         f'{destination} exists as {ome_zarr.describe(existing)}, not like its input '
-        f'{ome_zarr.describe(image)}; pass --overwrite to replace it')
+        f'{ome_zarr.describe(image)}; {advice}')
+  if overwrite:
+    os.makedirs(os.path.join(destination, DONE_DIR), exist_ok=True)
+    _write_settings(destination, settings)
+  else:
+    _check_settings(destination, settings)
   # Zarr keeps no array config on disk: a reopened output must be told again to
   # write chunks of fill values (see ome_zarr.create_image), or a resumed run's
   # all-zero chunk leaves no file.
@@ -129,7 +205,7 @@ def open_output(destination, image, overwrite):
 
 
 def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
-                     white_level_override=0.0, shard=None, overwrite=False):
+                     white_level_override=0.0, shard=None, overwrite=False, settings=None):
   """Denoises an OME-Zarr image's full-resolution level into a new OME-Zarr.
 
   Args:
@@ -139,21 +215,35 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
     run_config: the run's TrainConfig (white level rules), or None.
     white_level_override: --white_level (0: the run's).
     shard: sharding.Shard or None.
-    overwrite: start the output afresh instead of resuming it.
+    overwrite: start the output afresh instead of resuming it (with a shard:
+      re-denoise this shard's chunks, see open_output).
+    settings: {name: JSON value} that decide the chunks' voxels besides margin
+      and white level (denoise.py: the model and the tiles); recorded in the
+      output and checked on resume.
 
   Returns:
     ChunkedSummary.
   """
   image = ome_zarr.open_image(source)
   depth_letter = depth_axis(image.axes, source)
-  output = open_output(destination, image, overwrite)
   spatial = (depth_letter, 'Y', 'X')
   margins = dict(zip(spatial, margin))
   white_level = noisy_files.effective_white_level(run_config, image.array.dtype,
                                                   white_level_override)
+  # Through JSON and back, so that what is compared is what the file holds (tuples
+  # become lists).
+  recorded = json.loads(json.dumps(dict(
+      settings or {}, context=[int(value) for value in margin],
+      white_level=None if white_level is None else float(white_level))))
+  output = open_output(destination, image, recorded, overwrite,
+                       sharded=shard is not None and shard.count > 1)
   summary = ChunkedSummary()
   planned = shard_chunks(chunk_indices(image.array.shape, image.array.chunks), shard)
-  os.makedirs(os.path.join(destination, DONE_DIR), exist_ok=True)
+  if overwrite:
+    # Only this shard's markers: the other shards' chunks are theirs to redo.
+    for index in planned:
+      if os.path.exists(marker_path(destination, index)):
+        os.remove(marker_path(destination, index))
   for place, index in enumerate(planned, 1):
     marker = marker_path(destination, index)
     if os.path.exists(marker):

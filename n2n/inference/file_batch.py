@@ -140,9 +140,12 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
 
 
 def denoise_zarr_jobs(jobs, denoise, model_channels, margin, run_config=None,
-                      white_level_override=0.0, shard=None, overwrite=False):
+                      white_level_override=0.0, shard=None, overwrite=False, settings=None):
   """Denoises OME-Zarr jobs chunk by chunk (n2n/inference/chunked_volumes.py): with a
   shard, this worker's chunks of each; an output from an interrupted run is resumed.
+
+  settings: what the chunks are denoised with, recorded in each output
+    (chunked_volumes.denoise_ome_zarr).
 
   Returns:
     Summary: an output counts as written when this run wrote chunks of it, as
@@ -160,7 +163,7 @@ def denoise_zarr_jobs(jobs, denoise, model_channels, margin, run_config=None,
                          f'{model_channels} channels (train it with --channels=1)')
       done = chunked_volumes.denoise_ome_zarr(job.source, job.destination, denoise, margin,
                                               run_config, white_level_override, shard,
-                                              overwrite)
+                                              overwrite, settings)
     except Exception as error:  # pylint: disable=broad-except  (one bad input never stops a batch)
       reason = errors.first_line(error)
       logging.warning('Skipping %s: %s', job.source, reason)

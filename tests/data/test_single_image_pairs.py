@@ -247,16 +247,40 @@ def test_the_regulariser_of_volumes_compares_each_volume_with_the_same_sampling_
   np.testing.assert_allclose(term, [0.0, 0.01, 0.0], atol=1e-6)
 
 
-def _reference_median_3d(volume, plane, row, column):
-  """The median of the 5x5x5 neighbourhood without the voxel, per channel: numpy's
-  reflect padding of the volume's voxel numbers says which voxel each window place
-  holds, and places holding the voxel itself are left out."""
-  numbers = np.arange(volume[..., 0].size).reshape(volume.shape[:3])
-  padded = np.pad(numbers, 2, mode='reflect')
-  window = padded[plane:plane + 5, row:row + 5, column:column + 5].ravel()
-  own = numbers[plane, row, column]
-  values = volume.reshape(-1, volume.shape[-1])[window[window != own]]
-  return np.median(values, axis=0)
+def _reference_median_3d(volume, plane, row, column, line_axis=None):
+  """The median of the 5x5x5 neighbourhood without the voxel, per channel, by explicit
+  coordinates (_mirrored at every face). Left out: window places that mirror onto the
+  voxel itself, and with a structN2V line every place on the voxel's own row
+  ('rows') or column ('columns') of its own plane; the same line in other planes
+  stays in."""
+  depth, height, width = volume.shape[:3]
+  values = []
+  for offsets in np.ndindex(5, 5, 5):
+    at = tuple(_mirrored(centre + offset - 2, size)
+               for centre, offset, size in zip((plane, row, column), offsets,
+                                               (depth, height, width)))
+    if line_axis == 'rows':
+      hidden = at[:2] == (plane, row)
+    elif line_axis == 'columns':
+      hidden = (at[0], at[2]) == (plane, column)
+    else:
+      hidden = at == (plane, row, column)
+    if not hidden:
+      values.append(volume[at])
+  return np.median(np.array(values), axis=0)
+
+
+@pytest.mark.parametrize('line_axis', [None, 'rows', 'columns'])
+def test_every_voxels_median_matches_the_explicit_window_with_and_without_a_line(line_axis):
+  """medians_without_centre at every voxel of a volume small enough that every window
+  mirrors at some face, against the explicit reference."""
+  volume = np.random.default_rng(7).uniform(size=(1, 5, 7, 6, 2)).astype(np.float32)
+  voxels = list(np.ndindex(*volume.shape[1:4]))
+  positions = tf.constant([(0,) + voxel for voxel in voxels], tf.int32)
+  medians = pairs.medians_without_centre(tf.constant(volume), positions, line_axis).numpy()
+  for voxel, median in zip(voxels, medians):
+    np.testing.assert_allclose(median, _reference_median_3d(volume[0], *voxel, line_axis),
+                               rtol=1e-6, err_msg=str(voxel))
 
 
 def test_a_masked_voxel_takes_its_5x5x5_neighbourhood_median_at_every_border():

@@ -19,6 +19,7 @@ from n2n import config as config_lib
 from n2n.apps import exporting
 from n2n.exports import bioimageio_package
 from n2n.inference import exported_model
+from n2n.inference import loading
 from n2n.inference import restore
 from tests.helpers import volumes as volume_helpers
 
@@ -45,7 +46,7 @@ def _reference(model, volume):
 
 
 @pytest.mark.slow
-def test_saved_model_and_onnx_take_volumes_of_any_size(thin_run, tmp_path):
+def test_saved_model_and_onnx_take_volumes_of_any_size_and_tile_like_the_checkpoint(thin_run, tmp_path):
   exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
                                                onnx=True))
   saved = config_lib.read_train_config(json.loads((tmp_path / 'e' / 'config.json').read_text()))
@@ -64,6 +65,12 @@ def test_saved_model_and_onnx_take_volumes_of_any_size(thin_run, tmp_path):
       assert output.shape == (1,) + size + (1,), (name, size)
       # float32 sums in another order: measured at most 3e-6 apart.
       np.testing.assert_allclose(output[0], expected, atol=1e-4, err_msg=f'{name} {size}')
+  # denoise.py's path: the same tiles over the export and over the checkpoint.
+  volume = rng.uniform(size=(20, 70, 50, 1)).astype(np.float32)
+  tiled = [loading.volume_function(network, (8, 64, 64), (4, 32, 32), 1)(volume)
+           for network in (loading.from_export(str(tmp_path / 'e')),
+                           loading.from_checkpoint(str(thin_run), 'float32'))]
+  np.testing.assert_allclose(tiled[0], tiled[1], atol=1e-4)
 
 
 def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_run, tmp_path):

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -88,6 +89,101 @@ def test_shards_split_the_chunks_between_them_and_cover_every_one():
              if first is not second)
 
 
+def test_a_shard_writes_every_second_chunk_in_c_order_and_only_those(tmp_path):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr'),
+                                   _local_network(1), (1, 1, 1), white_level_override=600.0,
+                                   shard=sharding.Shard(0, 2))
+  # The 2 x 2 x 2 grid in C order is (0,0,0) (0,0,1) (0,1,0) (0,1,1) (1,0,0) ...:
+  # shard 0 of 2 takes the 1st, 3rd, 5th and 7th.
+  assert sorted(os.listdir(tmp_path / 'out.zarr' / chunked_volumes.DONE_DIR)) == [
+      '0.0.0', '0.1.0', '1.0.0', '1.1.0']
+  written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
+  whole = _whole(volume, _local_network(1), 600.0)
+  for z, y, x in np.ndindex(2, 2, 2):
+    chunk = np.s_[z * 8:(z + 1) * 8, y * 16:(y + 1) * 16, x * 16:(x + 1) * 16]
+    if x == 0:
+      np.testing.assert_array_equal(written[chunk], whole[chunk])
+    else:
+      assert not written[chunk].any(), (z, y, x)  # never written: the fill value
+
+
+def test_a_resume_with_other_settings_is_refused_in_one_line(tmp_path):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  source, output = str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr')
+  first = dict(model='run_a/ckpt-300', tile=[8, 64, 64])
+  chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
+                                   white_level_override=600.0, shard=sharding.Shard(0, 2),
+                                   settings=first)
+  changes = [dict(settings=dict(first, model='run_a/ckpt-600')),
+             dict(settings=dict(first, tile=[16, 64, 64])),
+             dict(settings=first, margin=(2, 2, 2)),
+             dict(settings=first, white_level_override=1000.0)]
+  for change in changes:
+    arguments = dict(margin=(1, 1, 1), white_level_override=600.0, settings=first)
+    arguments.update(change)
+    with pytest.raises(ome_zarr.OmeZarrError) as error:
+      chunked_volumes.denoise_ome_zarr(source, output, _local_network(1),
+                                       shard=sharding.Shard(1, 2), **arguments)
+    assert 'begun with other settings' in str(error.value) and '\n' not in str(error.value)
+  assert len(os.listdir(os.path.join(output, chunked_volumes.DONE_DIR))) == 4
+  # The same settings resume it.
+  summary = chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
+                                             white_level_override=600.0, settings=first)
+  assert (summary.written, summary.already_done) == (4, 4)
+
+
+def test_overwrite_with_a_shard_redoes_its_own_chunks_and_keeps_the_others(tmp_path):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  source, output = str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr')
+  old, new = _local_network(1), _local_network(2)
+  for index in range(2):
+    chunked_volumes.denoise_ome_zarr(source, output, old, (2, 2, 2), white_level_override=600.0,
+                                     shard=sharding.Shard(index, 2), settings={'model': 'old'})
+  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2),
+                                             white_level_override=600.0,
+                                             shard=sharding.Shard(0, 2), overwrite=True,
+                                             settings={'model': 'new'})
+  assert (summary.written, summary.already_done) == (4, 0)
+  written = ome_zarr.open_image(source.replace('in.zarr', 'out.zarr')).array[...]
+  whole_old, whole_new = _whole(volume, old, 600.0), _whole(volume, new, 600.0)
+  for z, y, x in np.ndindex(2, 2, 2):
+    chunk = np.s_[z * 8:(z + 1) * 8, y * 16:(y + 1) * 16, x * 16:(x + 1) * 16]
+    # Shard 0 owns the chunks with x == 0 (see the test above).
+    np.testing.assert_array_equal(written[chunk], (whole_new if x == 0 else whole_old)[chunk])
+  assert len(os.listdir(os.path.join(output, chunked_volumes.DONE_DIR))) == 8
+
+
+def test_shards_that_create_the_output_at_once_all_open_the_same_one(tmp_path):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  image = ome_zarr.open_image(str(tmp_path / 'in.zarr'))
+  destination = str(tmp_path / 'out.zarr')
+  start = threading.Barrier(4)
+  failures = []
+
+  def open_together():
+    start.wait()
+    try:
+      chunked_volumes.open_output(destination, image, {'model': 'a'}, overwrite=False,
+                                  sharded=True)
+    except Exception as error:  # pylint: disable=broad-except  (collected and asserted below)
+      failures.append(repr(error))
+
+  threads = [threading.Thread(target=open_together) for _ in range(4)]
+  for thread in threads:
+    thread.start()
+  for thread in threads:
+    thread.join()
+  assert not failures, failures
+  assert ome_zarr.to_json(ome_zarr.open_image(destination)) == ome_zarr.to_json(image)
+  # No staging folder is left beside the output.
+  assert sorted(os.listdir(tmp_path)) == ['in.zarr', 'out.zarr']
+
+
 @pytest.fixture(scope='module')
 def tiny_run(tmp_path_factory):
   """A 3D pairs run of 10 steps: the network's weights, not its quality, matter here."""
@@ -152,20 +248,21 @@ def test_a_killed_chunked_run_resumes_and_writes_each_chunk_once(tiny_run, tmp_p
 
 
 @pytest.mark.slow
-def test_two_shards_write_disjoint_chunks_of_one_output(tiny_run, tmp_path):
+def test_two_shards_started_together_write_one_output_like_one_worker(tiny_run, tmp_path):
   captures, _ = phantom.phantom_scene(phantom.PhantomSpec(shape=(16, 64, 64)), seed=5)
   source = tmp_path / 'inputs' / 'stack.zarr'
   source.parent.mkdir()
   _write_zarr(source, captures[0], 'ZYX', (8, 32, 32), version='0.5')
   subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'one'), check=True,
                  capture_output=True, timeout=300)
-  markers = []
-  for shard in ('0/2', '1/2'):
-    result = subprocess.run(_denoise_py(tiny_run, source, tmp_path / 'two', f'--shard={shard}'),
-                            capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stderr[-2000:]
-    done = set(os.listdir(tmp_path / 'two' / 'stack.zarr' / chunked_volumes.DONE_DIR))
-    markers.append(done - set().union(*markers) if markers else done)
-  assert len(markers[0]) == len(markers[1]) == 4  # 8 chunks, half each, none twice
+  # Both shards at once, as a job array starts them: they race to create the output.
+  processes = [subprocess.Popen(_denoise_py(tiny_run, source, tmp_path / 'two',
+                                            f'--shard={shard}'),
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+               for shard in ('0/2', '1/2')]
+  for process in processes:
+    _, errors = process.communicate(timeout=300)
+    assert process.returncode == 0, errors[-2000:]
+  assert len(os.listdir(tmp_path / 'two' / 'stack.zarr' / chunked_volumes.DONE_DIR)) == 8
   np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'two' / 'stack.zarr')).array[...],
                                 ome_zarr.open_image(str(tmp_path / 'one' / 'stack.zarr')).array[...])
