@@ -160,9 +160,8 @@ def test_60_steps_of_3d_pairs_denoise_a_phantom_volume(volume_run, stack_data):
   gains = volume_helpers.denoise_py_gains(volume_run, scored)
   # bench/volume_learning_spread.py (docs/bench/volume_learning_spread.json, AMD
   # AVX512-BF16 host, float32), seeds 1-4: the least gain of the three volumes 3.20-5.08 dB
-  # denoised as denoise.py does (1.27-3.50 in one whole-volume tile, before its default
-  # became tiles of the crop depth). At 1e-3, which 2D tests use, the run ended 11 dB
-  # below the input (3x3x3 kernels sum 3x the terms).
+  # denoised as denoise.py does (docs/bench/volume_tile_depth.json: 1.27-3.50 in one
+  # whole-volume tile, at 3 seeds).
   assert min(gains) > 1.5, gains
 
 
