@@ -3,6 +3,7 @@
 import os
 import subprocess
 import sys
+import types
 
 import numpy as np
 import pytest
@@ -394,3 +395,24 @@ def test_tta_on_a_pixel_shuffle_run_averages_the_scheme_over_the_eight_orientati
   assert np.abs(from_run.astype(int) - expected).max() <= 1
   # One orientation alone is another image: the check can fail.
   assert np.abs(np.round(np.clip(turned_back[0], 0, 1) * 255) - expected).max() > 1
+
+
+def test_an_ome_zarr_output_records_the_model_by_its_weights_not_its_path(tmp_path):
+  """Two runs' checkpoints of one name differ; one checkpoint reached by two paths
+  (another mount, a relative path) does not; an export is named by its own weights."""
+  identity = lambda model, source: denoise_app.model_identity(
+      config_lib.DenoiseConfig(model=str(model), input='-', output_dir='-'),
+      types.SimpleNamespace(source=str(source)))
+  for run, weights in (('run_a', b'weights of a'), ('run_b', b'weights of b')):
+    (tmp_path / run / 'best').mkdir(parents=True)
+    (tmp_path / run / 'best' / 'ckpt-300.index').write_bytes(weights)
+  first = identity(tmp_path / 'run_a', tmp_path / 'run_a' / 'best' / 'ckpt-300')
+  assert first.startswith('ckpt-300 ')
+  assert identity(tmp_path / 'run_b', tmp_path / 'run_b' / 'best' / 'ckpt-300') != first
+  os.symlink(tmp_path / 'run_a', tmp_path / 'elsewhere')
+  assert identity(tmp_path / 'elsewhere', tmp_path / 'elsewhere' / 'best' / 'ckpt-300') == first
+  (tmp_path / 'export' / 'variables').mkdir(parents=True)
+  (tmp_path / 'export' / 'saved_model.pb').write_bytes(b'graph')
+  (tmp_path / 'export' / 'variables' / 'variables.index').write_bytes(b'weights of a')
+  exported = identity(tmp_path / 'export', 'the export ' + str(tmp_path / 'export'))
+  assert exported.startswith('export ') and exported.split()[1] == first.split()[1]

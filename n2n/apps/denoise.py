@@ -14,6 +14,7 @@ Exit status: 0 every file denoised or already done; 3 some skipped; 2 none
 could be denoised; 1 a bad flag or plan (nothing written).
 """
 
+import hashlib
 import os
 import sys
 
@@ -49,6 +50,13 @@ def plan(config):
   return sharding.select(files, shard), zarrs, shard, len(files)
 
 
+def resolved_precision(config):
+  """The precision --model runs at here: an export's float32, else --precision resolved."""
+  if exported_model.is_export(config.model):
+    return 'float32'
+  return hardware.resolve_precision(config.precision)
+
+
 def load_network(config):
   """loading.Network of --model, printing the precision and devices it runs on."""
   if exported_model.is_export(config.model):
@@ -68,11 +76,17 @@ def load_network(config):
   return network
 
 
-def model_identity(source):
-  """What an OME-Zarr output records of the model: the checkpoint's last two path parts
-  ('my_run/ckpt-300'), so that shards on hosts that mount runs elsewhere agree."""
-  parts = os.path.normpath(source).split(os.sep)
-  return '/'.join(parts[-2:])
+def model_identity(config, network):
+  """What an OME-Zarr output records of the model: the checkpoint's (or export's) file
+  name and a digest of its weights' index, which names every variable and where its
+  bytes lie (shards on hosts that mount runs elsewhere agree; two runs' checkpoints
+  of one name do not)."""
+  if exported_model.is_export(config.model):
+    index, name = os.path.join(config.model, 'variables', 'variables.index'), 'export'
+  else:
+    index, name = network.source + '.index', os.path.basename(network.source)
+  with open(index, 'rb') as weights_index:
+    return f'{name} {hashlib.sha256(weights_index.read()).hexdigest()[:16]}'
 
 
 def denoise_function(network, config):
@@ -104,7 +118,9 @@ def main(argv):
       tile, margin = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
       summary = file_batch.merge(summary, file_batch.denoise_zarr_jobs(
           zarr_jobs, denoise, network.channels, margin, network.run_config, config.white_level,
-          shard, config.overwrite, {'model': model_identity(network.source), 'tile': tile}))
+          shard, config.overwrite,
+          {'model': model_identity(config, network), 'tile': tile,
+           'precision': resolved_precision(config)}))
     print(file_batch.format_summary(summary, len(jobs) + len(zarr_jobs), network.source))
   if summary.exit_status == file_batch.EXIT_NOTHING:
     print(f'{program}: error: no file could be denoised', file=sys.stderr)

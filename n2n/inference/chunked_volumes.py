@@ -6,9 +6,10 @@ by the 3D network (tiled within the region as any volume is), cropped back to
 the chunk and written. Memory holds one region and the network's activations,
 whatever the volume's size.
 
-After a chunk is written, an empty marker `.n2n/done/<chunk index>` is written
-inside the output: a killed run leaves at most the chunks it was writing
-without a marker, and a rerun denoises only the chunks without one. With a
+After a chunk is written, a marker `.n2n/done/<chunk index>` holding the digest
+of the settings it was denoised with is written inside the output: a killed
+run leaves at most the chunks it was writing without a marker, and a rerun
+denoises only the chunks without a marker of its own settings' digest. With a
 shard K/N a worker takes the chunks whose place in the chunk grid's order is K
 modulo N, so N workers (a job array) write disjoint chunks of one output.
 A movie without z (axes like TYX) is denoised with time as depth.
@@ -16,9 +17,11 @@ A movie without z (axes like TYX) is denoised with time as depth.
 The output is created in a temporary folder beside it and renamed into place,
 so shards that start together never see a half-created output: one rename
 wins, the others open the winner's. `.n2n/settings.json` records what the
-chunks were denoised with (model, tiles, context, white level); a resumed or
-sharded run with other settings is refused, since its chunks would not match
-the ones already written.
+chunks were denoised with (model, precision, tiles, context, white level); a
+resumed or sharded run with other settings is refused, since its chunks would
+not match the ones already written. After `--overwrite` with new settings,
+chunks whose marker holds the old digest count as not done, whichever shard
+reruns them.
 
 A chunk's faces see only the margin of context, and neighbouring chunks are not
 blended: where the margin is less than the network's reach (its halo), voxels
@@ -26,6 +29,7 @@ at chunk faces differ slightly from denoising the whole volume at once.
 """
 
 import dataclasses
+import hashlib
 import itertools
 import json
 import math
@@ -43,6 +47,9 @@ from n2n.inference import noisy_files
 
 DONE_DIR = os.path.join('.n2n', 'done')
 SETTINGS_FILE = os.path.join('.n2n', 'settings.json')
+# The flag behind each recorded setting, for messages.
+SETTING_FLAGS = {'model': '--model', 'precision': '--precision', 'tile': '--volume_tile',
+                 'context': '--volume_overlap', 'white_level': '--white_level'}
 
 
 @dataclasses.dataclass
@@ -144,13 +151,27 @@ def _create_output(destination, image, settings):
     shutil.rmtree(temporary, ignore_errors=True)
 
 
+def settings_digest(settings):
+  """A short digest of the settings (JSON with sorted keys): what each marker holds."""
+  return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
+
+
 def _write_settings(output_path, settings):
-  """Writes settings.json atomically (shards may write the same content at once)."""
+  """Writes settings.json atomically (shards, on any host, may write it at once)."""
   path = os.path.join(output_path, SETTINGS_FILE)
-  partial = f'{path}.{os.getpid()}'
-  with open(partial, 'w') as handle:
-    json.dump(settings, handle, indent=1, sort_keys=True)
+  handle, partial = tempfile.mkstemp(dir=os.path.dirname(path), prefix='.settings.')
+  with os.fdopen(handle, 'w') as output:
+    json.dump(settings, output, indent=1, sort_keys=True)
   os.replace(partial, path)
+
+
+def _is_done(marker, digest):
+  """True where the chunk's marker exists and holds this digest."""
+  try:
+    with open(marker) as handle:
+      return handle.read().strip() == digest
+  except OSError:
+    return False
 
 
 def _check_settings(destination, settings):
@@ -163,12 +184,13 @@ def _check_settings(destination, settings):
     raise ome_zarr.OmeZarrError(
         f'{destination} exists but has no readable {SETTINGS_FILE} (not an n2n output, or '
         'one from an older n2n); pass --overwrite to replace it') from None
-  changed = [f'{key} {recorded.get(key)} then, {value} now' for key, value in settings.items()
-             if recorded.get(key) != value]
+  changed = [f'{SETTING_FLAGS.get(key, key)} {recorded.get(key)} then, {value} now'
+             for key, value in settings.items() if recorded.get(key) != value]
   if changed:
     raise ome_zarr.OmeZarrError(
         f'{destination} was begun with other settings ({"; ".join(changed)}): its chunks '
-        'would not match; pass the same ones to resume it, or --overwrite to start afresh')
+        'would not match; pass the same ones to resume it, or --overwrite (on every shard) '
+        'to start afresh')
 
 
 def open_output(destination, image, settings, overwrite, sharded):
@@ -224,6 +246,11 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
   Returns:
     ChunkedSummary.
   """
+  real_source, real_destination = os.path.realpath(source), os.path.realpath(destination)
+  if (real_source == real_destination or real_destination.startswith(real_source + os.sep) or
+      real_source.startswith(real_destination + os.sep)):
+    raise ome_zarr.OmeZarrError(f'{destination}: the output would overwrite its input {source}; '
+                                'give another --output_dir')
   image = ome_zarr.open_image(source)
   depth_letter = depth_axis(image.axes, source)
   spatial = (depth_letter, 'Y', 'X')
@@ -239,14 +266,16 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
                        sharded=shard is not None and shard.count > 1)
   summary = ChunkedSummary()
   planned = shard_chunks(chunk_indices(image.array.shape, image.array.chunks), shard)
+  digest = settings_digest(recorded)
   if overwrite:
-    # Only this shard's markers: the other shards' chunks are theirs to redo.
+    # Only this shard's markers: the other shards' chunks are theirs to redo (their
+    # markers hold the old digest, so they count as not done under the new settings).
     for index in planned:
       if os.path.exists(marker_path(destination, index)):
         os.remove(marker_path(destination, index))
   for place, index in enumerate(planned, 1):
     marker = marker_path(destination, index)
-    if os.path.exists(marker):
+    if _is_done(marker, digest):
       summary.already_done += 1
       continue
     read, crop = chunk_region(index, image.array.chunks, image.array.shape, image.axes, spatial,
@@ -256,8 +285,8 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
     write = tuple(slice(region.start + inner.start, region.start + inner.stop)
                   for region, inner in zip(read, crop))
     output[write] = denoised
-    with open(marker, 'w'):
-      pass
+    with open(marker, 'w') as handle:
+      handle.write(digest)
     summary.written += 1
     summary.megavoxels += denoised.size / 1e6
     logging.info('%s: chunk %s (%d of %d%s)', destination, index, place, len(planned),

@@ -117,17 +117,21 @@ def test_a_resume_with_other_settings_is_refused_in_one_line(tmp_path):
   chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
                                    white_level_override=600.0, shard=sharding.Shard(0, 2),
                                    settings=first)
-  changes = [dict(settings=dict(first, model='run_a/ckpt-600')),
-             dict(settings=dict(first, tile=[16, 64, 64])),
-             dict(settings=first, margin=(2, 2, 2)),
-             dict(settings=first, white_level_override=1000.0)]
-  for change in changes:
+  changes = [(dict(settings=dict(first, model='run_a/ckpt-600')), '--model'),
+             (dict(settings=dict(first, tile=[16, 64, 64])), '--volume_tile'),
+             (dict(settings=first, margin=(2, 2, 2)), '--volume_overlap'),
+             (dict(settings=first, white_level_override=1000.0), '--white_level')]
+  for change, flag in changes:
     arguments = dict(margin=(1, 1, 1), white_level_override=600.0, settings=first)
     arguments.update(change)
     with pytest.raises(ome_zarr.OmeZarrError) as error:
       chunked_volumes.denoise_ome_zarr(source, output, _local_network(1),
                                        shard=sharding.Shard(1, 2), **arguments)
-    assert 'begun with other settings' in str(error.value) and '\n' not in str(error.value)
+    message = str(error.value)
+    assert 'begun with other settings' in message and '\n' not in message
+    # The changed setting's flag is named, and no other's.
+    assert [name for name in chunked_volumes.SETTING_FLAGS.values()
+            if f'{name} ' in message] == [flag], message
   assert len(os.listdir(os.path.join(output, chunked_volumes.DONE_DIR))) == 4
   # The same settings resume it.
   summary = chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
@@ -154,7 +158,14 @@ def test_overwrite_with_a_shard_redoes_its_own_chunks_and_keeps_the_others(tmp_p
     chunk = np.s_[z * 8:(z + 1) * 8, y * 16:(y + 1) * 16, x * 16:(x + 1) * 16]
     # Shard 0 owns the chunks with x == 0 (see the test above).
     np.testing.assert_array_equal(written[chunk], (whole_new if x == 0 else whole_old)[chunk])
-  assert len(os.listdir(os.path.join(output, chunked_volumes.DONE_DIR))) == 8
+  # Shard 1, resumed under the new settings without --overwrite, does not take its
+  # old chunks for done: their markers hold the old settings' digest.
+  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2),
+                                             white_level_override=600.0,
+                                             shard=sharding.Shard(1, 2),
+                                             settings={'model': 'new'})
+  assert (summary.written, summary.already_done) == (4, 0)
+  np.testing.assert_array_equal(ome_zarr.open_image(output).array[...], whole_new)
 
 
 def test_shards_that_create_the_output_at_once_all_open_the_same_one(tmp_path):
@@ -182,6 +193,46 @@ def test_shards_that_create_the_output_at_once_all_open_the_same_one(tmp_path):
   assert ome_zarr.to_json(ome_zarr.open_image(destination)) == ome_zarr.to_json(image)
   # No staging folder is left beside the output.
   assert sorted(os.listdir(tmp_path)) == ['in.zarr', 'out.zarr']
+
+
+def test_a_shard_that_loses_the_race_to_create_the_output_opens_the_winners(tmp_path,
+                                                                           monkeypatch):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  image = ome_zarr.open_image(str(tmp_path / 'in.zarr'))
+  destination = str(tmp_path / 'out.zarr')
+  create_like = ome_zarr.create_like
+  staged = []
+
+  def another_shard_first(path, like):
+    # The other shard's output appears, complete, while this one stages its own.
+    staged.append(path)
+    if len(staged) == 1:
+      assert chunked_volumes._create_output(destination, like, {'model': 'a'})  # pylint: disable=protected-access
+    return create_like(path, like)
+
+  monkeypatch.setattr(ome_zarr, 'create_like', another_shard_first)
+  created = chunked_volumes._create_output(destination, image, {'model': 'a'})  # pylint: disable=protected-access
+  assert created is False and len(staged) == 2
+  monkeypatch.setattr(ome_zarr, 'create_like', create_like)
+  output = chunked_volumes.open_output(destination, image, {'model': 'a'}, overwrite=False,
+                                       sharded=True)
+  assert output.shape == volume.shape
+  assert sorted(os.listdir(tmp_path)) == ['in.zarr', 'out.zarr']
+
+
+@pytest.mark.parametrize('where', ['in.zarr', 'in.zarr/inner.zarr'])
+@pytest.mark.parametrize('overwrite', [False, True])
+def test_an_output_onto_its_own_input_is_refused_and_the_input_kept(tmp_path, where,
+                                                                     overwrite):
+  volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
+  with pytest.raises(ome_zarr.OmeZarrError, match=r'would overwrite its input .*--output_dir'):
+    chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'), str(tmp_path / where),
+                                     _local_network(1), (1, 1, 1), white_level_override=600.0,
+                                     overwrite=overwrite)
+  np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'in.zarr')).array[...],
+                                volume)
 
 
 @pytest.fixture(scope='module')
