@@ -5,6 +5,8 @@ peak memory of a chunked OME-Zarr denoise of a volume larger than the memory it 
       --model_2d=runs/results_volumes/pairs_2d --output=docs/bench/volume_throughput.json
   python bench/volume_throughput.py --model_3d=... --sections=memory --memory_limit_mb=1024 \\
       --volume_mb=2048 --output=docs/bench/volume_memory.json
+  python bench/volume_throughput.py \\
+      --render=docs/bench/volume_throughput.json,docs/bench/volume_memory.json
 
 speed: one phantom-like volume (--shape), the 3D network in denoise.py's default
 tiles and the 2D network plane by plane in its default tiles, both at the
@@ -53,6 +55,8 @@ flags.DEFINE_integer('memory_limit_mb', 1024, 'The cgroup memory limit of the me
 flags.DEFINE_integer('volume_mb', 2048, 'Size of the memory run\'s float32 volume, MiB.')
 flags.DEFINE_string('work_dir', '/tmp/n2n_volume_bench', 'Where the memory run\'s volumes go.')
 flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
+flags.DEFINE_list('render', [], 'Print the markdown of these JSON results (speed, memory) '
+                  'for docs/performance.md and stop.')
 FLAGS = flags.FLAGS
 CGROUP = '/sys/fs/cgroup/memory/n2n_volume_bench'
 WHITE_LEVEL = 600.0
@@ -141,8 +145,47 @@ def memory():
           'log_tail': log.strip().splitlines()[-3:]}
 
 
+def render(results):
+  """Markdown lines of one result file (its speed and memory sections)."""
+  lines = []
+  if 'speed' in results:
+    speed_result = results['speed']
+    three, two = speed_result['3d'], speed_result['2d_per_plane']
+    lines += [
+        f'One {" x ".join(map(str, speed_result["shape"]))} phantom volume, '
+        f'{speed_result["precision"]}, median of {speed_result["repeats"]} interleaved runs '
+        'of each path:', '',
+        '| path | tiles | median s | voxels/s |', '|---|---|---|---|',
+        f'| 3D network | {" x ".join(map(str, speed_result["tile_3d"]))}, overlap '
+        f'{", ".join(map(str, speed_result["overlap_3d"]))} | {three["median_seconds"]:.2f} | '
+        f'{three["voxels_per_second"] / 1e6:.2f} M |',
+        f'| 2D network, plane by plane | 1024, overlap 64 | {two["median_seconds"]:.2f} | '
+        f'{two["voxels_per_second"] / 1e6:.2f} M |', '',
+        f'The 3D path took {speed_result["ratio_3d_to_2d_time"]:.2f}x the time of the 2D path '
+        'per plane.', '']
+  if 'memory' in results:
+    memory_result = results['memory']
+    lines += [
+        f'A float32 OME-Zarr of {" x ".join(map(str, memory_result["shape"]))} voxels '
+        f'({memory_result["volume_mb"]:.0f} MiB) denoised by `denoise.py` inside a cgroup '
+        f'limited to {memory_result["memory_limit_mb"]} MiB '
+        f'(the volume is {memory_result["volume_over_limit"]:.2f}x the limit): exit status '
+        f'{memory_result["exit_status"]}, peak resident memory of the process '
+        f'{memory_result["child_peak_rss_mb"]:.0f} MiB, peak of the cgroup (page cache '
+        f'included) {memory_result["cgroup_peak_mb"]:.0f} MiB, '
+        f'{memory_result["seconds"]:.0f} s '
+        f'({memory_result["voxels_per_second"] / 1e6:.2f} M voxels/s).', '']
+  lines.append(f'{results["machine"]}, commit {results["commit"]}.')
+  return lines
+
+
 def main(argv):
   del argv
+  if FLAGS.render:
+    for path in FLAGS.render:
+      with open(path) as source:
+        print('\n'.join(render(json.load(source))) + '\n')
+    return
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT)}
   if 'speed' in FLAGS.sections:
     results['speed'] = speed()
