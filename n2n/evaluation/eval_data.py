@@ -71,7 +71,8 @@ class EvalScene:
 
   Attributes:
     name: the scene folder below the validation folder.
-    first: [H, W, C] float32, the first capture (what is denoised).
+    first: [H, W, C] float32, the first capture (what is denoised); [D, H, W, C]
+      for a 3D run's stacks, as are second and reference.
     second: [H, W, C] float32, the second capture (the noisy target); None for
       a held-out noisy image on its own (load_eval_noisy_images).
     reference: [H, W, C] float32 or None.
@@ -120,6 +121,12 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
       arrays = scenes_lib.read_scene(scene, run_config.data.white_level)
     except scenes_lib.SceneError as error:
       raise ValueError(f'--{flag_name}: {error}') from None
+    volume_run = config_lib.model_spatial_dims(run_config) == 3
+    if (arrays.captures.ndim == 5) != volume_run:
+      held = 'a stack' if arrays.captures.ndim == 5 else 'a 2D image'
+      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {held} but the run is '
+                       f'{"3D" if volume_run else "2D"}; score it on '
+                       f'{"stacks" if volume_run else "images"}')
     if arrays.dtype != run_config.data.dtype:
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
                        f'trained on {run_config.data.dtype} data')
@@ -158,11 +165,14 @@ def holds_references(path):
 
 def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
   """Evaluation data for noise: clean images for synthetic noise; for 'none'
-  scenes, or, for a single-image method and a folder without any reference,
-  every image file as a held-out noisy image of its own."""
+  scenes (of stacks for a 3D run), or, for a 2D single-image method and a
+  folder without any reference, every image file as a held-out noisy image of
+  its own."""
   if noise == config_lib.NO_NOISE:
+    # A 3D run is scored on scenes only: the held-out losses that score single
+    # noisy images are 2D (evaluator.scoring_functions).
     if (methods_registry.get(run_config.method.name).single_image and tf.io.gfile.isdir(path)
-        and not holds_references(path)):
+        and not holds_references(path) and config_lib.model_spatial_dims(run_config) != 3):
       return load_eval_noisy_images(path, run_config, max_images, flag_name)
     return load_eval_scenes(path, run_config, max_images, flag_name)
   return load_eval_images(path, run_config.model.channels, max_images, flag_name)

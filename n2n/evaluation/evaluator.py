@@ -15,6 +15,35 @@ from n2n.inference import schemes
 from n2n.inference import whole_images
 
 
+def scoring_functions(network, run_config, seed):
+  """(denoise, held_out_loss) that score a network as denoise.py runs it.
+
+  Args:
+    network: keras.Model, the bare network as it trains.
+    run_config: the run's TrainConfig, or None (--method=pairs in 2D).
+    seed: the evaluation seed (held-out draws).
+
+  Returns:
+    denoise: fn([H, W, C] float32) -> same, through the method's inference
+      scheme (n2n/inference/schemes.py); for a 3D run fn([D, H, W, C]) -> same
+      in denoise.py's default tiles.
+    held_out_loss: held_out.make_held_out_loss's fn of the bare network, or
+      None (methods with references; every 3D run: the held-out losses are
+      defined on 2D images, so a 3D run is scored against references or second
+      captures, which eval_data asks of its folder).
+  """
+  if run_config is None:
+    return whole_images.make_denoiser(network), None
+  with_scheme = schemes.inference_network(network, run_config)
+  if config_lib.model_spatial_dims(run_config) == 3:
+    return whole_images.make_volume_denoiser(with_scheme, run_config), None
+  network_denoise = whole_images.make_denoiser(network)
+  denoise = (network_denoise if with_scheme is network
+             else whole_images.make_denoiser(with_scheme))
+  return denoise, held_out.make_held_out_loss(run_config.method.name, network_denoise, seed,
+                                              run_config)
+
+
 class Evaluator:
   """fn(step) -> list of scoring.LevelScores, with summaries and a log line."""
 
@@ -24,7 +53,8 @@ class Evaluator:
     Args:
       model: keras.Model whose current weights are scored at each call.
       images: list of (name, [H, W, C] uint8) clean evaluation images, or
-        of eval_data.EvalScene for noise 'none' (eval_data.load_eval_data).
+        of eval_data.EvalScene for noise 'none' (eval_data.load_eval_data;
+        volumes for a 3D run).
       noise, levels, seed: the fixed evaluation corruption (scoring.score).
       image_summaries: comparison strips written for the first this many images.
       writer: tf.summary writer of the run's eval folder.
@@ -39,16 +69,7 @@ class Evaluator:
         often moves a colour it gets right later (the demo's coffee.png, B
         +0.032 at step 800 of 2400), and a warning then reads as a fault.
     """
-    if run_config is None:
-      self._denoise = whole_images.make_denoiser(model)
-      self._held_out_loss = None
-    else:
-      network_denoise = whole_images.make_denoiser(model)
-      with_scheme = schemes.inference_network(model, run_config)
-      self._denoise = (network_denoise if with_scheme is model
-                       else whole_images.make_denoiser(with_scheme))
-      self._held_out_loss = held_out.make_held_out_loss(run_config.method.name, network_denoise,
-                                                        seed, run_config)
+    self._denoise, self._held_out_loss = scoring_functions(model, run_config, seed)
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries

@@ -29,7 +29,7 @@ class ImageScore:
       likewise.
     noisy, denoised, clean: [H, W, C] float32 (clean in [0, 1]), kept only
       when asked for, else None. For scenes, clean is the reference or, without
-      one, the second capture.
+      one, the second capture; for volumes, each is the middle xy plane.
     noisy_target_mse: scenes only: mean squared error between the denoised
       first capture and the second capture, on the [0, 1] scale.
     colour_error: per channel, the mean of the output minus the comparison
@@ -135,22 +135,37 @@ def evaluate_scenes(denoise, scenes, keep_images=0, held_out_loss=None):
   for index, scene in enumerate(scenes):
     denoised = denoise(scene.first)
     kept = keep_images < 0 or index < keep_images
-    has_reference = scene.reference is not None
-    comparison = scene.reference if has_reference else scene.second
+    first, output, reference, second = (
+        _as_image(array) for array in (scene.first, denoised, scene.reference, scene.second))
+    comparison = reference if reference is not None else second
     scores.append(ImageScore(
         name=scene.name,
-        psnr=(float(metrics.psnr(denoised, scene.reference, step=scene.step))
-              if has_reference else None),
-        input_psnr=(float(metrics.psnr(scene.first, scene.reference, quantize=False))
-                    if has_reference else None),
-        noisy=scene.first if kept else None,
-        denoised=denoised if kept else None,
-        clean=comparison if kept else None,
-        noisy_target_mse=(float(np.mean(np.square(denoised - scene.second)))
-                          if scene.second is not None else None),
+        psnr=(float(metrics.psnr(output, reference, step=scene.step))
+              if reference is not None else None),
+        input_psnr=(float(metrics.psnr(first, reference, quantize=False))
+                    if reference is not None else None),
+        noisy=_shown(scene.first) if kept else None,
+        denoised=_shown(denoised) if kept else None,
+        clean=_shown(scene.reference if reference is not None else scene.second) if kept
+        else None,
+        noisy_target_mse=(float(np.mean(np.square(output - second)))
+                          if second is not None else None),
         held_out_loss=held_out_loss(scene.first, index) if held_out_loss else None,
-        **colour_scores(scene.first, denoised, comparison)))
+        **colour_scores(first, output, comparison)))
   return [LevelScores(config_lib.NO_NOISE, 0.0, tuple(scores))]
+
+
+def _as_image(array):
+  """[H, W, C] as it is; a volume [D, H, W, C] as the image [D * H, W, C], so
+  that a volume's PSNR and colour error are over all of its voxels; None stays."""
+  if array is None or array.ndim == 3:
+    return array
+  return array.reshape((-1,) + array.shape[2:])
+
+
+def _shown(array):
+  """What a comparison strip shows: an image as it is, a volume's middle xy plane."""
+  return array if array is None or array.ndim == 3 else array[array.shape[0] // 2]
 
 
 def score(denoise, data, noise, levels, seed, keep_images=0, corrupt=None, held_out_loss=None):

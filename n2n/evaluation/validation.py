@@ -17,7 +17,6 @@ from n2n import run_dir
 from n2n.corruptions import catalog
 from n2n.evaluation import eval_data
 from n2n.evaluation import evaluator as evaluator_lib
-from n2n.evaluation import held_out
 from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
@@ -41,11 +40,10 @@ def resolve_plan(config, run_config):
   """Fills config.ValidateConfig's unset values from the run's TrainConfig.
 
   Raises:
-    ValueError: no --data given and the run had no --val_data; a 3D run.
+    ValueError: no --data given and the run had no --val_data; --tta for a 3D run.
   """
-  if config_lib.model_spatial_dims(run_config) == 3:
-    raise ValueError(f'--checkpoint={config.checkpoint} is a 3D run: validate.py scores 2D '
-                     'runs only so far')
+  if config_lib.model_spatial_dims(run_config) == 3 and config.tta:
+    raise ValueError('--tta averages 2D flips and rotations; a 3D run does not take it yet')
   noise = config.noise or run_config.corruption.noise
   if (noise == config_lib.NO_NOISE) != (run_config.corruption.noise == config_lib.NO_NOISE):
     raise ValueError(
@@ -82,15 +80,13 @@ def validate_once(config):
   restored = restore.restore_model(prefix, plan.precision)
   images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
-  denoise = whole_images.make_denoiser(restored.model)
+  denoise, held_out_loss = evaluator_lib.scoring_functions(restored.network,
+                                                           restored.run_config, plan.seed)
   if config.tta:
     denoise = whole_images.with_test_time_augmentation(denoise)
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,
-                          held_out_loss=held_out.make_held_out_loss(
-                              restored.run_config.method.name,
-                              whole_images.make_denoiser(restored.network), plan.seed,
-                              restored.run_config))
+                          held_out_loss=held_out_loss)
   header = (f'checkpoint {restored.prefix} (step {restored.step}), seed {plan.seed}, '
             f'precision {plan.precision}')
   if config.output_dir:
@@ -129,7 +125,9 @@ def follow(config, poll_seconds=2.0):
       plan = resolve_plan(config, run_config)
       model = unet.build_unet(run_config.model.channels, plan.precision,
                               downsampling=run_config.model.downsampling,
-                              top_skip=run_config.model.top_skip)
+                              top_skip=run_config.model.top_skip,
+                              spatial_dims=config_lib.model_spatial_dims(run_config),
+                              z_pools=run_config.model.z_pools)
       images = eval_data.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))

@@ -3,7 +3,9 @@
 import numpy as np
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.inference import tiling
+from n2n.model import unet
 
 
 def model_function(model):
@@ -29,6 +31,20 @@ def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFA
   (n2n/inference/tiling.py). validate.py and denoise.py both use this path.
   """
   return tiled_denoiser(model_function(model), tile_size, overlap, batch_tiles)
+
+
+def make_volume_denoiser(model, run_config):
+  """Wraps a 3D run's Keras model as fn([D, H, W, C] float32) -> same, tiled
+  as denoise.py tiles volumes by default (tiles as deep as the run's training
+  crops, overlapping by half in z; config.volume_tiling). Training's
+  evaluation and validate.py score 3D runs through it, so they score what
+  denoise.py writes.
+  """
+  defaults = config_lib.DenoiseConfig(model='-', input='-', output_dir='-')
+  tile, overlap = config_lib.volume_tiling(defaults, run_config.data.crop_depth)
+  multiples = (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE,
+               unet.SIZE_MULTIPLE)
+  return tiled_denoiser(model_function(model), tile, overlap, 1, multiples)
 
 
 def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,

@@ -183,7 +183,6 @@ def check_spatial_dims(config, manifests):
     raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of {multiple} '
                      f'(2**--z_pools, --z_pools={config.model.z_pools})')
   refused = [(config.data.normalization != 'white_level', '--normalization=percentile'),
-             (bool(config.data.val_data and config.evaluation.eval_every), '--val_data'),
              (config.model.downsampling != 'max_pool', f'--downsampling={config.model.downsampling}')]
   for applies, flag in refused:
     if applies:

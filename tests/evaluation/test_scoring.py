@@ -64,3 +64,39 @@ def test_scores_carry_each_images_colour_error_and_what_the_noise_explains():
   # A shift under the floor, or a floor of 0, warns about nothing.
   assert scoring.colour_shift_warnings([greener], 0.06) == []
   assert scoring.colour_shift_warnings([greener], 0.0) == []
+
+
+def _volume_psnr(estimate, reference):
+  """dB over every voxel of [D, H, W, C] arrays on the [0, 1] scale, float64."""
+  error = np.mean((np.asarray(estimate, np.float64) - np.asarray(reference, np.float64)) ** 2)
+  return 10.0 * np.log10(1.0 / error)
+
+
+def test_a_volume_scene_is_scored_over_every_voxel_and_shows_its_middle_plane():
+  from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(3)
+  step = 1.0 / 600.0
+  reference = np.round(rng.uniform(0.2, 0.8, (5, 8, 12, 1)) / step) * step
+  # The noise grows with the plane, so a mean of per-plane PSNRs (or any one
+  # plane's) differs from the PSNR over every voxel by more than the bound below.
+  sigma = np.array([0.01, 0.02, 0.05, 0.1, 0.2]).reshape(5, 1, 1, 1)
+  first = (reference + sigma * rng.normal(size=reference.shape)).astype(np.float32)
+  second = (reference + sigma * rng.normal(size=reference.shape)).astype(np.float32)
+  scene = eval_data.EvalScene('stack', first, second, reference.astype(np.float32), step)
+  # Not the identity: clipping and rounding to the step both act on the output.
+  denoise = lambda volume: 1.1 * volume - 0.03
+  [scores] = scoring.evaluate_scenes(denoise, [scene], keep_images=1)
+  [score] = scores.images
+  output = 1.1 * first.astype(np.float64) - 0.03
+  quantized = np.round(np.clip(output, 0.0, 1.0) / step) * step
+  assert abs(score.psnr - _volume_psnr(quantized, reference)) < 1e-3
+  per_plane = np.mean([_volume_psnr(quantized[index], reference[index]) for index in range(5)])
+  assert abs(per_plane - _volume_psnr(quantized, reference)) > 1.0
+  assert abs(score.input_psnr - _volume_psnr(first, reference)) < 1e-3
+  assert abs(score.noisy_target_mse - np.mean((output - second) ** 2)) < 1e-6
+  np.testing.assert_allclose(score.colour_error, [np.mean(np.clip(output, 0, 1) - reference)],
+                             atol=1e-6)
+  # The comparison strip's images: the middle xy plane (index 2 of 5) of each.
+  np.testing.assert_array_equal(score.noisy, first[2])
+  np.testing.assert_allclose(score.denoised, output[2], atol=1e-6)
+  np.testing.assert_array_equal(score.clean, reference[2].astype(np.float32))

@@ -4,9 +4,11 @@ denoise.py giving stacks back as they came."""
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 
+import imageio
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -102,7 +104,6 @@ def test_augmentation_turns_and_flips_xy_and_flips_z_but_never_swaps_z():
     (dict(method='neighbor2neighbor', crop_size=32), r'--crop_size=32: --method=neighbor2neighbor needs a multiple of 64'),
     (dict(crop_depth=12), r'--crop_depth=12 must be a multiple of 8'),
     (dict(crop_depth=24), r'--crop_depth=24 is deeper than every stack'),
-    (dict(val_data='somewhere'), r'--val_data does not work with --spatial_dims=3'),
     (dict(normalization='percentile'), r'--normalization=percentile does not work'),
 ])
 def test_what_3d_training_cannot_do_is_refused_in_one_line(stack_data, overrides, message):
@@ -142,10 +143,33 @@ def test_plain_multipage_stacks_need_their_axes_once(tmp_path):
   assert manifest['spatial_dims'] == 3 and manifest['depth']['max'] == 8
 
 
+def test_a_3d_run_refuses_validation_images_and_single_noisy_stacks_in_one_line(stack_data,
+                                                                               tmp_path):
+  records, _ = stack_data
+  flat = tmp_path / 'flat' / 'scene'
+  flat.mkdir(parents=True)
+  for name in ('a.tif', 'b.tif'):
+    tifffile.imwrite(flat / name, np.full((32, 32), 300, np.uint16))
+  with pytest.raises(ValueError, match=r'--val_data: .*a\.tif is a 2D image but the run is 3D'):
+    preflight.check_training_inputs(_config(records, val_data=str(tmp_path / 'flat'),
+                                            eval_every=10), tf.distribute.get_strategy())
+  # A blind-spot run's folder of lone stacks is not read as held-out noisy
+  # images (their losses are 2D): it is a scene folder with one capture.
+  lone = tmp_path / 'lone' / 'scene'
+  lone.mkdir(parents=True)
+  _write_stack(lone / 'stack.tif', np.full((8, 32, 32), 300, np.uint16), 'ZYX')
+  with pytest.raises(ValueError, match=r'--val_data: .*holds one capture'):
+    preflight.check_training_inputs(
+        _config(records, val_data=str(tmp_path / 'lone'), eval_every=10, method='blind_spot'),
+        tf.distribute.get_strategy())
+
+
 @pytest.fixture(scope='module')
 def volume_run(stack_data, tmp_path_factory):
-  records, _ = stack_data
-  return volume_helpers.train_run(records, tmp_path_factory.mktemp('volume_run'), 60)
+  """60 steps of 3D pairs, evaluated at the end on the raw scenes (--val_data)."""
+  records, raw = stack_data
+  return volume_helpers.train_run(records, tmp_path_factory.mktemp('volume_run'), 60,
+                                  val_data=str(raw), eval_every=60)
 
 
 @pytest.mark.slow
@@ -206,9 +230,84 @@ def test_denoise_py_gives_stacks_back_with_their_axes_dtype_and_sizes(volume_run
     assert not np.array_equal(after.pixels, before.pixels)
 
 
+def _voxel_psnr(estimate, reference):
+  """dB over every voxel, both on the [0, 1] scale, float64."""
+  error = np.mean((np.asarray(estimate, np.float64) - np.asarray(reference, np.float64)) ** 2)
+  return 10.0 * np.log10(1.0 / error)
+
+
 @pytest.mark.slow
-def test_validate_py_refuses_a_3d_run_in_one_line(volume_run):
+def test_validate_py_scores_a_3d_run_over_every_voxel_as_denoise_py_denoises(volume_run,
+                                                                             stack_data, tmp_path):
   # pylint: disable=g-import-not-at-top
   from n2n.evaluation import validation
-  with pytest.raises(ValueError, match=r'is a 3D run: validate\.py scores 2D runs only'):
-    validation.validate_once(config_lib.ValidateConfig(checkpoint=str(volume_run), data='x'))
+  _, raw = stack_data
+  text, [scores] = validation.validate_once(config_lib.ValidateConfig(
+      checkpoint=str(volume_run), data=str(raw), precision='float32',
+      output_dir=str(tmp_path / 'scored')))
+  assert 'captures' in text
+  # The reference: each scene's first acquisition through denoise.py's network
+  # function in its default tiles, written out here (8 planes deep as the
+  # training crops, 128 across; overlaps 4 in z, 32 in y and x), then clipped
+  # and rounded to the data's 1/600 steps, against the reference stack.
+  network = loading.from_checkpoint(str(volume_run), 'float32')
+  denoise = loading.volume_function(network, (8, 128, 128), (4, 32, 32), 1)
+  assert [image.name for image in scores.images] == sorted(os.listdir(raw))
+  for image in scores.images:
+    noisy = volumes.read_volume(str(raw / image.name / 'acquisition_0.tif')).pixels[0]
+    clean = volumes.read_volume(str(raw / image.name / 'reference.tif')).pixels[0] / WHITE_LEVEL
+    output = denoise(noisy.astype(np.float32) / WHITE_LEVEL)
+    quantized = np.round(np.clip(output, 0.0, 1.0) * WHITE_LEVEL) / WHITE_LEVEL
+    assert abs(image.psnr - _voxel_psnr(quantized, clean)) < 0.01, image.name
+    assert abs(image.input_psnr - _voxel_psnr(noisy / WHITE_LEVEL, clean)) < 0.01, image.name
+    # --output_dir: the middle xy plane of each denoised stack as an 8-bit PNG.
+    written = imageio.v3.imread(tmp_path / 'scored' / 'captures' / f'{image.name}.png')
+    middle = np.round(np.clip(output[noisy.shape[0] // 2, ..., 0], 0, 1) * 255)
+    assert np.abs(written.astype(np.float64) - middle).max() <= 1
+  assert scores.mean_psnr > scores.mean_input_psnr + 1.5
+
+
+def _eval_events(model_dir):
+  """{tag: (step, value proto)} of the run's eval folder, the last of each tag."""
+  found = {}
+  for path in sorted((model_dir / 'eval').glob('events.out.tfevents.*')):
+    for record in tf.data.TFRecordDataset(str(path)):
+      event = tf.compat.v1.Event.FromString(record.numpy())
+      for value in event.summary.value:
+        found[value.tag] = (event.step, value)
+  return found
+
+
+@pytest.mark.slow
+def test_3d_training_evaluates_its_val_data_shows_middle_planes_and_keeps_the_best(
+    volume_run, stack_data, tmp_path):
+  # pylint: disable=g-import-not-at-top
+  from n2n.evaluation import validation
+  _, raw = stack_data
+  found = _eval_events(volume_run)
+  step, value = found['psnr/captures']
+  assert step == 60
+  _, [scores] = validation.validate_once(config_lib.ValidateConfig(
+      checkpoint=str(volume_run), data=str(raw), precision='float32'))
+  # validate.py reports what the evaluation during training reported.
+  assert abs(float(tf.make_ndarray(value.tensor)) - scores.mean_psnr) < 1e-3
+  # Three strips (eval_image_summaries' default): noisy | denoised | reference |
+  # colour error of the 64 x 64 middle plane of each 16-plane stack.
+  strips = sorted(tag for tag in found if tag.startswith('captures/'))
+  assert strips == [f'captures/{scene}' for scene in sorted(os.listdir(raw))]
+  _, strip = found[strips[0]]
+  picture = tf.io.decode_png(strip.tensor.string_val[2]).numpy()
+  assert picture.shape[:2] == (64, 4 * 64)
+  noisy = volumes.read_volume(str(raw / 'scene_0' / 'acquisition_0.tif')).pixels[0]
+  expected = np.round(np.clip(noisy[8, ..., 0] / WHITE_LEVEL, 0, 1) * 255)
+  assert np.abs(picture[:, :64, 0].astype(np.float64) - expected).max() <= 1
+  best = json.loads((volume_run / 'best' / 'best.json').read_text())
+  assert best['step'] == 60 and abs(best['score'] - scores.mean_psnr) < 1e-3
+  # validate.py --follow rebuilds the 3D network and logs the same curve.
+  followed = tmp_path / 'followed'
+  shutil.copytree(volume_run, followed)
+  shutil.rmtree(followed / 'eval')
+  assert validation.follow(config_lib.ValidateConfig(checkpoint=str(followed), follow=True,
+                                                     follow_timeout=5)) == [60]
+  step, value = _eval_events(followed)['psnr/captures']
+  assert step == 60 and abs(float(tf.make_ndarray(value.tensor)) - scores.mean_psnr) < 1e-3
