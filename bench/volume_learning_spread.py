@@ -8,7 +8,9 @@ scored stack, denoised as denoise.py does by default:
   - pairs: tests/training/test_volume_training.py (three volumes, two acquisitions);
   - neighbor2neighbor and blind_spot: tests/methods/test_single_image_volumes.py (three
     volumes of one acquisition, scored on the volumes trained on);
-  - neighbouring_frames: tests/methods/test_neighbouring_frames.py (two drifting movies).
+  - neighbouring_frames: tests/methods/test_neighbouring_frames.py (two drifting movies);
+  - pairs_gaussian: tests/training/test_volume_synthetic_noise.py (three clean stacks,
+    Gaussian sigma 25 drawn on the crops; scored on two held-out volumes).
 """
 
 import json
@@ -31,7 +33,8 @@ from tests.methods import test_neighbouring_frames  # pylint: disable=g-import-n
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
-flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames'],
+flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames',
+                             'pairs_gaussian'],
                   'Which tests\' setups.')
 flags.DEFINE_float('blind_spot_fraction', 0.05,
                    'Masked fraction of the blind_spot runs (the test uses 0.05; the default of '
@@ -50,8 +53,12 @@ def _setups(root, blind_spot_fraction):
   movies = test_neighbouring_frames.drifting_movies()
   movie_records = test_neighbouring_frames._movie_dataset(  # pylint: disable=protected-access
       root / 'movies', [noisy for noisy, _ in movies])
+  clean_records = volume_helpers.write_clean_stack_dataset(root / 'clean')
+  sigma = 25.0
   return {
       'pairs': (pairs_records, pairs_scored, {}),
+      'pairs_gaussian': (clean_records, volume_helpers.gaussian_held_out_volumes(sigma),
+                         dict(noise='gaussian', noise_range=(sigma, sigma))),
       'neighbor2neighbor': (single_records, single_scored,
                             dict(method='neighbor2neighbor', crop_size=64, crop_depth=8)),
       'blind_spot': (single_records, single_scored,

@@ -17,6 +17,10 @@ scene of its own (no second capture, no reference), kept at its bit depth and
 channels like --scenes; train with --noise=none and a single-image method
 (--method=neighbor2neighbor or blind_spot).
 
+--clean_stacks: every TIFF stack below --input_dir is one clean volume (or
+movie), kept at its bit depth and channels; train with --spatial_dims=3, a
+synthetic --noise (gaussian, poisson, impulse or bernoulli) and --method=pairs.
+
 Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (counts, sizes,
 pixel type and white level for scenes, skipped files with reasons).
 """
@@ -42,13 +46,17 @@ flags.DEFINE_boolean('scenes', False, 'Folders of real noisy captures of one vie
                      'their bit depth and channels (see above).')
 flags.DEFINE_boolean('noisy_images', False, 'Every image file is one noisy capture of its own '
                      'scene, kept at its bit depth and channels (see above).')
-flags.DEFINE_float('white_level', 0.0, 'With --scenes or --noisy_images: the pixel value that '
+flags.DEFINE_boolean('clean_stacks', False, 'Every TIFF stack is one clean volume, kept at its '
+                     'bit depth and channels, for 3D training on synthetic noise (see above).')
+flags.DEFINE_float('white_level', 0.0, 'With --scenes, --noisy_images or --clean_stacks: the '
+                   'pixel value that '
                    'maps to 1.0 (e.g. '
                    '4095 for 12-bit data stored in 16-bit files); larger values are an error. '
                    '0: the dtype maximum (1.0 for float data).', lower_bound=0.0)
 flags.DEFINE_boolean('skip_bad_scenes', False, 'With --scenes: skip scenes that break the rules '
                      'with one warning each, instead of stopping with nothing written.')
-flags.DEFINE_string('axes', '', 'With --scenes or --noisy_images: the axes of TIFF stacks whose '
+flags.DEFINE_string('axes', '', 'With --scenes, --noisy_images or --clean_stacks: the axes of '
+                    'TIFF stacks whose '
                     'files do not say them, in file order (e.g. ZYX for a z-stack, TYX for a '
                     'movie). Stacks (volumes, or movies with time as depth) train with '
                     '--spatial_dims=3.')
@@ -66,17 +74,20 @@ def main(argv):
   if len(argv) > 1:
     raise app.UsageError(f'unexpected arguments: {" ".join(argv[1:])}')
   with cli.exit_on_user_error('make_tfrecords.py'):
-    if FLAGS.scenes and FLAGS.noisy_images:
-      raise ValueError('--scenes and --noisy_images describe different folders; pass one')
-    if FLAGS.scenes or FLAGS.noisy_images:
+    kinds = [name for name in ('scenes', 'noisy_images', 'clean_stacks') if FLAGS[name].value]
+    if len(kinds) > 1:
+      raise ValueError(f'--{" and --".join(kinds)} describe different folders; pass one')
+    if kinds:
       scene_writer.write_scene_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.white_level,
                                        FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
                                        FLAGS.skip_bad_scenes, noisy_images=FLAGS.noisy_images,
-                                       axes=volumes.parse_axes_flag(FLAGS.axes))
+                                       axes=volumes.parse_axes_flag(FLAGS.axes),
+                                       clean_stacks=FLAGS.clean_stacks)
     else:
       if FLAGS.white_level or FLAGS.axes:
         raise ValueError(f'--{"white_level" if FLAGS.white_level else "axes"} applies to '
-                         '--scenes and --noisy_images only (clean images are 8-bit RGB)')
+                         '--scenes, --noisy_images and --clean_stacks only (clean images are '
+                         '8-bit RGB)')
       dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
                                    FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
 

@@ -44,6 +44,9 @@ SPECS = {spec.name: spec for spec in (
                    'masked_l2', drops_pixels=True),
 )}
 NAMES = tuple(SPECS)
+# The corruptions volumes take: those drawn on each voxel alone (text is drawn
+# as glyphs on 2D images).
+VOLUME_NAMES = tuple(name for name in NAMES if SPECS[name].pixel_independent)
 # --noise=none: real noisy captures (scene datasets), no synthetic corruption.
 NO_NOISE = 'none'
 

@@ -200,17 +200,34 @@ def corrupt_batch(images, noise, levels, seed):
   """Corrupts each image of a batch at its own level, independently.
 
   Args:
-    images: [B, H, W, C] float32 in [0, 1].
+    images: [B, H, W, C] float32 in [0, 1], or volumes [B, D, H, W, C] for the
+      corruptions that act on each voxel alone (not text).
     noise: corruption name, e.g. 'gaussian'.
     levels: [B] float32, see the module docstring for units.
     seed: [2] int32 stateless seed.
 
   Returns:
-    (noisy [B, H, W, C] float32, not clipped; mask [B, H, W, 1] float32 in
-    {0, 1}, which pixels still carry the clean signal: all ones except for
+    (noisy, same shape float32, not clipped; mask [..., 1] float32 in {0, 1},
+    which pixels still carry the clean signal: all ones except for
     corruptions that drop pixels).
+
+  Raises:
+    ValueError: volumes with a corruption that is not per voxel (text).
   """
-  noisy, mask = get_corruption(noise).apply(images, levels, seed)
+  corruption = get_corruption(noise)
+  if images.shape.rank == 5:
+    if not corruption.pixel_independent:
+      raise ValueError(f'--noise={corruption.name} is drawn on 2D images; volumes take '
+                       f'{", ".join(catalog.VOLUME_NAMES)}')
+    # Each voxel is corrupted on its own, so the planes of a volume stacked
+    # into one tall image get exactly the volume's noise.
+    shape = tf.shape(images)
+    tall = tf.reshape(images, tf.stack([shape[0], shape[1] * shape[2], shape[3], shape[4]]))
+    tall.set_shape([None, None, None, images.shape[-1]])
+    noisy, mask = corrupt_batch(tall, noise, levels, seed)
+    return (tf.reshape(noisy, shape),
+            tf.reshape(mask, tf.concat([shape[:-1], [1]], 0)))
+  noisy, mask = corruption.apply(images, levels, seed)
   if mask is None:
     mask = tf.ones_like(images[..., :1])
   return noisy, mask

@@ -119,7 +119,8 @@ def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_R
 
 def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
                         overwrite=False, skip_bad_scenes=False,
-                        max_record_bytes=MAX_RECORD_BYTES, noisy_images=False, axes=''):
+                        max_record_bytes=MAX_RECORD_BYTES, noisy_images=False, axes='',
+                        clean_stacks=False):
   """Converts every scene below input_dir into TFRecord shards.
 
   Args:
@@ -139,6 +140,10 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     axes: the axes of TIFF stacks that do not say them (--axes, e.g. 'ZYX').
       Captures that are stacks (volumes, or movies with time as depth) make a
       dataset of stacks: the manifest's spatial_dims is 3.
+    clean_stacks: every TIFF stack below input_dir is one clean volume, for
+      training on synthetic noise (as noisy_images, but the manifest's kind is
+      'clean_stacks'); 2D images are refused (clean images are written by
+      dataset_writer.write_dataset).
 
   Returns:
     The manifest dict (also written to output_dir/manifest.json).
@@ -148,7 +153,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   """
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
-  found = (scenes_lib.find_noisy_images(input_dir) if noisy_images
+  found = (scenes_lib.find_noisy_images(input_dir) if noisy_images or clean_stacks
            else scenes_lib.find_scenes(input_dir))
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
@@ -158,6 +163,9 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
       raise
     raise ValueError(f'--input_dir={input_dir!r}: {error}') from None
   first = checked[0]
+  if clean_stacks and not first.depth:
+    raise ValueError(f'--clean_stacks: {first.scene.captures[0]} is an image, not a stack; '
+                     'clean 2D images are written without --clean_stacks')
   resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
@@ -176,13 +184,14 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
   manifest = _manifest(checked, skipped, shards, resolved_white_level, seed)
   manifest['num_records'] = sum(counts)
-  if noisy_images:
-    manifest['kind'] = 'noisy_images'
+  if noisy_images or clean_stacks:
+    manifest['kind'] = 'clean_stacks' if clean_stacks else 'noisy_images'
     manifest['num_images'] = manifest['num_scenes']
   dataset_writer.write_manifest(output_dir, manifest)
   logging.info('Wrote %d %s (%d captures, %d references; %s, %d channel(s), white level '
                '%g) to %d shard(s) in %s; skipped %d.', len(checked),
-               'noisy images' if noisy_images else 'scenes', manifest['num_captures'],
+               'clean stacks' if clean_stacks else 'noisy images' if noisy_images else 'scenes',
+               manifest['num_captures'],
                manifest['num_references'], first.dtype, first.shape[-1], resolved_white_level,
                len(shards), output_dir, len(skipped))
   return manifest

@@ -5,6 +5,8 @@ Training elements are dicts of per-replica batches, as for images, one axis more
             data's white level)
   'target'  [B, D, S, S, C] float32, the same crop of another acquisition of
             the stack, or of its reference
+or, for clean stacks with synthetic noise, two independent corruptions of one
+clean crop (and 'target_mask' for corruptions that drop voxels),
 with D = --crop_depth and S = --crop_size. Stacks are decoded and cropped at
 their native bit depth; only the crops become float. Augmentation flips and
 rotates in xy (any of the 8 orientations: xy pixels are alike) and flips z
@@ -60,8 +62,9 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
                     crop_of, parts_of):
   """The shared stream: stacks at least crop_depth deep, crop_of(scene, pick
   seed, crop seed) -> [count, crop_depth, S, S, C'] native crops, parts_of(crop
-  [..., C'] float32 in white-level units) -> {name: [D', S, S, C_name]}, every
-  part augmented alike (one flip or turn moves them all), batched."""
+  [..., C'] float32 in white-level units, [2] int32 seed of the crop) -> {name:
+  [D', S, S, C_name]}, every part augmented alike (one flip or turn moves them
+  all), batched."""
   records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
   scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
@@ -80,7 +83,8 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
 
   def augmented(index, crop):
     seed = tf.random.experimental.stateless_fold_in(augment_seed, index)
-    parts = parts_of(tf.cast(crop, tf.float32) / config.data.white_level)
+    parts = parts_of(tf.cast(crop, tf.float32) / config.data.white_level,
+                     tf.random.experimental.stateless_fold_in(seed, 1))
     names = sorted(parts)
     # The parts stacked on channels: one transform moves them all.
     moved = augment_volume(tf.concat([parts[name] for name in names], axis=-1), seed,
@@ -118,7 +122,7 @@ def build_frames_dataset(config, per_replica_batch, cache, start_step=0, input_c
   frames = 2 * config.data.crop_depth
   return _volume_batches(config, per_replica_batch, cache, start_step, input_context, frames,
                          _one_acquisition_crops(config, frames),
-                         lambda crop: {'input': crop[0::2], 'target': crop[1::2]})
+                         lambda crop, _: {'input': crop[0::2], 'target': crop[1::2]})
 
 
 def build_noisy_volume_dataset(config, per_replica_batch, cache, start_step=0,
@@ -133,7 +137,7 @@ def build_noisy_volume_dataset(config, per_replica_batch, cache, start_step=0,
   batches = _volume_batches(config, per_replica_batch, cache, start_step, input_context,
                             config.data.crop_depth,
                             _one_acquisition_crops(config, config.data.crop_depth),
-                            lambda crop: {'noisy': crop})
+                            lambda crop, _: {'noisy': crop})
   return batches.map(lambda batch: batch['noisy'])
 
 
@@ -158,5 +162,29 @@ def build_volume_dataset(config, per_replica_batch, cache, start_step=0, input_c
                                config.data.crops_per_image, crop_seed)
 
   return _volume_batches(config, per_replica_batch, cache, start_step, input_context, crop_depth,
-                         crop_of, lambda crop: {'input': crop[..., :data_channels],
-                                                'target': crop[..., data_channels:]})
+                         crop_of, lambda crop, _: {'input': crop[..., :data_channels],
+                                                   'target': crop[..., data_channels:]})
+
+
+def build_synthetic_volume_dataset(config, per_replica_batch, cache, start_step=0,
+                                   input_context=None):
+  """The training dataset of clean stacks (make_tfrecords.py --clean_stacks) with
+  synthetic noise: each crop corrupted twice, independently and each time at its
+  own level of --noise_range (input_pipeline.make_training_pairs, per voxel as
+  per pixel), or once with the clean crop as target (--target=clean).
+
+  Returns:
+    tf.data.Dataset of {'input', 'target'} and, for --noise=bernoulli,
+    'target_mask' ([B, D, S, S, 1]): [B, D, S, S, C] float32.
+  """
+  corruption = config.corruption
+
+  def pairs_of(crop, seed):
+    pairs = input_pipeline.make_training_pairs(crop[tf.newaxis], corruption.noise,
+                                               corruption.noise_range, config.method.target,
+                                               seed)
+    return {name: part[0] for name, part in pairs.items()}
+
+  return _volume_batches(config, per_replica_batch, cache, start_step, input_context,
+                         config.data.crop_depth,
+                         _one_acquisition_crops(config, config.data.crop_depth), pairs_of)

@@ -5,8 +5,8 @@ two independently corrupted copies of one image, or the clean image itself
 The pairs come from whole pipelines: clean images corrupted afresh at every
 step (n2n/data/input_pipeline.py), fixed synthetic captures
 (n2n/data/fixed_captures.py), two real captures of a scene
-(n2n/data/scene_pipeline.py), or two acquisitions of a stack
-(n2n/data/volume_pipeline.py).
+(n2n/data/scene_pipeline.py), or two acquisitions of a stack or two
+corruptions of a clean stack (n2n/data/volume_pipeline.py).
 """
 
 from n2n.corruptions import catalog
@@ -44,7 +44,9 @@ class Pairs(base.Method):
     from n2n.data import input_pipeline
     from n2n.data import scene_pipeline
     from n2n.data import volume_pipeline
-    if config.model.spatial_dims == 3:
+    if config.model.spatial_dims == 3 and config.corruption.noise != catalog.NO_NOISE:
+      build = volume_pipeline.build_synthetic_volume_dataset
+    elif config.model.spatial_dims == 3:
       build = volume_pipeline.build_volume_dataset
     elif config.corruption.noise == catalog.NO_NOISE:
       build = scene_pipeline.build_scene_dataset

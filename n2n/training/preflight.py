@@ -11,6 +11,7 @@ from n2n import config as config_lib
 from n2n import errors
 from n2n import hardware
 from n2n import run_dir
+from n2n.corruptions import catalog
 from n2n.data import file_lists
 from n2n.data import input_pipeline
 from n2n.data import tfrecord
@@ -113,6 +114,9 @@ def check_data_kind(config, manifests):
   if len(kinds) > 1:
     raise ValueError(f'--train_data mixes datasets of kinds {", ".join(sorted(kinds))}; train '
                      'on one kind')
+  if kinds == {'clean_stacks'}:
+    _check_clean_stacks(config)
+    return
   methods_registry.get(config.method.name).check_data_kinds(kinds)
   scenes = kinds <= {'scenes', 'noisy_images'}
   if config.corruption.noise == config_lib.NO_NOISE and not scenes:
@@ -137,6 +141,27 @@ def check_data_kind(config, manifests):
                        f'none: {", ".join(missing[:5])}' + (' ...' if len(missing) > 5 else ''))
 
 
+def _check_clean_stacks(config):
+  """Clean stacks (make_tfrecords.py --clean_stacks) train --method=pairs on
+  synthetic noise drawn per voxel, without fixed captures or validation yet."""
+  noise = config.corruption.noise
+  if noise == config_lib.NO_NOISE:
+    raise ValueError('--noise=none: --train_data holds clean stacks (make_tfrecords.py '
+                     '--clean_stacks); give them a synthetic noise: --noise='
+                     f'{"|".join(catalog.VOLUME_NAMES)}')
+  if noise not in catalog.VOLUME_NAMES:
+    raise ValueError(f'--noise={noise} is drawn on 2D images; clean stacks take --noise='
+                     f'{"|".join(catalog.VOLUME_NAMES)}')
+  refused = [(config.method.name != 'pairs', f'--method={config.method.name}'),
+             (bool(config.corruption.noise_captures),
+              f'--noise_captures={config.corruption.noise_captures}'),
+             (bool(config.data.val_data and config.evaluation.eval_every), '--val_data')]
+  for applies, flag in refused:
+    if applies:
+      raise ValueError(f'{flag} does not work with clean stacks and synthetic noise yet; '
+                       'leave it out (docs/volumes.md)')
+
+
 def _scene_format(manifest):
   return manifest['dtype'], manifest['channels'], manifest['white_level']
 
@@ -145,7 +170,7 @@ def data_format(manifests):
   """(channels, dtype name, white level, spatial dims) of checked training
   data: a scene dataset's from its manifest, 8-bit RGB images for clean images."""
   scenes = [manifest for manifest in manifests
-            if manifest.get('kind') in ('scenes', 'noisy_images')]
+            if manifest.get('kind') in ('scenes', 'noisy_images', 'clean_stacks')]
   if scenes:
     dtype, channels, white_level = _scene_format(scenes[0])
     return channels, dtype, white_level, scenes[0].get('spatial_dims', 2)
@@ -203,7 +228,9 @@ def check_training_inputs(config, strategy):
   per_replica_batch = distribute.check_global_batch(config.optimisation.batch_size, strategy)
   files = file_lists.record_files(config.data.train_data)
   manifests = input_pipeline.read_manifests(files)
-  scenes = config.corruption.noise == config_lib.NO_NOISE
+  # Scene records: real captures, and clean stacks (which only come with a manifest).
+  scenes = (config.corruption.noise == config_lib.NO_NOISE
+            or any(manifest.get('kind') == 'clean_stacks' for manifest in manifests))
   if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):
     raise ValueError('--noise=none: every --train_data folder needs the manifest.json '
                      'datasets/make_tfrecords.py --scenes writes (it records the pixel type)')

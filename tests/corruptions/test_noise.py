@@ -114,3 +114,30 @@ def test_bernoulli_drops_the_requested_fraction_and_returns_the_mask():
 def test_masks_are_all_ones_for_corruptions_that_keep_every_pixel():
   _, mask = noise.corrupt_with_mask(tf.zeros([8, 8, 3]), 'gaussian', 25.0, tf.constant([0, 1]))
   np.testing.assert_array_equal(mask, np.ones([8, 8, 1]))
+
+
+def test_volumes_get_each_voxel_corrupted_at_their_own_level_and_text_is_refused():
+  # Two volumes [B=2, D=6, 40, 40, 1]: every plane must carry the noise of its
+  # volume's level (a fold of depth into batch would give each plane a level of
+  # its own, or planes past the first none).
+  clean = tf.fill([2, 6, 40, 40, 1], 0.5)
+  seed = tf.constant([4, 5])
+  noisy, mask = noise.corrupt_batch(clean, 'gaussian', tf.constant([10.0, 40.0]), seed)
+  residual = noisy.numpy() - 0.5
+  assert noisy.shape == clean.shape and mask.shape == (2, 6, 40, 40, 1)
+  for volume, sigma in enumerate((10.0, 40.0)):
+    for plane in range(6):
+      # 1600 voxels a plane: the sample std's error is 1.8% of sigma; 10% is 5.6 of it.
+      assert abs(residual[volume, plane].std() - sigma / 255.0) < 0.1 * sigma / 255.0
+  # Independent between planes: neighbouring planes' noise is uncorrelated.
+  correlation = np.corrcoef(residual[1, :-1].ravel(), residual[1, 1:].ravel())[0, 1]
+  assert abs(correlation) < 0.05
+  dropped, kept = noise.corrupt_batch(clean, 'bernoulli', tf.constant([0.2, 0.7]), seed)
+  for volume, fraction in enumerate((0.2, 0.7)):
+    assert abs(1.0 - kept.numpy()[volume].mean() - fraction) < 0.03
+  np.testing.assert_array_equal(dropped.numpy(), clean.numpy() * kept.numpy())
+  counts, _ = noise.corrupt_batch(clean, 'poisson', tf.constant([30.0, 30.0]), seed)
+  assert abs(counts.numpy().var() - 0.5 / 30.0) < 0.002  # Var[x] = x / lambda
+  with pytest.raises(ValueError, match='--noise=text is drawn on 2D images; volumes take '
+                                       'gaussian, poisson, impulse, bernoulli'):
+    noise.corrupt_batch(clean, 'text', tf.constant([0.2, 0.2]), seed)

@@ -91,3 +91,28 @@ def write_single_acquisition_dataset(root, count=3, first_seed=10):
   scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
                                    white_level=WHITE_LEVEL, noisy_images=True)
   return root / 'records', scored
+
+
+def write_clean_stack_dataset(root, count=3, first_seed=10):
+  """root/raw/clean_i.tif: the reference (clean) phantom volumes (ZYX uint16),
+  written as a --clean_stacks dataset to root/records; returns the records."""
+  (root / 'raw').mkdir(parents=True)
+  for index in range(count):
+    _, reference = phantom.phantom_scene(SPEC, seed=first_seed + index)
+    write_stack(root / 'raw' / f'clean_{index}.tif', reference, 'ZYX')
+  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
+                                   white_level=WHITE_LEVEL, clean_stacks=True)
+  return root / 'records'
+
+
+def gaussian_held_out_volumes(sigma, seeds=(20, 21), noise_seed=0):
+  """[(noisy [D, H, W] float64, reference [D, H, W] uint16)]: phantom volumes
+  not trained on, with Gaussian noise of sigma (0-255 units of the white level)
+  drawn here with NumPy, in counts."""
+  rng = np.random.default_rng(noise_seed)
+  scored = []
+  for seed in seeds:
+    _, reference = phantom.phantom_scene(SPEC, seed=seed)
+    scored.append((reference + rng.normal(0.0, sigma / 255.0 * WHITE_LEVEL, reference.shape),
+                   reference))
+  return scored
