@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.data import scene_writer
 from n2n.data import volume_pipeline
 from n2n.training import preflight
@@ -93,3 +94,8 @@ def test_60_steps_on_clean_stacks_with_gaussian_noise_denoise_held_out_volumes(c
   # least gain of the two volumes 10.87-12.84 dB. Half of the lowest keeps clear of
   # other hosts' spread; a run that learned nothing gains under 1 dB.
   assert min(gains) > 5.0, gains
+  # pylint: disable-next=g-import-not-at-top
+  from n2n.evaluation import validation
+  with pytest.raises(ValueError, match=r'is a 3D run on synthetic noise: validate\.py scores 3D '
+                                       'runs on scenes of stacks only'):
+    validation.validate_once(config_lib.ValidateConfig(checkpoint=str(run), data=str(run)))
