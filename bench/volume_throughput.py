@@ -53,6 +53,9 @@ flags.DEFINE_list('shape', ['32', '256', '256'], 'Z,Y,X of the speed volume.')
 flags.DEFINE_integer('repeats', 3, 'Interleaved repetitions of each path.', lower_bound=1)
 flags.DEFINE_integer('memory_limit_mb', 1024, 'The cgroup memory limit of the memory run.')
 flags.DEFINE_integer('volume_mb', 2048, 'Size of the memory run\'s float32 volume, MiB.')
+flags.DEFINE_string('denoise_flags', '', 'Flags added to the memory run\'s denoise.py command, '
+                    'separated by spaces, e.g. "--volume_overlap=0,0,0" (recorded in the '
+                    'results).')
 flags.DEFINE_string('work_dir', '/tmp/n2n_volume_bench', 'Where the memory run\'s volumes go.')
 flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
 flags.DEFINE_list('render', [], 'Print the markdown of these JSON results (speed, memory) '
@@ -118,15 +121,16 @@ def memory():
       limit.write(str(FLAGS.memory_limit_mb * 2**20))
   except OSError as error:
     raise SystemExit(f'memory: cannot set a cgroup memory limit here ({error})')
-  os.makedirs(FLAGS.work_dir, exist_ok=True)
-  source = os.path.join(FLAGS.work_dir, 'volume.zarr')
+  os.makedirs(os.path.join(FLAGS.work_dir, 'input'), exist_ok=True)
+  # Beside the output, not above it: denoise.py refuses outputs inside an input's folder.
+  source = os.path.join(FLAGS.work_dir, 'input', 'volume.zarr')
   output_dir = os.path.join(FLAGS.work_dir, 'out')
   subprocess.run(['rm', '-rf', source, output_dir], check=True)
   shape = _write_volume(source)
   with open(os.path.join(CGROUP, 'memory.max_usage_in_bytes'), 'w') as reset:
     reset.write('0')
   command = [sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), f'--model={FLAGS.model_3d}',
-             f'--input={source}', f'--output_dir={output_dir}']
+             f'--input={source}', f'--output_dir={output_dir}'] + FLAGS.denoise_flags.split()
   started = time.perf_counter()
   child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                            preexec_fn=lambda: open(os.path.join(CGROUP, 'cgroup.procs'), 'w')
@@ -138,6 +142,7 @@ def memory():
   child_peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
   volume_bytes = int(np.prod(shape)) * 4
   return {'shape': list(shape), 'volume_mb': volume_bytes / 2**20,
+          'denoise_flags': FLAGS.denoise_flags.split(),
           'memory_limit_mb': FLAGS.memory_limit_mb, 'exit_status': child.returncode,
           'child_peak_rss_mb': child_peak_kb / 1024, 'cgroup_peak_mb': cgroup_peak / 2**20,
           'volume_over_limit': volume_bytes / (FLAGS.memory_limit_mb * 2**20),
@@ -167,7 +172,8 @@ def render(results):
     memory_result = results['memory']
     lines += [
         f'A float32 OME-Zarr of {" x ".join(map(str, memory_result["shape"]))} voxels '
-        f'({memory_result["volume_mb"]:.0f} MiB) denoised by `denoise.py` inside a cgroup '
+        f'({memory_result["volume_mb"]:.0f} MiB) denoised by `denoise.py'
+        f'{"".join(" " + flag for flag in memory_result.get("denoise_flags", []))}` inside a cgroup '
         f'limited to {memory_result["memory_limit_mb"]} MiB '
         f'(the volume is {memory_result["volume_over_limit"]:.2f}x the limit): exit status '
         f'{memory_result["exit_status"]}, peak resident memory of the process '
