@@ -140,7 +140,8 @@ def _read_stack(path, axes):
   try:
     volume = volumes.read_volume(path, axes)
   except volumes.VolumeError as error:
-    raise SceneError(str(error)) from None
+    # The cause stays attached: a caller without --axes words its own advice.
+    raise SceneError(str(error)) from error
   frames, depth = volume.pixels.shape[:2]
   if frames == depth == 1:
     return volume.pixels[0, 0]

@@ -27,6 +27,14 @@ class VolumeError(ValueError):
   """A stack n2n cannot read as a volume; the message names the file and the cause."""
 
 
+class UnknownAxesError(VolumeError):
+  """A stack whose file does not say its axes, read without --axes."""
+
+  def __init__(self, message, path):
+    super().__init__(message)
+    self.path = path
+
+
 @dataclasses.dataclass(frozen=True)
 class Volume:
   """A stack's pixels and how its file lays them out.
@@ -157,9 +165,9 @@ def read_volume(path, axes=''):
     check_axes(axes, array.ndim, f'{path} --axes')
     file_axes = axes
   elif set(file_axes) - KNOWN_AXES:
-    raise VolumeError(
+    raise UnknownAxesError(
         f'{path}: the file does not say what its axes are (tifffile reads {file_axes!r}); '
-        f"give them with --axes, e.g. --axes={'ZYX' if array.ndim == 3 else 'TZYX'}")
+        f"give them with --axes, e.g. --axes={'ZYX' if array.ndim == 3 else 'TZYX'}", path)
   else:
     check_axes(file_axes, array.ndim, path)
   return Volume(to_canonical(array, file_axes), file_axes, volume_format, spacing, unit,

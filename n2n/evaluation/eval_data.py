@@ -17,6 +17,7 @@ from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
 from n2n.data import tfrecord
+from n2n.data import volumes
 from n2n.methods import registry as methods_registry
 
 
@@ -120,6 +121,12 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
     try:
       arrays = scenes_lib.read_scene(scene, run_config.data.white_level)
     except scenes_lib.SceneError as error:
+      if isinstance(error.__cause__, volumes.UnknownAxesError):
+        # train.py and validate.py take no --axes: the stacks must say them.
+        raise ValueError(f'--{flag_name}: {error.__cause__.path} does not say its axes; '
+                         'validation stacks must (save them as ImageJ or OME-TIFF, e.g. '
+                         'from Fiji, or with tifffile imwrite(..., imagej=True, '
+                         'metadata={"axes": "ZYX"}))') from None
       raise ValueError(f'--{flag_name}: {error}') from None
     volume_run = config_lib.model_spatial_dims(run_config) == 3
     if (arrays.captures.ndim == 5) != volume_run:
@@ -169,10 +176,16 @@ def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
   folder without any reference, every image file as a held-out noisy image of
   its own."""
   if noise == config_lib.NO_NOISE:
-    # A 3D run is scored on scenes only: the held-out losses that score single
-    # noisy images are 2D (evaluator.scoring_functions).
     if (methods_registry.get(run_config.method.name).single_image and tf.io.gfile.isdir(path)
-        and not holds_references(path) and config_lib.model_spatial_dims(run_config) != 3):
+        and not holds_references(path)):
+      if config_lib.model_spatial_dims(run_config) == 3:
+        # Its files would be single noisy stacks, which only held-out losses
+        # score, and those are 2D (evaluator.scoring_functions). Read as scenes,
+        # a flat folder of them would be one scene of different specimens.
+        raise ValueError(f'--{flag_name}: {path!r} holds no reference.*, so its stacks are '
+                         f'taken as single noisy stacks, which a 3D --method='
+                         f'{run_config.method.name} run is not scored on yet; give it scene '
+                         'folders of acquisitions of one stack with a reference.*')
       return load_eval_noisy_images(path, run_config, max_images, flag_name)
     return load_eval_scenes(path, run_config, max_images, flag_name)
   return load_eval_images(path, run_config.model.channels, max_images, flag_name)

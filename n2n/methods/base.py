@@ -56,6 +56,8 @@ class Method(abc.ABC):
     masks_targets: its elements carry a 'target_mask' (the masked L2 loss).
     volumes: it trains the 3D network on stacks (--spatial_dims=3).
     images: it trains the 2D network on images (False: stacks only).
+    clean_stacks: it trains the 3D network on clean stacks with synthetic
+      noise (make_tfrecords.py --clean_stacks).
     frames_per_crop_plane: planes (frames) of a stack each plane of a training
       crop takes (2: a movie's neighbouring frames make one input and one
       target plane).
@@ -70,6 +72,7 @@ class Method(abc.ABC):
   masks_targets = False
   volumes = False
   images = True
+  clean_stacks = False
   frames_per_crop_plane = 1
 
   def settings(self, config):

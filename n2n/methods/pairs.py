@@ -16,6 +16,7 @@ from n2n.methods import base
 class Pairs(base.Method):
   name = 'pairs'
   volumes = True
+  clean_stacks = True
 
   def describe(self, config):
     return 'Noise2Noise (noisy targets)' if config.method.target == 'noisy' else 'Noise2Clean'

@@ -121,6 +121,11 @@ class SingleImageMethod(base.Method):
         if getattr(settings, flag) > 1:
           raise ValueError(f'--{self.flag_prefix}{flag}={getattr(settings, flag)}: pixel-shuffle '
                            'strides are 2D only; leave it at 0 for --spatial_dims=3')
+      # The refinement wraps the network in a 2D inference scheme (schemes.py).
+      passes = getattr(settings, 'refinement_passes', 0)
+      if passes:
+        raise ValueError(f'--{self.flag_prefix}refinement_passes={passes}: the refinement is 2D '
+                         'only; leave it at 0 for --spatial_dims=3')
     multiple = self.crop_multiple_of(config)
     if config.data.crop_size % multiple:
       stride = self.training_stride(config)

@@ -152,7 +152,8 @@ def _check_clean_stacks(config):
   if noise not in catalog.VOLUME_NAMES:
     raise ValueError(f'--noise={noise} is drawn on 2D images; clean stacks take --noise='
                      f'{"|".join(catalog.VOLUME_NAMES)}')
-  refused = [(config.method.name != 'pairs', f'--method={config.method.name}'),
+  refused = [(not methods_registry.get(config.method.name).clean_stacks,
+              f'--method={config.method.name}'),
              (bool(config.corruption.noise_captures),
               f'--noise_captures={config.corruption.noise_captures}'),
              (bool(config.data.val_data and config.evaluation.eval_every), '--val_data')]
@@ -232,8 +233,11 @@ def check_training_inputs(config, strategy):
   scenes = (config.corruption.noise == config_lib.NO_NOISE
             or any(manifest.get('kind') == 'clean_stacks' for manifest in manifests))
   if scenes and len(manifests) < len({os.path.dirname(path) for path in files}):
-    raise ValueError('--noise=none: every --train_data folder needs the manifest.json '
-                     'datasets/make_tfrecords.py --scenes writes (it records the pixel type)')
+    what = ('--noise=none' if config.corruption.noise == config_lib.NO_NOISE
+            else '--train_data of clean stacks')
+    raise ValueError(f'{what}: every --train_data folder needs the manifest.json '
+                     'datasets/make_tfrecords.py --scenes (or --clean_stacks) writes (it records '
+                     'the pixel type)')
   check_data_kind(config, manifests)
   _check_crop_fits(config, manifests)
   check_record_schema(files[0], scenes)
