@@ -628,6 +628,13 @@ def volume_tiling(config, crop_depth):
   return tile, overlap
 
 
+def default_volume_tiling(crop_depth):
+  """volume_tiling of denoise.py's defaults (--volume_tile, --volume_overlap) for
+  a run trained on crops crop_depth planes deep: what training's evaluation,
+  validate.py and the benches run 3D networks in."""
+  return volume_tiling(DenoiseConfig(model='-', input='-', output_dir='-'), crop_depth)
+
+
 @dataclasses.dataclass(frozen=True)
 class ExportConfig:
   """What export.py writes."""

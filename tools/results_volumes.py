@@ -169,9 +169,8 @@ def denoiser(model_dir, dims):
   """fn(noisy [Z, Y, X, 1]) -> same: a run's network as denoise.py runs it by default."""
   network = loading.from_checkpoint(model_dir, hardware.resolve_precision('auto'))
   if dims == 3:
-    defaults = config_lib.DenoiseConfig(model=model_dir, input='-', output_dir='-')
     return loading.volume_function(
-        network, *config_lib.volume_tiling(defaults, network.run_config.data.crop_depth), 1)
+        network, *config_lib.default_volume_tiling(network.run_config.data.crop_depth), 1)
   image = loading.image_function(network, 1024, 64, 1)
   return lambda noisy: np.stack([image(plane) for plane in noisy])
 

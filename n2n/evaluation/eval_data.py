@@ -117,6 +117,7 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
   """Reads and checks scenes (or single noisy images) into EvalScenes: the
   first capture, the second where there is one, the reference where there is one."""
   loaded = []
+  volume_run = config_lib.model_spatial_dims(run_config) == 3
   for scene in found[:max_count or None]:
     try:
       arrays = scenes_lib.read_scene(scene, run_config.data.white_level)
@@ -128,7 +129,6 @@ def _as_eval_scenes(found, run_config, max_count, flag_name):
                          'from Fiji, or with tifffile imwrite(..., imagej=True, '
                          'metadata={"axes": "ZYX"}))') from None
       raise ValueError(f'--{flag_name}: {error}') from None
-    volume_run = config_lib.model_spatial_dims(run_config) == 3
     if (arrays.captures.ndim == 5) != volume_run:
       held = 'a stack' if arrays.captures.ndim == 5 else 'a 2D image'
       raise ValueError(f'--{flag_name}: {scene.captures[0]} is {held} but the run is '

@@ -5,7 +5,6 @@ import dataclasses
 
 from n2n import config as config_lib
 from n2n.inference import whole_images
-from n2n.model import unet
 from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import restore
@@ -60,13 +59,8 @@ def volume_function(network, tile, overlap, batch_tiles):
   """fn([D, H, W, network.channels] float32 network values) -> same: a 3D
   run's network over overlapping (depth, height, width) tiles blended with
   (z, y, x) overlaps, batch_tiles per device per call."""
-  multiples = (unet.depth_multiple(network.run_config.model.z_pools),
-               unet.SIZE_MULTIPLE, unet.SIZE_MULTIPLE)
-  if tile[0] % multiples[0]:
-    raise ValueError(f'the tile depth {tile[0]} (--volume_tile) must be a multiple of '
-                     f'{multiples[0]}, 2**z_pools of the run')
-  return whole_images.tiled_denoiser(network.run_batch, tile, overlap,
-                                     batch_tiles * network.replicas, multiples)
+  return whole_images.volume_denoiser(network.run_batch, network.run_config, tile, overlap,
+                                      batch_tiles * network.replicas)
 
 
 def image_function(network, tile_size, tile_overlap, batch_tiles, tta=False):

@@ -33,18 +33,30 @@ def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFA
   return tiled_denoiser(model_function(model), tile_size, overlap, batch_tiles)
 
 
+def volume_denoiser(run_batch, run_config, tile, overlap, batch_tiles):
+  """fn([D, H, W, C] float32) -> same: a 3D run's network function over
+  overlapping (depth, height, width) tiles blended with (z, y, x) overlaps.
+
+  Raises:
+    ValueError: a tile depth that is not a multiple of 2**z_pools of the run.
+  """
+  multiples = (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE,
+               unet.SIZE_MULTIPLE)
+  if tile[0] % multiples[0]:
+    raise ValueError(f'the tile depth {tile[0]} (--volume_tile) must be a multiple of '
+                     f'{multiples[0]}, 2**z_pools of the run')
+  return tiled_denoiser(run_batch, tile, overlap, batch_tiles, multiples)
+
+
 def make_volume_denoiser(model, run_config):
   """Wraps a 3D run's Keras model as fn([D, H, W, C] float32) -> same, tiled
   as denoise.py tiles volumes by default (tiles as deep as the run's training
-  crops, overlapping by half in z; config.volume_tiling). Training's
+  crops, overlapping by half in z; config.default_volume_tiling). Training's
   evaluation and validate.py score 3D runs through it, so they score what
   denoise.py writes.
   """
-  defaults = config_lib.DenoiseConfig(model='-', input='-', output_dir='-')
-  tile, overlap = config_lib.volume_tiling(defaults, run_config.data.crop_depth)
-  multiples = (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE,
-               unet.SIZE_MULTIPLE)
-  return tiled_denoiser(model_function(model), tile, overlap, 1, multiples)
+  tile, overlap = config_lib.default_volume_tiling(run_config.data.crop_depth)
+  return volume_denoiser(model_function(model), run_config, tile, overlap, 1)
 
 
 def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,

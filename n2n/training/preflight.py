@@ -152,15 +152,20 @@ def _check_clean_stacks(config):
   if noise not in catalog.VOLUME_NAMES:
     raise ValueError(f'--noise={noise} is drawn on 2D images; clean stacks take --noise='
                      f'{"|".join(catalog.VOLUME_NAMES)}')
-  refused = [(not methods_registry.get(config.method.name).clean_stacks,
-              f'--method={config.method.name}'),
-             (bool(config.corruption.noise_captures),
-              f'--noise_captures={config.corruption.noise_captures}'),
-             (bool(config.data.val_data and config.evaluation.eval_every), '--val_data')]
+  _refuse_first([(not methods_registry.get(config.method.name).clean_stacks,
+                  f'--method={config.method.name}'),
+                 (bool(config.corruption.noise_captures),
+                  f'--noise_captures={config.corruption.noise_captures}'),
+                 (bool(config.data.val_data and config.evaluation.eval_every), '--val_data')],
+                'does not work with clean stacks and synthetic noise yet; leave it out '
+                '(docs/volumes.md)')
+
+
+def _refuse_first(refused, reason):
+  """ValueError('FLAG reason') for the first (applies, FLAG) of refused that applies."""
   for applies, flag in refused:
     if applies:
-      raise ValueError(f'{flag} does not work with clean stacks and synthetic noise yet; '
-                       'leave it out (docs/volumes.md)')
+      raise ValueError(f'{flag} {reason}')
 
 
 def _scene_format(manifest):
@@ -208,11 +213,10 @@ def check_spatial_dims(config, manifests):
   if config.data.crop_depth % multiple:
     raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of {multiple} '
                      f'(2**--z_pools, --z_pools={config.model.z_pools})')
-  refused = [(config.data.normalization != 'white_level', '--normalization=percentile'),
-             (config.model.downsampling != 'max_pool', f'--downsampling={config.model.downsampling}')]
-  for applies, flag in refused:
-    if applies:
-      raise ValueError(f'{flag} does not work with --spatial_dims=3 yet; leave it out')
+  _refuse_first([(config.data.normalization != 'white_level', '--normalization=percentile'),
+                 (config.model.downsampling != 'max_pool',
+                  f'--downsampling={config.model.downsampling}')],
+                'does not work with --spatial_dims=3 yet; leave it out')
 
 
 def check_training_inputs(config, strategy):

@@ -68,8 +68,7 @@ def denoise_py_gains(model_dir, scored):
     scored: [(noisy [D, H, W] uint16, reference [D, H, W])] on WHITE_LEVEL's scale.
   """
   network = loading.from_checkpoint(str(model_dir), 'float32')
-  defaults = config_lib.DenoiseConfig(model=str(model_dir), input='unused', output_dir='unused')
-  tile, overlap = config_lib.volume_tiling(defaults, network.run_config.data.crop_depth)
+  tile, overlap = config_lib.default_volume_tiling(network.run_config.data.crop_depth)
   denoise = loading.volume_function(network, tile, overlap, 1)
   gains = []
   for noisy, reference in scored:
