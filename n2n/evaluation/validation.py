@@ -22,7 +22,7 @@ from n2n.evaluation import scoring
 from n2n.evaluation import summaries
 from n2n.inference import whole_images
 from n2n.inference import restore
-from n2n.model import unet
+from n2n.model import network
 
 
 @dataclasses.dataclass(frozen=True)
@@ -128,11 +128,7 @@ def follow(config, poll_seconds=2.0):
     if run_config is None:
       run_config = restore.read_run_config(model_dir)
       plan = resolve_plan(config, run_config)
-      model = unet.build_unet(run_config.model.channels, plan.precision,
-                              downsampling=run_config.model.downsampling,
-                              top_skip=run_config.model.top_skip,
-                              spatial_dims=config_lib.model_spatial_dims(run_config),
-                              z_pools=run_config.model.z_pools)
+      model = network.build_run_network(run_config, plan.precision)
       images = eval_data.load_eval_data(plan.data, run_config, plan.noise, plan.max_images,
                                       flag_name='data')
       writer = tf.summary.create_file_writer(os.path.join(model_dir, summaries.EVAL_SUBDIR))

@@ -10,6 +10,7 @@ from n2n import config as config_lib
 from n2n import errors
 from n2n import run_dir
 from n2n.inference import schemes
+from n2n.model import network
 from n2n.model import unet
 
 
@@ -107,11 +108,7 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
   with strategy.scope() if strategy else contextlib.nullcontext():
-    model = unet.build_unet(run_config.model.channels, precision, upsampling=upsampling,
-                            downsampling=run_config.model.downsampling,
-                            top_skip=run_config.model.top_skip,
-                            spatial_dims=config_lib.model_spatial_dims(run_config),
-                            z_pools=run_config.model.z_pools)
+    model = network.build_run_network(run_config, precision, upsampling=upsampling)
     load_weights(model, prefix, flag_name)
     with_scheme = schemes.inference_network(model, run_config)
   return RestoredModel(with_scheme, run_config, prefix, checkpoint_step(prefix), model_dir,

@@ -10,10 +10,9 @@ moment leaves the previous complete checkpoint in place.
 import keras
 import tensorflow as tf
 
-from n2n import config as config_lib
 from n2n import run_dir
 from n2n.methods import registry as methods_registry
-from n2n.model import unet
+from n2n.model import network
 from n2n.training import controller
 from n2n.training import gradient_clipping
 from n2n.training import losses
@@ -36,12 +35,8 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   Returns:
     (keras.Model, built keras optimizer).
   """
-  model = unet.build_unet(config_lib.model_channels(config), precision, seed=config.run.seed,
-                          filter_gradient_mode=filter_gradient_mode,
-                          downsampling=config.model.downsampling,
-                          top_skip=config.model.top_skip,
-                          spatial_dims=config_lib.model_spatial_dims(config),
-                          z_pools=config.model.z_pools)
+  model = network.build_run_network(config, precision, seed=config.run.seed,
+                                    filter_gradient_mode=filter_gradient_mode)
   schedule = schedules.RampDownSchedule(config.optimisation.learning_rate,
                                         config.optimisation.train_steps,
                                         config.optimisation.rampdown_fraction)
