@@ -377,3 +377,24 @@ def test_a_strip_of_grayscale_panels_is_written_as_gray_rgb(tmp_path):
   assert pixels.shape == (size, 2 * size + 4, 3)
   assert (pixels[:, :size] == 51).all() and (pixels[:, size + 4:] == 153).all()
   assert (pixels[:, size:size + 4] == 255).all()  # the white gap between panels
+
+
+def test_the_longer_volume_training_section_shows_each_points_difference_and_the_goal():
+  from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
+
+  def run(points):
+    return {'points': [{'step': step, 'training_minutes': minutes, 'psnr': psnr}
+                       for step, minutes, psnr in points]}
+
+  results = {'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-26', 'minutes': 20.0,
+             'runs': {'pairs_2d': run([(1000, 4.0, [36.0, 37.0]), (5000, 20.0, [38.0, 38.5])]),
+                      'pairs_3d': run([(180, 4.1, [35.0, 35.5]), (900, 19.9, [39.5, 39.75])])}}
+  page = '\n'.join(results_volumes_curve.section(results, 1.0))
+  assert '| 1 | 4.0 | 1000 | 36.50 | 4.1 | 180 | 35.25 | -1.25 |' in page
+  assert '| 2 | 20.0 | 5000 | 38.25 | 19.9 | 900 | 39.62 | +1.38 |' in page
+  assert ('3D ahead of 2D per plane by 1 dB or more at points 2; the difference went from '
+          '-1.25 dB at the first point to +1.38 dB at the last.') in page
+  results['runs']['pairs_3d']['points'][1]['psnr'] = [38.5, 39.0]  # +0.50: short of 1 dB
+  page = '\n'.join(results_volumes_curve.section(results, 1.0))
+  assert '3D ahead of 2D per plane by 1 dB or more at no point;' in page
+  assert results_volumes_curve.section(None, 1.0) == []

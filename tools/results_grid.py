@@ -58,6 +58,7 @@ from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_correlated  # pylint: disable=g-import-not-at-top
 from tools import results_single_image  # pylint: disable=g-import-not-at-top
 from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
 from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
 
@@ -469,7 +470,10 @@ def main(argv):
                                    correlated=results_correlated,
                                    peers=results_correlated.read_peers(),
                                    volumes=results_volumes.section(
-                                       results_volumes.read_results())))
+                                       results_volumes.read_results()) +
+                                   results_volumes_curve.section(
+                                       results_volumes_curve.read_results(),
+                                       results_volumes.GOAL_DB)))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 

@@ -126,16 +126,17 @@ def prepare_data():
                    stderr=subprocess.DEVNULL)
 
 
-def train(name, dims, method, steps):
-  """Runs train.py for one variant; returns the process' wall seconds."""
-  model_dir = os.path.join(FLAGS.runs_dir, name)
+def train(name, dims, method, steps, runs_dir, extra_flags=()):
+  """Runs train.py for one variant into runs_dir/name (extra_flags last, so
+  they win); returns the process' wall seconds."""
+  model_dir = os.path.join(runs_dir, name)
   command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
              f'--flagfile={os.path.join(REPO_ROOT, "configs", "cpu", f"volumes_{dims}d.cfg")}',
              f'--model_dir={model_dir}', *METHOD_FLAGS[method], f'--train_steps={steps}',
-             f'--checkpoint_every={steps}']
+             f'--checkpoint_every={steps}', *extra_flags]
   print(f'{name}: {" ".join(command[1:])}', flush=True)
   started = time.perf_counter()
-  with open(os.path.join(FLAGS.runs_dir, f'{name}.log'), 'w') as log:
+  with open(os.path.join(runs_dir, f'{name}.log'), 'w') as log:
     finished = subprocess.run(command, cwd=REPO_ROOT, stdout=log, stderr=subprocess.STDOUT)
   if finished.returncode:
     raise SystemExit(f'{name}: train.py exited with {finished.returncode}')
@@ -166,7 +167,8 @@ def test_volumes():
 
 
 def denoiser(model_dir, dims):
-  """fn(noisy [Z, Y, X, 1]) -> same: a run's network as denoise.py runs it by default."""
+  """fn(noisy [Z, Y, X, 1]) -> same: a run's network (its model_dir, or a
+  checkpoint prefix) as denoise.py runs it by default."""
   network = loading.from_checkpoint(model_dir, hardware.resolve_precision('auto'))
   if dims == 3:
     return loading.volume_function(
@@ -227,10 +229,10 @@ def main(argv):
     else:
       calibration = os.path.join(FLAGS.runs_dir, f'calibration_2d_{method}')
       if not os.path.exists(os.path.join(calibration, 'config.json')):
-        train(f'calibration_2d_{method}', 2, method, CALIBRATION_STEPS)
+        train(f'calibration_2d_{method}', 2, method, CALIBRATION_STEPS, FLAGS.runs_dir)
       budget = runs[name.replace('_2d', '_3d')]['training_seconds']
       steps = int(round(budget / seconds_per_step(calibration, batch)))
-    wall = train(name, dims, method, steps)
+    wall = train(name, dims, method, steps, FLAGS.runs_dir)
     model_dir = os.path.join(FLAGS.runs_dir, name)
     runs[name] = {'dims': dims, 'method': method, 'steps': steps, 'batch_size': batch,
                   'wall_seconds': wall,

@@ -1,0 +1,141 @@
+"""Noise2Noise pairs in 3D and per plane at longer, equal training times.
+
+  python tools/results_volumes_curve.py --minutes=20   # -> docs/results/volumes_curve.json
+  python tools/results_grid.py --render_only           # the "Volumes and movies" section
+
+The table of tools/results_volumes.py trains each method for about six minutes, by which
+time the 2D network has taken about six times the steps of the 3D one. Whether 3D overtakes
+2D when both train longer is what this measures: the pairs runs of that table (the same
+configs, the same phantom stacks and planes) each train for --minutes, keeping --points
+checkpoints along the way, and every checkpoint is scored on the held-out volumes as the
+table scores its runs. A short calibration run of each network sets its steps.
+
+Both runs follow the learning-rate schedule of their whole length (constant, then ramped
+down over the last 30%), so a point before the last is a checkpoint at the full learning
+rate, not a run that ended there.
+
+Trains and measures from a clean checkout only (as tools/results_grid.py).
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.quiet_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+from tools import provenance  # pylint: disable=g-import-not-at-top
+from tools import results_volumes  # pylint: disable=g-import-not-at-top
+
+RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_curve.json')
+# Batch sizes of configs/cpu/volumes_{2,3}d.cfg.
+BATCH_SIZES = {2: 16, 3: 4}
+# Calibration steps (logged every 10): enough for a median past the first steps' warm-up.
+CALIBRATION_STEPS = {2: 100, 3: 40}
+
+FLAGS = flags.FLAGS
+
+
+def define_flags():
+  flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes_curve'),
+                      'Where the runs and logs go.')
+  flags.DEFINE_float('minutes', 20.0, 'Training minutes of each run.', lower_bound=0.1)
+  flags.DEFINE_integer('points', 5, 'Checkpoints kept and scored along each run.', lower_bound=1)
+  flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
+
+
+def seconds_per_step(dims):
+  """A calibration run's training seconds per step for the dims-D pairs network."""
+  name = f'calibration_{dims}d'
+  model_dir = os.path.join(FLAGS.runs_dir, name)
+  if not os.path.exists(os.path.join(model_dir, 'config.json')):
+    results_volumes.train(name, dims, 'pairs', CALIBRATION_STEPS[dims], FLAGS.runs_dir,
+                          ('--log_every=10', '--steps_per_loop=10'))
+  return results_volumes.seconds_per_step(model_dir, BATCH_SIZES[dims])
+
+
+def score(prefix, dims, tests):
+  """PSNR (dB) of a checkpoint on each held-out volume."""
+  denoise = results_volumes.denoiser(prefix, dims)
+  return [results_volumes.psnr(denoise(noisy)[..., 0], reference) for noisy, reference in tests]
+
+
+def main(argv):
+  del argv
+  if not FLAGS.allow_dirty:
+    provenance.require_clean_tree(REPO_ROOT, False)
+  os.makedirs(FLAGS.runs_dir, exist_ok=True)
+  results_volumes.prepare_data()
+  label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
+  tests = results_volumes.test_volumes()
+  runs = {}
+  for dims in (2, 3):
+    calibrated = seconds_per_step(dims)
+    every = max(1, int(round(FLAGS.minutes * 60 / calibrated / FLAGS.points)))
+    steps = every * FLAGS.points
+    name = f'pairs_{dims}d'
+    wall = results_volumes.train(name, dims, 'pairs', steps, FLAGS.runs_dir,
+                                 (f'--checkpoint_every={every}',
+                                  f'--keep_checkpoints={FLAGS.points}'))
+    model_dir = os.path.join(FLAGS.runs_dir, name)
+    per_step = results_volumes.seconds_per_step(model_dir, BATCH_SIZES[dims])
+    points = []
+    for step in range(every, steps + 1, every):
+      psnr = score(os.path.join(model_dir, f'ckpt-{step}'), dims, tests)
+      points.append({'step': step, 'training_minutes': step * per_step / 60, 'psnr': psnr})
+      print(f'{name} step {step}: {statistics.mean(psnr):.2f} dB', flush=True)
+    runs[name] = {'dims': dims, 'steps': steps, 'calibrated_seconds_per_step': calibrated,
+                  'seconds_per_step': per_step, 'wall_seconds': wall, 'points': points}
+  results = {'commit': label, 'machine': machine, 'date': time.strftime('%Y-%m-%d'),
+             'minutes': FLAGS.minutes, 'runs': runs}
+  with open(RESULTS_JSON, 'w') as output:
+    json.dump(results, output, indent=1)
+  print(f'wrote {RESULTS_JSON}')
+
+
+def read_results():
+  """docs/results/volumes_curve.json, or None before the first measurement."""
+  if not os.path.exists(RESULTS_JSON):
+    return None
+  with open(RESULTS_JSON) as results_file:
+    return json.load(results_file)
+
+
+def section(results, goal_db):
+  """Markdown lines of the longer-training table, from read_results()."""
+  if results is None:
+    return []
+  flat, deep = results['runs']['pairs_2d'], results['runs']['pairs_3d']
+  out = [f'### Noise2Noise pairs trained longer: {results["minutes"]:g} minutes each', '',
+         'The pairs runs above (the same configs and data) trained for longer, each checkpoint '
+         'along the way scored on the held-out volumes as above. Both runs ramp their learning '
+         'rate down over their last 30%, so the earlier points are checkpoints at the full rate. '
+         f'Made by `tools/results_volumes_curve.py` at {results["commit"]} on '
+         f'{results["machine"]}, {results["date"]}.', '',
+         '| point | 2D minutes | 2D steps | 2D per plane | 3D minutes | 3D steps | 3D | 3D - 2D |',
+         '|---|---|---|---|---|---|---|---|']
+  gains = []
+  for number, (plane, volume) in enumerate(zip(flat['points'], deep['points']), 1):
+    gain = statistics.mean(volume['psnr']) - statistics.mean(plane['psnr'])
+    gains.append(gain)
+    out.append(f'| {number} | {plane["training_minutes"]:.1f} | {plane["step"]} | '
+               f'{statistics.mean(plane["psnr"]):.2f} | {volume["training_minutes"]:.1f} | '
+               f'{volume["step"]} | {statistics.mean(volume["psnr"]):.2f} | {gain:+.2f} |')
+  reached = [number for number, gain in enumerate(gains, 1) if round(gain, 2) >= goal_db]
+  out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more at ' +
+          (f'points {", ".join(map(str, reached))}' if reached else 'no point') +
+          f'; the difference went from {gains[0]:+.2f} dB at the first point to '
+          f'{gains[-1]:+.2f} dB at the last.', '']
+  return out
+
+
+if __name__ == '__main__':
+  define_flags()
+  app.run(main)
