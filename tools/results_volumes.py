@@ -6,8 +6,9 @@
 Eight phantom volumes (n2n/data/phantom.py: 32 x 128 x 128 voxels, z step 4 pixels,
 Poisson-Gaussian noise, two acquisitions and a reference each): six train, two
 are held out and scored. Each method trains twice for the same training time:
-the 3D network on 8 x 64 x 64 crops of the stacks, and the 2D network on
-64 x 64 crops of their xy planes (each plane a 2D scene). The 3D runs train
+the 3D network on crops of the stacks (configs/cpu/volumes_3d.cfg: 16 x 64 x 64,
+batch 2), and the 2D network on 64 x 64 crops of their xy planes (each plane a
+2D scene; volumes_2d.cfg). The 3D runs train
 THREE_D_STEPS steps; a short 2D calibration run of each method measures its 2D
 step time, and its 2D run gets as many steps as fit in the 3D run's training
 time. The single-image methods (Neighbor2Neighbor, blind-spot) train on every
@@ -126,12 +127,26 @@ def prepare_data():
                    stderr=subprocess.DEVNULL)
 
 
+def config_path(dims):
+  """configs/cpu/volumes_{dims}d.cfg: the flags of the dims-D runs."""
+  return os.path.join(REPO_ROOT, 'configs', 'cpu', f'volumes_{dims}d.cfg')
+
+
+def batch_size(dims):
+  """The --batch_size of the dims-D runs' config."""
+  with open(config_path(dims)) as config:
+    for line in config:
+      if line.startswith('--batch_size='):
+        return int(line.strip().split('=', 1)[1])
+  raise ValueError(f'{config_path(dims)} sets no --batch_size')
+
+
 def train(name, dims, method, steps, runs_dir, extra_flags=()):
   """Runs train.py for one variant into runs_dir/name (extra_flags last, so
   they win); returns the process' wall seconds."""
   model_dir = os.path.join(runs_dir, name)
   command = [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
-             f'--flagfile={os.path.join(REPO_ROOT, "configs", "cpu", f"volumes_{dims}d.cfg")}',
+             f'--flagfile={config_path(dims)}',
              f'--model_dir={model_dir}', *METHOD_FLAGS[method], f'--train_steps={steps}',
              f'--checkpoint_every={steps}', *extra_flags]
   print(f'{name}: {" ".join(command[1:])}', flush=True)
@@ -178,14 +193,17 @@ def denoiser(model_dir, dims):
 
 
 def seam_check(model_dir, noisy):
-  """How far tiles of 8 x 64 x 64 (overlap 4, 16, 16) depart from tiles of
-  8 x 128 x 128 (overlap 4, 0, 0), which split the volume in z alone: max and
-  mean absolute difference, 0-1 scale (the xy seams, at the training crops' depth)."""
+  """How far tiles of D x 64 x 64 (overlap D / 2, 16, 16) depart from tiles of
+  D x 128 x 128 (overlap D / 2, 0, 0), which split the volume in z alone (D:
+  the training crops' depth): max and mean absolute difference, 0-1 scale (the
+  xy seams)."""
   network = loading.from_checkpoint(model_dir, 'float32')
-  whole = loading.volume_function(network, (8, 128, 128), (4, 0, 0), 1)(noisy)
-  tiled = loading.volume_function(network, (8, 64, 64), (4, 16, 16), 1)(noisy)
+  depth = network.run_config.data.crop_depth
+  tile, overlap = [depth, 64, 64], [depth // 2, 16, 16]
+  whole = loading.volume_function(network, (depth, 128, 128), (depth // 2, 0, 0), 1)(noisy)
+  tiled = loading.volume_function(network, tuple(tile), tuple(overlap), 1)(noisy)
   difference = np.abs(tiled.astype(np.float64) - whole)
-  return {'tile': [8, 64, 64], 'overlap': [4, 16, 16], 'max': float(difference.max()),
+  return {'tile': tile, 'overlap': overlap, 'max': float(difference.max()),
           'mean': float(difference.mean())}
 
 
@@ -223,7 +241,7 @@ def main(argv):
   label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
   runs = {}
   for name, dims, method in VARIANTS:
-    batch = 4 if dims == 3 else 16
+    batch = batch_size(dims)
     if dims == 3:
       steps = FLAGS.steps_3d
     else:
@@ -316,8 +334,8 @@ def section(results):
           f'Not measured here yet: {", ".join(NOT_YET)}.', '']
   seams = results['seams']
   out += [f'3D tiles of {" x ".join(map(str, seams["tile"]))} voxels blended over '
-          f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from tiles that '
-          f'split the volume in z alone by at most {seams["max"] * 255:.2f}/255 '
+          f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from tiles as deep '
+          f'that cover y and x whole by at most {seams["max"] * 255:.2f}/255 '
           f'(mean {seams["mean"] * 255:.3f}/255) of the white level, on the first held-out '
           'volume with the 3D pairs network in float32.', '']
   titles = {'noisy': 'noisy', 'pairs_2d': '2D per plane', 'pairs_3d': '3D',

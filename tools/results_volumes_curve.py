@@ -35,8 +35,6 @@ from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_volumes  # pylint: disable=g-import-not-at-top
 
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_curve.json')
-# Batch sizes of configs/cpu/volumes_{2,3}d.cfg.
-BATCH_SIZES = {2: 16, 3: 4}
 # Calibration steps (logged every 10): enough for a median past the first steps' warm-up.
 CALIBRATION_STEPS = {2: 100, 3: 40}
 
@@ -58,7 +56,7 @@ def seconds_per_step(dims):
   if not os.path.exists(os.path.join(model_dir, 'config.json')):
     results_volumes.train(name, dims, 'pairs', CALIBRATION_STEPS[dims], FLAGS.runs_dir,
                           ('--log_every=10', '--steps_per_loop=10'))
-  return results_volumes.seconds_per_step(model_dir, BATCH_SIZES[dims])
+  return results_volumes.seconds_per_step(model_dir, results_volumes.batch_size(dims))
 
 
 def score(prefix, dims, tests):
@@ -85,7 +83,7 @@ def main(argv):
                                  (f'--checkpoint_every={every}',
                                   f'--keep_checkpoints={FLAGS.points}'))
     model_dir = os.path.join(FLAGS.runs_dir, name)
-    per_step = results_volumes.seconds_per_step(model_dir, BATCH_SIZES[dims])
+    per_step = results_volumes.seconds_per_step(model_dir, results_volumes.batch_size(dims))
     points = []
     for step in range(every, steps + 1, every):
       psnr = score(os.path.join(model_dir, f'ckpt-{step}'), dims, tests)
