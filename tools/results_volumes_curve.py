@@ -3,16 +3,18 @@
   python tools/results_volumes_curve.py --minutes=20   # -> docs/results/volumes_curve.json
   python tools/results_grid.py --render_only           # the "Volumes and movies" section
 
-The table of tools/results_volumes.py trains each method for about six minutes, by which
-time the 2D network has taken about six times the steps of the 3D one. Whether 3D overtakes
-2D when both train longer is what this measures: the pairs runs of that table (the same
-configs, the same phantom stacks and planes) each train for --minutes, keeping --points
-checkpoints along the way, and every checkpoint is scored on the held-out volumes as the
-table scores its runs. A short calibration run of each network sets its steps.
+The table of tools/results_volumes.py trains each method for the time of 300 3D steps (a
+few minutes), in which the 2D network takes several times as many steps. Whether 3D
+overtakes 2D when both train longer is what this measures: the pairs runs of that table (the
+same configs, the same phantom stacks and planes) each train for --minutes, keeping --points
+checkpoints at equal fractions of the run, and every checkpoint is scored on the held-out
+volumes as the table scores its runs. A short calibration run of each network sets its
+steps; each point's minutes are its step times the run's own median seconds per step.
 
 Both runs follow the learning-rate schedule of their whole length (constant, then ramped
-down over the last 30%), so a point before the last is a checkpoint at the full learning
-rate, not a run that ended there.
+down over the last 30%), so the points before 70% of a run are checkpoints at the full
+learning rate, and none but the last is a run that ended there. An existing run in
+--runs_dir is reused: give a new one for other --minutes or --points.
 
 Trains and measures from a clean checkout only (as tools/results_grid.py).
 """
@@ -112,9 +114,11 @@ def section(results, goal_db):
     return []
   flat, deep = results['runs']['pairs_2d'], results['runs']['pairs_3d']
   out = [f'### Noise2Noise pairs trained longer: {results["minutes"]:g} minutes each', '',
-         'The pairs runs above (the same configs and data) trained for longer, each checkpoint '
-         'along the way scored on the held-out volumes as above. Both runs ramp their learning '
-         'rate down over their last 30%, so the earlier points are checkpoints at the full rate. '
+         'The pairs runs above (the same configs and data) trained for longer, checkpoints at '
+         'equal fractions of each run scored on the held-out volumes as above (minutes: steps '
+         'times the run\'s median seconds per step). Both runs ramp their learning rate down '
+         'over their last 30%: points before 70% of a run are checkpoints at the full rate, '
+         'and only the last is a run that ended there. '
          f'Made by `tools/results_volumes_curve.py` at {results["commit"]} on '
          f'{results["machine"]}, {results["date"]}.', '',
          '| point | 2D minutes | 2D steps | 2D per plane | 3D minutes | 3D steps | 3D | 3D - 2D |',
@@ -128,7 +132,8 @@ def section(results, goal_db):
                f'{volume["step"]} | {statistics.mean(volume["psnr"]):.2f} | {gain:+.2f} |')
   reached = [number for number, gain in enumerate(gains, 1) if round(gain, 2) >= goal_db]
   out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more at ' +
-          (f'points {", ".join(map(str, reached))}' if reached else 'no point') +
+          (f'point{"s" if len(reached) > 1 else ""} {", ".join(map(str, reached))}'
+           if reached else 'no point') +
           f'; the difference went from {gains[0]:+.2f} dB at the first point to '
           f'{gains[-1]:+.2f} dB at the last.', '']
   return out
