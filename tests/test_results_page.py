@@ -392,13 +392,20 @@ def test_the_longer_volume_training_section_shows_each_points_difference_and_the
   page = '\n'.join(results_volumes_curve.section(results, 1.0))
   assert '| 1 | 4.0 | 1000 | 36.50 | 4.1 | 180 | 35.25 | -1.25 |' in page
   assert '| 2 | 20.0 | 5000 | 38.25 | 19.9 | 900 | 39.62 | +1.38 |' in page
-  assert ('3D ahead of 2D per plane by 1 dB or more at point 2; the difference went from '
-          '-1.25 dB at the first point to +1.38 dB at the last.') in page
+  assert ('At the last point, the only finished run, 3D - 2D is +1.38 dB: the 1 dB goal is met '
+          'at this training time (first point: -1.25 dB). 3D was ahead by 1 dB or more at '
+          'point 2.') in page
   results['runs']['pairs_3d']['points'][0]['psnr'] = [37.5, 37.5]  # +1.00: the goal exactly
   page = '\n'.join(results_volumes_curve.section(results, 1.0))
-  assert '3D ahead of 2D per plane by 1 dB or more at points 1, 2;' in page
+  assert '3D was ahead by 1 dB or more at points 1, 2.' in page
   for point in results['runs']['pairs_3d']['points']:
     point['psnr'] = [36.99, 36.99]  # -0.01 and -1.26: short of 1 dB
   page = '\n'.join(results_volumes_curve.section(results, 1.0))
-  assert '3D ahead of 2D per plane by 1 dB or more at no point;' in page
+  assert 'is -1.26 dB: the 1 dB goal is not met at this training time' in page
+  assert '3D was ahead by 1 dB or more at no point.' in page
+  # Ahead at point 2 only because the 2D run dropped there (36.50 -> 30.00): a dip.
+  results['runs']['pairs_2d']['points'][1]['psnr'] = [30.0, 30.0]
+  page = '\n'.join(results_volumes_curve.section(results, 1.0))
+  assert ('3D was ahead by 1 dB or more at point 2; at point 2 a run had scored below its '
+          'previous point.') in page
   assert results_volumes_curve.section(None, 1.0) == []

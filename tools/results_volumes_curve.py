@@ -113,7 +113,7 @@ def section(results, goal_db):
   if results is None:
     return []
   flat, deep = results['runs']['pairs_2d'], results['runs']['pairs_3d']
-  out = [f'### Noise2Noise pairs trained longer: {results["minutes"]:g} minutes each', '',
+  out = [f'### Noise2Noise pairs trained longer ({results["minutes"]:g} minutes each asked)', '',
          'The pairs runs above (the same configs and data) trained for longer, checkpoints at '
          'equal fractions of each run scored on the held-out volumes as above (minutes: steps '
          'times the run\'s median seconds per step). Both runs ramp their learning rate down '
@@ -131,11 +131,18 @@ def section(results, goal_db):
                f'{statistics.mean(plane["psnr"]):.2f} | {volume["training_minutes"]:.1f} | '
                f'{volume["step"]} | {statistics.mean(volume["psnr"]):.2f} | {gain:+.2f} |')
   reached = [number for number, gain in enumerate(gains, 1) if round(gain, 2) >= goal_db]
-  out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more at ' +
+  means = lambda run: [statistics.mean(point['psnr']) for point in run['points']]
+  # A point where either run scored below its previous point is a dip, not a trend.
+  dipped = [number for number in reached if number > 1 and any(
+      scores[number - 1] < scores[number - 2] for scores in (means(flat), means(deep)))]
+  last = round(gains[-1], 2) >= goal_db
+  out += ['', f'At the last point, the only finished run, 3D - 2D is {gains[-1]:+.2f} dB: the '
+          f'{goal_db:g} dB goal is {"met" if last else "not met"} at this training time '
+          f'(first point: {gains[0]:+.2f} dB). 3D was ahead by {goal_db:g} dB or more at ' +
           (f'point{"s" if len(reached) > 1 else ""} {", ".join(map(str, reached))}'
            if reached else 'no point') +
-          f'; the difference went from {gains[0]:+.2f} dB at the first point to '
-          f'{gains[-1]:+.2f} dB at the last.', '']
+          (f'; at point{"s" if len(dipped) > 1 else ""} {", ".join(map(str, dipped))} a run '
+           'had scored below its previous point' if dipped else '') + '.', '']
   return out
 
 
