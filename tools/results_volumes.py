@@ -44,6 +44,7 @@ from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
+from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
 DATA = os.path.join(REPO_ROOT, 'data', 'volumes')
@@ -132,15 +133,6 @@ def config_path(dims):
   return os.path.join(REPO_ROOT, 'configs', 'cpu', f'volumes_{dims}d.cfg')
 
 
-def batch_size(dims):
-  """The --batch_size of the dims-D runs' config."""
-  with open(config_path(dims)) as config:
-    for line in config:
-      if line.startswith('--batch_size='):
-        return int(line.strip().split('=', 1)[1])
-  raise ValueError(f'{config_path(dims)} sets no --batch_size')
-
-
 def train(name, dims, method, steps, runs_dir, extra_flags=()):
   """Runs train.py for one variant into runs_dir/name (extra_flags last, so
   they win); returns the process' wall seconds."""
@@ -158,10 +150,16 @@ def train(name, dims, method, steps, runs_dir, extra_flags=()):
   return time.perf_counter() - started
 
 
-def seconds_per_step(model_dir, batch_size):
-  """The run's training seconds per step: its median images/s (from its events)."""
+def batch_size(model_dir):
+  """The batch size a run trained with (its config.json)."""
+  return restore.read_run_config(model_dir).optimisation.batch_size
+
+
+def seconds_per_step(model_dir):
+  """The run's training seconds per step: its batch over its median images/s (from its events)."""
   training = summaries.read_scalars(os.path.join(model_dir, 'train'))
-  return batch_size / statistics.median(value for _, value in training['images_per_second'])
+  return (batch_size(model_dir) /
+          statistics.median(value for _, value in training['images_per_second']))
 
 
 def psnr(estimate, reference):
@@ -194,9 +192,9 @@ def denoiser(model_dir, dims):
 
 def seam_check(model_dir, noisy):
   """How far tiles of D x 64 x 64 (overlap D / 2, 16, 16) depart from tiles of
-  D x 128 x 128 (overlap D / 2, 0, 0), which split the volume in z alone (D:
-  the training crops' depth): max and mean absolute difference, 0-1 scale (the
-  xy seams)."""
+  D x 128 x 128 (overlap D / 2, 0, 0), which cover y and x whole (D: the
+  training crops' depth): max and mean absolute difference, 0-1 scale (the xy
+  seams)."""
   network = loading.from_checkpoint(model_dir, 'float32')
   depth = network.run_config.data.crop_depth
   tile, overlap = [depth, 64, 64], [depth // 2, 16, 16]
@@ -241,7 +239,6 @@ def main(argv):
   label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
   runs = {}
   for name, dims, method in VARIANTS:
-    batch = batch_size(dims)
     if dims == 3:
       steps = FLAGS.steps_3d
     else:
@@ -249,12 +246,12 @@ def main(argv):
       if not os.path.exists(os.path.join(calibration, 'config.json')):
         train(f'calibration_2d_{method}', 2, method, CALIBRATION_STEPS, FLAGS.runs_dir)
       budget = runs[name.replace('_2d', '_3d')]['training_seconds']
-      steps = int(round(budget / seconds_per_step(calibration, batch)))
+      steps = int(round(budget / seconds_per_step(calibration)))
     wall = train(name, dims, method, steps, FLAGS.runs_dir)
     model_dir = os.path.join(FLAGS.runs_dir, name)
-    runs[name] = {'dims': dims, 'method': method, 'steps': steps, 'batch_size': batch,
-                  'wall_seconds': wall,
-                  'training_seconds': steps * seconds_per_step(model_dir, batch)}
+    runs[name] = {'dims': dims, 'method': method, 'steps': steps,
+                  'batch_size': batch_size(model_dir), 'wall_seconds': wall,
+                  'training_seconds': steps * seconds_per_step(model_dir)}
   tests = test_volumes()
   denoised_first = {}
   for name, dims, _ in VARIANTS:

@@ -58,7 +58,7 @@ def seconds_per_step(dims):
   if not os.path.exists(os.path.join(model_dir, 'config.json')):
     results_volumes.train(name, dims, 'pairs', CALIBRATION_STEPS[dims], FLAGS.runs_dir,
                           ('--log_every=10', '--steps_per_loop=10'))
-  return results_volumes.seconds_per_step(model_dir, results_volumes.batch_size(dims))
+  return results_volumes.seconds_per_step(model_dir)
 
 
 def score(prefix, dims, tests):
@@ -85,7 +85,7 @@ def main(argv):
                                  (f'--checkpoint_every={every}',
                                   f'--keep_checkpoints={FLAGS.points}'))
     model_dir = os.path.join(FLAGS.runs_dir, name)
-    per_step = results_volumes.seconds_per_step(model_dir, results_volumes.batch_size(dims))
+    per_step = results_volumes.seconds_per_step(model_dir)
     points = []
     for step in range(every, steps + 1, every):
       psnr = score(os.path.join(model_dir, f'ckpt-{step}'), dims, tests)
@@ -123,18 +123,17 @@ def section(results, goal_db):
          f'{results["machine"]}, {results["date"]}.', '',
          '| point | 2D minutes | 2D steps | 2D per plane | 3D minutes | 3D steps | 3D | 3D - 2D |',
          '|---|---|---|---|---|---|---|---|']
-  gains = []
-  for number, (plane, volume) in enumerate(zip(flat['points'], deep['points']), 1):
-    gain = statistics.mean(volume['psnr']) - statistics.mean(plane['psnr'])
-    gains.append(gain)
-    out.append(f'| {number} | {plane["training_minutes"]:.1f} | {plane["step"]} | '
-               f'{statistics.mean(plane["psnr"]):.2f} | {volume["training_minutes"]:.1f} | '
-               f'{volume["step"]} | {statistics.mean(volume["psnr"]):.2f} | {gain:+.2f} |')
-  reached = [number for number, gain in enumerate(gains, 1) if round(gain, 2) >= goal_db]
   means = lambda run: [statistics.mean(point['psnr']) for point in run['points']]
+  flat_means, deep_means = means(flat), means(deep)
+  gains = [volume - plane for plane, volume in zip(flat_means, deep_means)]
+  for number, (plane, volume) in enumerate(zip(flat['points'], deep['points']), 1):
+    out.append(f'| {number} | {plane["training_minutes"]:.1f} | {plane["step"]} | '
+               f'{flat_means[number - 1]:.2f} | {volume["training_minutes"]:.1f} | '
+               f'{volume["step"]} | {deep_means[number - 1]:.2f} | {gains[number - 1]:+.2f} |')
+  reached = [number for number, gain in enumerate(gains, 1) if round(gain, 2) >= goal_db]
   # A point where either run scored below its previous point is a dip, not a trend.
   dipped = [number for number in reached if number > 1 and any(
-      scores[number - 1] < scores[number - 2] for scores in (means(flat), means(deep)))]
+      scores[number - 1] < scores[number - 2] for scores in (flat_means, deep_means))]
   last = round(gains[-1], 2) >= goal_db
   out += ['', f'At the last point, the only finished run, 3D - 2D is {gains[-1]:+.2f} dB: the '
           f'{goal_db:g} dB goal is {"met" if last else "not met"} at this training time '
