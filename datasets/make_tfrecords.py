@@ -21,6 +21,10 @@ channels like --scenes; train with --noise=none and a single-image method
 movie), kept at its bit depth and channels; train with --spatial_dims=3, a
 synthetic --noise (gaussian, poisson, impulse or bernoulli) and --method=pairs.
 
+--planes (with --scenes or --noisy_images): cut every stack into its planes (a
+movie into its frames), each a 2D scene of its own, to train the 2D network on
+the planes of the same stacks (docs/volumes.md, "3D or 2D per plane?").
+
 Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (counts, sizes,
 pixel type and white level for scenes, skipped files with reasons).
 """
@@ -60,6 +64,9 @@ flags.DEFINE_string('axes', '', 'With --scenes, --noisy_images or --clean_stacks
                     'files do not say them, in file order (e.g. ZYX for a z-stack, TYX for a '
                     'movie). Stacks (volumes, or movies with time as depth) train with '
                     '--spatial_dims=3.')
+flags.DEFINE_boolean('planes', False, 'With --scenes or --noisy_images: cut each TIFF stack into '
+                     'its planes (a movie into its frames), each written as a 2D scene, to train '
+                     'the 2D network per plane (--spatial_dims=2).')
 flags.DEFINE_integer('num_shards', 0, 'Number of shards; 0 sizes them at about 150 MB each.')
 flags.DEFINE_integer('min_size', 256, 'Skip images whose shorter side is below this, in pixels '
                      '(clean images only).')
@@ -82,12 +89,13 @@ def main(argv):
                                        FLAGS.num_shards, FLAGS.seed, FLAGS.overwrite,
                                        FLAGS.skip_bad_scenes, noisy_images=FLAGS.noisy_images,
                                        axes=volumes.parse_axes_flag(FLAGS.axes),
-                                       clean_stacks=FLAGS.clean_stacks)
+                                       clean_stacks=FLAGS.clean_stacks, planes=FLAGS.planes)
     else:
-      if FLAGS.white_level or FLAGS.axes:
-        raise ValueError(f'--{"white_level" if FLAGS.white_level else "axes"} applies to '
-                         '--scenes, --noisy_images and --clean_stacks only (clean images are '
-                         '8-bit RGB)')
+      if FLAGS.white_level or FLAGS.axes or FLAGS.planes:
+        wrong = next(name for name in ('white_level', 'axes', 'planes') if FLAGS[name].value)
+        kinds_of = ('--scenes and --noisy_images' if wrong == 'planes'
+                    else '--scenes, --noisy_images and --clean_stacks')
+        raise ValueError(f'--{wrong} applies to {kinds_of} only (clean images are 8-bit RGB)')
       dataset_writer.write_dataset(FLAGS.input_dir, FLAGS.output_dir, FLAGS.num_shards,
                                    FLAGS.min_size, FLAGS.seed, FLAGS.overwrite, FLAGS.num_workers)
 

@@ -39,8 +39,9 @@ class CheckedScene:
 
 
 def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES,
-                 axes=''):
-  """Reads and checks every scene, one at a time, sizes included.
+                 axes='', planes=False):
+  """Reads and checks every scene, one at a time, sizes included (with planes,
+  the sizes of one plane of a stack: its records hold one plane each).
 
   Returns:
     (list of CheckedScene, list of {'scene', 'reason'} skipped).
@@ -61,11 +62,15 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
       skipped.append({'scene': scene.name, 'reason': str(error)})
       continue
     reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
-    capture_bytes = arrays.captures[0].nbytes
-    if 2 * capture_bytes + reference_bytes > max_record_bytes:
+    # What one record must hold at least: two captures and the reference (of one plane).
+    parts = arrays.captures.shape[1] if planes and arrays.captures.ndim == 5 else 1
+    capture_bytes = arrays.captures[0].nbytes // parts
+    least_record = 2 * capture_bytes + reference_bytes // parts
+    if least_record > max_record_bytes:
       error = scenes_lib.SceneError(
-          f'{scene.captures[0]} is {capture_bytes / 2**20:.0f} MiB: two captures and the '
-          f'reference ({(2 * capture_bytes + reference_bytes) / 2**20:.0f} MiB) pass the '
+          f'{scene.captures[0]} is {capture_bytes / 2**20:.0f} MiB'
+          f'{" a plane" if parts > 1 else ""}: '
+          f'two captures and the reference ({least_record / 2**20:.0f} MiB) pass the '
           f'{max_record_bytes / 2**20:.0f} MiB a record may hold; crop the captures into tiles')
       if not skip_bad_scenes:
         raise error
@@ -120,7 +125,7 @@ def capture_groups(count, capture_bytes, reference_bytes, max_record_bytes=MAX_R
 def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, seed=0,
                         overwrite=False, skip_bad_scenes=False,
                         max_record_bytes=MAX_RECORD_BYTES, noisy_images=False, axes='',
-                        clean_stacks=False):
+                        clean_stacks=False, planes=False):
   """Converts every scene below input_dir into TFRecord shards.
 
   Args:
@@ -144,6 +149,11 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
       training on synthetic noise (as noisy_images, but the manifest's kind is
       'clean_stacks'); 2D images are refused (clean images are written by
       dataset_writer.write_dataset).
+    planes: every stack is cut into its planes (a movie into its frames), each
+      written as a 2D scene of its own named '<scene> z<index>' (the captures'
+      plane z and the reference's): a dataset of images (spatial_dims 2) for
+      the 2D network, from the same stacks. Images are refused, and so is
+      clean_stacks.
 
   Returns:
     The manifest dict (also written to output_dir/manifest.json).
@@ -157,7 +167,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
            else scenes_lib.find_scenes(input_dir))
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
-    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes, axes)
+    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes, axes,
+                                    planes)
   except ValueError as error:
     if isinstance(error, scenes_lib.SceneError):
       raise
@@ -166,6 +177,12 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   if clean_stacks and not first.depth:
     raise ValueError(f'--clean_stacks: {first.scene.captures[0]} is an image, not a stack; '
                      'clean 2D images are written without --clean_stacks')
+  if planes:
+    if clean_stacks:
+      raise ValueError('--planes applies to --scenes and --noisy_images, not --clean_stacks')
+    if not first.depth:
+      raise ValueError(f'--planes: {first.scene.captures[0]} is an image, not a stack; leave '
+                       '--planes out')
   resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
@@ -173,7 +190,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   num_shards = max(1, min(num_shards, len(checked)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
   try:
-    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes, axes)
+    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes, axes,
+                            planes)
   except BaseException:
     # A scene that changed since the first pass, a full disk, Ctrl-C: no
     # .incomplete shard stays behind.
@@ -182,14 +200,15 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
         tf.io.gfile.remove(path)
     raise
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
-  manifest = _manifest(checked, skipped, shards, resolved_white_level, seed)
+  written = [plane for entry in checked for plane in plane_entries(entry)] if planes else checked
+  manifest = _manifest(written, skipped, shards, resolved_white_level, seed)
   manifest['num_records'] = sum(counts)
   if noisy_images or clean_stacks:
     manifest['kind'] = 'clean_stacks' if clean_stacks else 'noisy_images'
     manifest['num_images'] = manifest['num_scenes']
   dataset_writer.write_manifest(output_dir, manifest)
   logging.info('Wrote %d %s (%d captures, %d references; %s, %d channel(s), white level '
-               '%g) to %d shard(s) in %s; skipped %d.', len(checked),
+               '%g) to %d shard(s) in %s; skipped %d.', len(written),
                'clean stacks' if clean_stacks else 'noisy images' if noisy_images else 'scenes',
                manifest['num_captures'],
                manifest['num_references'], first.dtype, first.shape[-1], resolved_white_level,
@@ -197,7 +216,34 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   return manifest
 
 
-def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes):
+def plane_name(scene_name, plane):
+  """The name of a stack's plane written as a 2D scene (write_scene_dataset's planes)."""
+  return f'{scene_name} z{plane:04d}'
+
+
+def plane_entries(entry):
+  """CheckedScene of a stack -> one CheckedScene per plane, as a 2D scene of its own."""
+  return [CheckedScene(dataclasses.replace(entry.scene, name=plane_name(entry.scene.name, plane)),
+                       entry.dtype, entry.shape, entry.has_reference, entry.nbytes // entry.depth)
+          for plane in range(entry.depth)]
+
+
+def _scene_records(arrays, max_record_bytes, planes):
+  """Serialized records of one scene: groups of its captures (with its reference)
+  small enough for a record; with planes, those of each plane of the stack."""
+  parts = [(arrays.name, arrays.captures, arrays.reference)]
+  if planes:
+    parts = [(plane_name(arrays.name, plane), arrays.captures[:, plane],
+              None if arrays.reference is None else arrays.reference[plane])
+             for plane in range(arrays.captures.shape[1])]
+  for name, captures, reference in parts:
+    reference_bytes = reference.nbytes if reference is not None else 0
+    for group in capture_groups(len(captures), captures[0].nbytes, reference_bytes,
+                                max_record_bytes):
+      yield tfrecord.serialize_scene(captures[group], reference, name)
+
+
+def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes, planes=False):
   """Second pass: reads each scene again (one in memory at a time) and deals its
   records round-robin into the temporary shards; returns the records per shard."""
   counts = [0] * len(temporary)
@@ -206,12 +252,9 @@ def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes
   try:
     for index in np.random.default_rng(seed).permutation(len(checked)):
       arrays = scenes_lib.read_scene(checked[index].scene, white_level, axes)
-      reference_bytes = arrays.reference.nbytes if arrays.reference is not None else 0
-      for group in capture_groups(len(arrays.captures), arrays.captures[0].nbytes,
-                                  reference_bytes, max_record_bytes):
+      for record in _scene_records(arrays, max_record_bytes, planes):
         shard = written % len(temporary)
-        writers[shard].write(
-            tfrecord.serialize_scene(arrays.captures[group], arrays.reference, arrays.name))
+        writers[shard].write(record)
         counts[shard] += 1
         written += 1
   finally:
