@@ -414,44 +414,57 @@ def test_the_longer_volume_training_section_shows_each_points_difference_and_the
 def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names_each_rows_commit():
   from tools import results_volumes  # pylint: disable=g-import-not-at-top
 
-  def run(method, dims, psnr, commit=None):
-    found = {'dims': dims, 'method': method, 'steps': 100 * dims, 'batch_size': 2,
-             'wall_seconds': 60.0, 'training_seconds': 50.0 + dims, 'psnr': psnr}
-    if commit:
-      found.update(commit=commit, machine='test CPU', date='2026-11-27')
-    return found
+  def run(method, dims, psnr, commit, date):
+    return {'dims': dims, 'method': method, 'steps': 100 * dims, 'batch_size': 2,
+            'wall_seconds': 60.0, 'training_seconds': 50.0 + dims, 'psnr': psnr,
+            'commit': commit, 'machine': 'test CPU', 'date': date}
 
   # 3D - 2D: pairs +1.00 (met exactly), NB2 -0.50, blind-spot +0.99 (short by a rounding
   # step), neighbouring frames +3.00 and N2C +2.00 (both outside the count).
-  scores = {'pairs': ([30.0, 31.0], [31.5, 31.5]), 'neighbor2neighbor': ([30.0, 30.0], [29.5, 29.5]),
+  scores = {'pairs': ([30.0, 31.0], [31.5, 31.5]),
+            'neighbor2neighbor': ([30.0, 30.0], [29.5, 29.5]),
             'blind_spot': ([29.0, 29.0], [29.99, 29.99]),
             'neighbouring_frames': ([25.0, 25.0], [28.0, 28.0]),
             'clean_targets': ([32.0, 32.0], [34.0, 34.0])}
   runs = {}
+  # As main writes a --methods run: the newest commit on top, every row stamped with its own.
   for method, (flat, deep) in scores.items():
-    commit = 'new5678' if method in ('neighbouring_frames', 'clean_targets') else None
-    runs[f'{method}_3d'] = run(method, 3, deep, commit)
-    runs[f'{method}_2d'] = run(method, 2, flat, commit)
-  results = {'commit': 'old1234', 'machine': 'test CPU', 'date': '2026-11-26',
+    commit, date = (('new5678', '2026-11-27') if method in ('neighbouring_frames', 'clean_targets')
+                    else ('old1234', '2026-11-26'))
+    runs[f'{method}_3d'] = run(method, 3, deep, commit, date)
+    runs[f'{method}_2d'] = run(method, 2, flat, commit, date)
+  results = {'commit': 'new5678', 'machine': 'test CPU', 'date': '2026-11-27',
              'spec': {'shape': [32, 128, 128], 'z_spacing': 4.0, 'peak_photons': 30.0,
                       'read_noise': 1.5, 'train_volumes': 6, 'test_volumes': 2},
              'movie_spec': {'frames': {'train': 64, 'test': 32}, 'drift_per_frame': [0, 0.1, 0.05],
                             'train_movies': 6, 'test_movies': 2},
              'input_psnr': [22.0, 22.5], 'movie_input_psnr': [18.0, 19.0], 'runs': runs,
-             'seams': {'tile': [16, 64, 64], 'overlap': [8, 16, 16], 'max': 0.004, 'mean': 0.0002},
+             'seams': {'tile': [16, 64, 64], 'overlap': [8, 16, 16], 'max': 0.004,
+                       'mean': 0.0002, 'commit': 'old1234'},
              'pictures': {'xy': 'results/xy.png', 'xz': 'results/xz.png'},
              'pictured': ['noisy', 'reference']}
   page = '\n'.join(results_volumes.section(results))
-  assert ('Noise2Noise pairs, Neighbor2Neighbor, blind-spot at old1234 on test CPU, 2026-11-26; '
-          'neighbouring frames, clean targets at new5678 on test CPU, 2026-11-27.') in page
+  assert ('Made by `tools/results_volumes.py` (Noise2Noise pairs, Neighbor2Neighbor, blind-spot: '
+          'at old1234 on test CPU, 2026-11-26; neighbouring frames, clean targets: at new5678 on '
+          'test CPU, 2026-11-27).') in page
   assert '| noisy input (volumes) | 22.25 | | | | |' in page
   assert '| noisy input (movies) | 18.50 | | | | |' in page
   assert '| Noise2Noise, two acquisitions | 30.50 | 31.50 | +1.00 | 200 / 300 | 52 / 53 |' in page
   assert ('met for 1 of 3 methods** (Noise2Noise pairs: +1.00 dB, met; Neighbor2Neighbor: '
           '-0.50 dB, not met; blind-spot: +0.99 dB, not met). Outside the count: neighbouring '
-          'frames +3.00 dB; clean targets +2.00 dB') in page
+          'frames +3.00 dB (movies, not anisotropic volumes); clean targets +2.00 dB (needs clean '
+          'data).') in page
+  assert 'network in float32 (at old1234).' in page
   # Measured all at once: one provenance, no row names.
   for found in runs.values():
     found.update(commit='old1234', date='2026-11-26')
+  results.update(commit='old1234', date='2026-11-26')
   page = '\n'.join(results_volumes.section(results))
   assert 'Made by `tools/results_volumes.py` at old1234 on test CPU, 2026-11-26.' in page
+  # A row not measured leaves the count and is named as not measured.
+  del runs['blind_spot_2d'], runs['neighbouring_frames_3d']
+  page = '\n'.join(results_volumes.section(results))
+  assert 'met for 1 of 2 methods** (Noise2Noise pairs' in page
+  assert '| noisy input (movies)' not in page and 'neighbouring frames +3.00' not in page
+  assert 'Not measured here yet: blind-spot, neighbouring frames, Neighbor2Neighbor in 2 x 2 x 2' \
+      in page

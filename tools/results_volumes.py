@@ -17,8 +17,8 @@ time. The single-image methods (Neighbor2Neighbor, blind-spot) train on every
 acquisition as a volume (or plane) of its own, never on the pairs. Clean targets
 (N2C) train on the references, for reference. Neighbouring frames trains the 3D
 network on the movies (time as depth: even frames in, odd frames as targets)
-and the 2D network on the same pairs of frames, frame 2k in and 2k + 1 as the
-target, each pair a 2D scene. Scores are
+(crops starting at any frame) and the 2D network on the pairs of frames
+(2k, 2k + 1), each a 2D scene of two acquisitions, either one the input. Scores are
 PSNR against the reference over each held-out volume (peak: the reference's
 range), denoised as denoise.py does by default (the 3D network in tiles as deep
 as its training crops, overlapping by half, the 2D network plane by plane), at
@@ -101,6 +101,9 @@ METHOD_TITLES = {'pairs': 'Noise2Noise, two acquisitions',
 METHOD_SHORT = {'pairs': 'Noise2Noise pairs', 'neighbor2neighbor': 'Neighbor2Neighbor',
                 'blind_spot': 'blind-spot', 'neighbouring_frames': 'neighbouring frames',
                 'clean_targets': 'clean targets'}
+# Why a row stays outside the goal's count.
+OUTSIDE_THE_GOAL = {'neighbouring_frames': 'movies, not anisotropic volumes',
+                    'clean_targets': 'needs clean data'}
 # What this section does not measure yet (it says so).
 NOT_YET = ('Neighbor2Neighbor in 2 x 2 x 2 cells (only 2 x 2 per xy plane is built)',)
 PICTURE_PLANE = 16   # z of the xy picture
@@ -306,6 +309,16 @@ def pictures(panels, reference):
   return written
 
 
+def _specs():
+  """The phantom data's description, as the results JSON records it."""
+  return {'spec': {'shape': list(SPEC.shape), 'z_spacing': SPEC.z_spacing,
+                   'peak_photons': SPEC.peak_photons, 'read_noise': SPEC.read_noise,
+                   'train_volumes': len(TRAIN_SEEDS), 'test_volumes': len(TEST_SEEDS)},
+          'movie_spec': {'frames': MOVIE_FRAMES, 'drift_per_frame': list(MOVIE_DRIFT),
+                         'train_movies': len(TRAIN_MOVIE_SEEDS),
+                         'test_movies': len(TEST_MOVIE_SEEDS)}}
+
+
 def _measure(methods, runs_dir, stamp):
   """Trains and scores the 3D and 2D runs of each method: {name: run}."""
   runs = {}
@@ -339,6 +352,18 @@ def main(argv):
   if set(FLAGS.methods) != set(METHOD_FLAGS) and previous is None:
     raise SystemExit(f'--methods={",".join(FLAGS.methods)}: {RESULTS_JSON} does not exist yet '
                      'to keep the other rows from; measure every method first')
+  specs = _specs()
+  if previous is not None and set(FLAGS.methods) != set(METHOD_FLAGS):
+    for key, value in specs.items():
+      if key in previous and previous[key] != value:
+        raise SystemExit(f'--methods={",".join(FLAGS.methods)}: the phantom\'s {key} changed '
+                         f'since the rows kept from {RESULTS_JSON}; measure every method')
+  for name, _, method in VARIANTS:
+    for kept in (name, f'calibration_2d_{method}'):
+      if method in FLAGS.methods and os.path.exists(os.path.join(FLAGS.runs_dir, kept)):
+        # train.py would resume it: a run of older code stamped with this commit.
+        raise SystemExit(f'{os.path.join(FLAGS.runs_dir, kept)} exists from an earlier '
+                         'measurement; remove it or pass another --runs_dir')
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   os.makedirs(RESULTS_DIR, exist_ok=True)
   prepare_data()
@@ -356,25 +381,22 @@ def main(argv):
     denoised_first[name] = outputs[0][..., 0]
   noisy, reference = tests[0]
   results = {
-      **stamp,
-      'spec': {'shape': list(SPEC.shape), 'z_spacing': SPEC.z_spacing,
-               'peak_photons': SPEC.peak_photons, 'read_noise': SPEC.read_noise,
-               'train_volumes': len(TRAIN_SEEDS), 'test_volumes': len(TEST_SEEDS)},
-      'movie_spec': {'frames': MOVIE_FRAMES, 'drift_per_frame': list(MOVIE_DRIFT),
-                     'train_movies': len(TRAIN_MOVIE_SEEDS),
-                     'test_movies': len(TEST_MOVIE_SEEDS)},
+      **stamp, **specs,
       'input_psnr': [psnr(noisy_volume[..., 0], ref) for noisy_volume, ref in tests],
       'movie_input_psnr': [psnr(noisy_movie[..., 0], ref) for noisy_movie, ref in movies],
   }
   if 'pairs' in runs:
-    results['seams'] = seam_check(os.path.join(FLAGS.runs_dir, 'pairs_3d'), noisy)
-    results['pictures'] = pictures([noisy[..., 0], denoised_first['pairs_2d'],
-                                    denoised_first['pairs_3d'],
-                                    denoised_first['neighbor2neighbor_3d'], reference],
-                                   reference)
-    results['pictured'] = ['noisy', 'pairs_2d', 'pairs_3d', 'neighbor2neighbor_3d', 'reference']
+    pictured = ['noisy', 'pairs_2d', 'pairs_3d'] + (
+        ['neighbor2neighbor_3d'] if 'neighbor2neighbor_3d' in runs else []) + ['reference']
+    panels = {'noisy': noisy[..., 0], 'reference': reference, **denoised_first}
+    results['seams'] = {**seam_check(os.path.join(FLAGS.runs_dir, 'pairs_3d'), noisy), **stamp}
+    results['pictures'] = pictures([panels[name] for name in pictured], reference)
+    results['pictured'] = pictured
   else:
-    for kept in ('seams', 'pictures', 'pictured'):
+    # Kept with the pairs runs they show (their commit: the seams' own, or the pairs row's).
+    results['seams'] = {'commit': previous['runs']['pairs_3d'].get('commit', previous['commit']),
+                        **previous['seams']}
+    for kept in ('pictures', 'pictured'):
       results[kept] = previous[kept]
   if previous is not None:
     # Rows measured before keep the commit, machine and date they were measured at.
@@ -417,8 +439,9 @@ def _provenance(results):
   if len(groups) == 1:
     (commit, machine, date), = groups
     return f'at {commit} on {machine}, {date}'
-  return '; '.join(f'{", ".join(METHOD_SHORT[method] for method in methods)} at {commit} on '
-                   f'{machine}, {date}' for (commit, machine, date), methods in groups.items())
+  return '(' + '; '.join(f'{", ".join(METHOD_SHORT[method] for method in methods)}: at '
+                         f'{commit} on {machine}, {date}'
+                         for (commit, machine, date), methods in groups.items()) + ')'
 
 
 def section(results):
@@ -446,7 +469,8 @@ def section(results):
                 f'movies of {movie["frames"]["train"]} frames and {movie["test_movies"]} held-out '
                 f'ones of {movie["frames"]["test"]}, scored against their clean frames. The 3D '
                 'network trains on them with time as depth (even frames in, odd frames as '
-                'targets); the 2D network on the same pairs of frames (2k in, 2k + 1 the target).')
+                'targets, crops starting at any frame); the 2D network on the pairs of frames '
+                '(2k, 2k + 1), each a 2D scene of two acquisitions, either one the input.')
   out[-1] += f' Made by `tools/results_volumes.py` {_provenance(results)}.'
   out += ['', '| method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | training s 2D / 3D |',
           '|---|---|---|---|---|---|',
@@ -462,6 +486,7 @@ def section(results):
     out.append(f'| {title} | {_mean(flat["psnr"]):.2f} | {_mean(deep["psnr"]):.2f} | '
                f'{gains[method]:+.2f} | {flat["steps"]} / {deep["steps"]} | '
                f'{flat["training_seconds"]:.0f} / {deep["training_seconds"]:.0f} |')
+  missing = [METHOD_SHORT[method] for method in METHOD_TITLES if method not in gains]
   goal_methods = [method for method in gains
                   if method not in REFERENCE_METHODS and method not in MOVIE_METHODS]
   verdicts = {method: round(gains[method], 2) >= GOAL_DB for method in goal_methods}
@@ -472,16 +497,17 @@ def section(results):
           '; '.join(f'{METHOD_SHORT[method]}: {gains[method]:+.2f} dB, '
                     f'{"met" if verdicts[method] else "not met"}' for method in verdicts) +
           ').' + (' Outside the count: ' + '; '.join(
-              f'{METHOD_SHORT[method]} {gains[method]:+.2f} dB' for method in others) +
-                  ' (the movies are not anisotropic volumes; N2C needs clean data).'
-                  if others else '') + ' One seed and one phantom per row.', '',
-          f'Not measured here yet: {", ".join(NOT_YET)}.', '']
+              f'{METHOD_SHORT[method]} {gains[method]:+.2f} dB ({OUTSIDE_THE_GOAL[method]})'
+              for method in others) + '.' if others else '') +
+          ' One seed and one phantom per row.', '',
+          f'Not measured here yet: {", ".join(missing + list(NOT_YET))}.', '']
   seams = results['seams']
+  seams_commit = seams.get('commit', runs.get('pairs_3d', {}).get('commit', results['commit']))
   out += [f'3D tiles of {" x ".join(map(str, seams["tile"]))} voxels blended over '
           f'{", ".join(map(str, seams["overlap"]))} voxels (z, y, x) depart from tiles as deep '
           f'that cover y and x whole by at most {seams["max"] * 255:.2f}/255 '
           f'(mean {seams["mean"] * 255:.3f}/255) of the white level, on the first held-out '
-          'volume with the 3D pairs network in float32.', '']
+          f'volume with the 3D pairs network in float32 (at {seams_commit}).', '']
   titles = {'noisy': 'noisy', 'pairs_2d': '2D per plane', 'pairs_3d': '3D',
             'neighbor2neighbor_3d': '3D Neighbor2Neighbor', 'reference': 'reference'}
   captions = ' | '.join(titles[name] for name in results['pictured'])

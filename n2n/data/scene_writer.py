@@ -163,6 +163,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   """
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
+  if planes and clean_stacks:
+    raise ValueError('--planes applies to --scenes and --noisy_images, not --clean_stacks')
   found = (scenes_lib.find_noisy_images(input_dir) if noisy_images or clean_stacks
            else scenes_lib.find_scenes(input_dir))
   existing = dataset_writer.check_output(output_dir, overwrite)
@@ -177,17 +179,16 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   if clean_stacks and not first.depth:
     raise ValueError(f'--clean_stacks: {first.scene.captures[0]} is an image, not a stack; '
                      'clean 2D images are written without --clean_stacks')
-  if planes:
-    if clean_stacks:
-      raise ValueError('--planes applies to --scenes and --noisy_images, not --clean_stacks')
-    if not first.depth:
-      raise ValueError(f'--planes: {first.scene.captures[0]} is an image, not a stack; leave '
-                       '--planes out')
+  if planes and not first.depth:
+    raise ValueError(f'--planes: {first.scene.captures[0]} is an image, not a stack; leave '
+                     '--planes out')
+  # What the records hold: scenes, or with planes each plane of each stack.
+  written = [plane for entry in checked for plane in plane_entries(entry)] if planes else checked
   resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
     num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
-  num_shards = max(1, min(num_shards, len(checked)))
+  num_shards = max(1, min(num_shards, len(written)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
   try:
     counts = _write_records(checked, white_level, temporary, seed, max_record_bytes, axes,
@@ -200,7 +201,6 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
         tf.io.gfile.remove(path)
     raise
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
-  written = [plane for entry in checked for plane in plane_entries(entry)] if planes else checked
   manifest = _manifest(written, skipped, shards, resolved_white_level, seed)
   manifest['num_records'] = sum(counts)
   if noisy_images or clean_stacks:

@@ -34,7 +34,7 @@ def _records_by_name(folder):
       name = features['scene/name'].bytes_list.value[0].decode()
       captures = np.stack([decode(raw) for raw in features['scene/captures'].bytes_list.value])
       references = [decode(raw) for raw in features['scene/reference'].bytes_list.value]
-      assert name not in found
+      assert name not in found  # each scene here fits one record
       found[name] = (captures, references[0] if references else None)
   return found
 
@@ -88,9 +88,10 @@ def test_planes_of_images_or_of_clean_stacks_are_refused_in_one_line(tmp_path):
   (tmp_path / 'images').mkdir()
   tf.io.write_file(str(tmp_path / 'images' / 'a.png'),
                    tf.io.encode_png(np.zeros([8, 8, 1], np.uint8)))
-  with pytest.raises(ValueError, match=r'--planes: .*a\.png is an image, not a stack'):
+  with pytest.raises(ValueError, match=r'--planes: .*a\.png is an image, not a stack') as error:
     scene_writer.write_scene_dataset(str(tmp_path / 'images'), str(tmp_path / 'out'),
                                      noisy_images=True, planes=True)
+  assert '\n' not in str(error.value)
   (tmp_path / 'stacks').mkdir()
   volume_helpers.write_stack(tmp_path / 'stacks' / 'clean.tif', _stack(1), 'ZYX')
   with pytest.raises(ValueError, match='--planes applies to --scenes and --noisy_images, not '
@@ -113,3 +114,6 @@ def test_a_stack_too_large_for_one_record_fits_when_cut_into_planes(tmp_path):
                                               white_level=60000, planes=True,
                                               max_record_bytes=stack_bytes)
   assert manifest['num_scenes'] == DEPTH
+  records = [record.numpy() for path in glob.glob(str(tmp_path / 'planes' / '*.tfrecord'))
+             for record in tf.data.TFRecordDataset(path)]
+  assert len(records) == DEPTH and max(len(record) for record in records) < stack_bytes
