@@ -197,8 +197,10 @@ def check_spatial_dims(config, manifests):
   model_dims = config_lib.model_spatial_dims(config)
   if model_dims != data_dims:
     held = 'TIFF stacks (volumes or movies)' if data_dims == 3 else 'images'
+    planes = (' or write its planes as images with datasets/make_tfrecords.py --planes'
+              if data_dims == 3 else '')
     raise ValueError(f'--spatial_dims={model_dims}: --train_data holds {held}; train it with '
-                     f'--spatial_dims={data_dims} (or 0: as the data)')
+                     f'--spatial_dims={data_dims} (or 0: as the data){planes}')
   method = methods_registry.get(config.method.name)
   if model_dims == 2:
     if not method.images:

@@ -98,7 +98,8 @@ def test_augmentation_turns_and_flips_xy_and_flips_z_but_never_swaps_z():
 
 
 @pytest.mark.parametrize('overrides, message', [
-    (dict(spatial_dims=2), r'--spatial_dims=2: --train_data holds TIFF stacks'),
+    (dict(spatial_dims=2), r'--spatial_dims=2: --train_data holds TIFF stacks.*'
+                           r'make_tfrecords\.py --planes'),
     (dict(method='blind_spot', blind_spot_stride=2, crop_size=64),
      r'--blind_spot_stride=2: pixel-shuffle strides are 2D only'),
     (dict(method='neighbor2neighbor', crop_size=32), r'--crop_size=32: --method=neighbor2neighbor needs a multiple of 64'),
