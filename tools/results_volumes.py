@@ -385,7 +385,7 @@ def main(argv):
       'input_psnr': [psnr(noisy_volume[..., 0], ref) for noisy_volume, ref in tests],
       'movie_input_psnr': [psnr(noisy_movie[..., 0], ref) for noisy_movie, ref in movies],
   }
-  if 'pairs' in runs:
+  if 'pairs' in FLAGS.methods:
     pictured = ['noisy', 'pairs_2d', 'pairs_3d'] + (
         ['neighbor2neighbor_3d'] if 'neighbor2neighbor_3d' in runs else []) + ['reference']
     panels = {'noisy': noisy[..., 0], 'reference': reference, **denoised_first}
