@@ -468,3 +468,60 @@ def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names
   assert '| noisy input (movies)' not in page and 'neighbouring frames +3.00' not in page
   assert 'Not measured here yet: blind-spot, neighbouring frames, Neighbor2Neighbor in 2 x 2 x 2' \
       in page
+
+
+def test_z_context_blur_finds_z_worth_blurring_only_where_planes_share_signal():
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  rng = np.random.default_rng(0)
+  noise = rng.normal(scale=0.2, size=(16, 32, 32))
+  # Each plane its own smooth picture (nothing shared along z), and one smooth
+  # picture repeated in every plane (everything shared).
+  own = np.stack([np.sin(np.arange(32) / 3.0 + phase)[:, None] * np.ones([1, 32])
+                  for phase in rng.uniform(0, 2 * np.pi, 16)])
+  shared = np.repeat(own[:1], 16, axis=0)
+  for reference, along_z in ((own, False), (shared, True)):
+    flat = results_volumes_z_context.best_blur([(reference + noise, reference)], (0.0,))
+    deep = results_volumes_z_context.best_blur([(reference + noise, reference)],
+                                               results_volumes_z_context.SIGMAS_Z)
+    assert flat[1] == 0.0
+    # The xyz search includes sigma_z = 0, so it never scores below the xy one.
+    assert deep[0] >= flat[0]
+    if along_z:
+      assert deep[1] >= 2.0 and deep[0] - flat[0] > 3.0, (flat, deep)
+    else:
+      assert deep[1] <= 0.5 and deep[0] - flat[0] < 0.5, (flat, deep)
+
+
+def test_the_z_context_section_shows_each_z_step_and_the_networks_measured_there():
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+
+  def blur(psnr, sigma_z):
+    return {'psnr': psnr, 'sigma_z': sigma_z, 'sigma_xy': 1.2}
+
+  results = {'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-26',
+             'spec': {'shape': [32, 128, 128], 'psf_sigma_xy': 1.2, 'psf_axial_ratio': 3.0},
+             'z_steps': [{'z_step': 4.0, 'input': 22.0, 'xy': blur(34.0, 0.0),
+                          'xyz': blur(34.5, 0.6)},
+                         {'z_step': 2.0, 'input': 21.5, 'xy': blur(33.5, 0.0),
+                          'xyz': blur(35.5, 1.0)},
+                         {'z_step': 1.0, 'input': 21.0, 'xy': blur(32.0, 0.0),
+                          'xyz': blur(35.75, 1.5)}],
+             'networks': [{'z_step': 2.0,
+                           'pairs_3d': {'steps': 300, 'psnr': [36.0, 36.5]},
+                           'pairs_2d': {'steps': 1800, 'psnr': [36.5, 37.0]}}]}
+  table = {'commit': 'def5678', 'spec': {'z_spacing': 4.0},
+           'runs': {'pairs_2d': {'psnr': [37.5, 38.0]},
+                    'pairs_3d': {'psnr': [35.5, 35.75], 'commit': 'c425c7a'}}}
+  page = '\n'.join(results_volumes_z_context.section(results, table))
+  # Axial s.d. 3.6 xy pixels: 0.9 planes at z step 4, 3.6 at z step 1.
+  assert ('| 4 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 | 37.75 | 35.62 | -2.12 | '
+          'the table above, at c425c7a |') in page
+  assert ('| 2 | 1.80 | 21.50 | 33.50 | 35.50 (1) | +2.00 | 36.75 | 36.25 | -0.50 | '
+          '1800 / 300 steps |') in page
+  assert '| 1 | 3.60 | 21.00 | 32.00 | 35.75 (1.5) | +3.75 | | | | not measured |' in page
+  assert 'at abc1234 on test CPU, 2026-11-26' in page
+  # Without the table, its z step has no network row.
+  assert '| 4 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 | | | | not measured |' in '\n'.join(
+      results_volumes_z_context.section(results))
+  assert results_volumes_z_context.section(None) == []

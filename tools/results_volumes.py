@@ -124,8 +124,8 @@ def define_flags():
                        f'{THREE_D_STEPS}; fewer to try the program out).', lower_bound=1)
 
 
-def _write_stack(path, array, axes='ZYX'):
-  spacing = (0.1 * SPEC.z_spacing, 0.1, 0.1)
+def _write_stack(path, array, axes='ZYX', z_spacing=SPEC.z_spacing):
+  spacing = (0.1 * z_spacing, 0.1, 0.1)
   like = volumes.Volume(volumes.to_canonical(array, axes), axes, 'imagej', spacing, 'micron')
   volumes.write_volume(path, like.pixels, like)
 
@@ -134,35 +134,37 @@ def _write_png16(path, plane):
   tf.io.write_file(path, tf.io.encode_png(plane[:, :, np.newaxis]))
 
 
-def _make_records(source, records, *options):
+def _make_records(source, records, *options, data=DATA):
   command = [sys.executable, os.path.join(REPO_ROOT, 'datasets', 'make_tfrecords.py'),
              *options, f'--white_level={WHITE_LEVEL:g}', '--overwrite',
-             f'--input_dir={os.path.join(DATA, source)}',
-             f'--output_dir={os.path.join(DATA, records)}']
+             f'--input_dir={os.path.join(data, source)}',
+             f'--output_dir={os.path.join(data, records)}']
   subprocess.run(command, cwd=REPO_ROOT, check=True, stdout=subprocess.DEVNULL,
                  stderr=subprocess.DEVNULL)
 
 
-def _prepare_volumes():
-  """The phantom stacks, their planes as 2D scenes, and both datasets."""
+def prepare_volumes(spec=SPEC, data=DATA):
+  """The phantom stacks of spec in data, their planes as 2D scenes, and both
+  datasets (records_3d, records_2d)."""
   for split, seeds in (('train', TRAIN_SEEDS), ('test', TEST_SEEDS)):
     for seed in seeds:
-      captures, reference = phantom.phantom_scene(SPEC, seed)
-      folder = os.path.join(DATA, 'stacks', split, f'volume_{seed:03d}')
+      captures, reference = phantom.phantom_scene(spec, seed)
+      folder = os.path.join(data, 'stacks', split, f'volume_{seed:03d}')
       os.makedirs(folder, exist_ok=True)
       for number, capture in enumerate(captures, 1):
-        _write_stack(os.path.join(folder, f'acquisition_{number}.tif'), capture)
-      _write_stack(os.path.join(folder, 'reference.tif'), reference)
+        _write_stack(os.path.join(folder, f'acquisition_{number}.tif'), capture,
+                     z_spacing=spec.z_spacing)
+      _write_stack(os.path.join(folder, 'reference.tif'), reference, z_spacing=spec.z_spacing)
       if split != 'train':
         continue
-      for plane in range(SPEC.shape[0]):
-        scene = os.path.join(DATA, 'planes', f'volume_{seed:03d}_z{plane:02d}')
+      for plane in range(spec.shape[0]):
+        scene = os.path.join(data, 'planes', f'volume_{seed:03d}_z{plane:02d}')
         os.makedirs(scene, exist_ok=True)
         for number, capture in enumerate(captures, 1):
           _write_png16(os.path.join(scene, f'acquisition_{number}.png'), capture[plane])
         _write_png16(os.path.join(scene, 'reference.png'), reference[plane])
-  _make_records(os.path.join('stacks', 'train'), 'records_3d', '--scenes')
-  _make_records('planes', 'records_2d', '--scenes')
+  _make_records(os.path.join('stacks', 'train'), 'records_3d', '--scenes', data=data)
+  _make_records('planes', 'records_2d', '--scenes', data=data)
 
 
 def _prepare_movies():
@@ -191,7 +193,7 @@ def _prepare_movies():
 def prepare_data():
   """Writes the phantom volumes and movies and their datasets, unless there."""
   if not os.path.exists(os.path.join(DATA, 'records_2d', 'manifest.json')):
-    _prepare_volumes()
+    prepare_volumes()
   if not os.path.exists(os.path.join(DATA, 'records_movie_pairs_2d', 'manifest.json')):
     _prepare_movies()
 
@@ -236,11 +238,12 @@ def psnr(estimate, reference):
   return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
 
 
-def test_volumes():
-  """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the white level's scale."""
+def test_volumes(data=DATA):
+  """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the white
+  level's scale: the held-out stacks prepare_volumes wrote in data."""
   found = []
   for seed in TEST_SEEDS:
-    folder = os.path.join(DATA, 'stacks', 'test', f'volume_{seed:03d}')
+    folder = os.path.join(data, 'stacks', 'test', f'volume_{seed:03d}')
     noisy = volumes.read_volume(os.path.join(folder, 'acquisition_1.tif')).pixels[0]
     reference = volumes.read_volume(os.path.join(folder, 'reference.tif')).pixels[0, ..., 0]
     found.append((noisy.astype(np.float32) / WHITE_LEVEL, reference / WHITE_LEVEL))
@@ -415,12 +418,17 @@ def main(argv):
         f'{statistics.mean(results["movie_input_psnr"]):.2f}); wrote {RESULTS_JSON}')
 
 
+def read_json(path):
+  """The JSON a results tool wrote at path, or None before its first measurement."""
+  if not os.path.exists(path):
+    return None
+  with open(path) as results_file:
+    return json.load(results_file)
+
+
 def read_results():
   """docs/results/volumes.json, or None before the first measurement."""
-  if not os.path.exists(RESULTS_JSON):
-    return None
-  with open(RESULTS_JSON) as results_file:
-    return json.load(results_file)
+  return read_json(RESULTS_JSON)
 
 
 def _mean(values):

@@ -102,10 +102,7 @@ def main(argv):
 
 def read_results():
   """docs/results/volumes_curve.json, or None before the first measurement."""
-  if not os.path.exists(RESULTS_JSON):
-    return None
-  with open(RESULTS_JSON) as results_file:
-    return json.load(results_file)
+  return results_volumes.read_json(RESULTS_JSON)
 
 
 def section(results, goal_db):
