@@ -493,7 +493,7 @@ def test_z_context_blur_finds_z_worth_blurring_only_where_planes_share_signal():
       assert deep[1] <= 0.5 and deep[0] - flat[0] < 0.5, (flat, deep)
 
 
-def test_the_z_context_section_shows_each_z_step_and_the_networks_measured_there():
+def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_commit():
   from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
 
   def blur(psnr, sigma_z):
@@ -503,25 +503,45 @@ def test_the_z_context_section_shows_each_z_step_and_the_networks_measured_there
              'spec': {'shape': [32, 128, 128], 'psf_sigma_xy': 1.2, 'psf_axial_ratio': 3.0},
              'z_steps': [{'z_step': 4.0, 'input': 22.0, 'xy': blur(34.0, 0.0),
                           'xyz': blur(34.5, 0.6)},
-                         {'z_step': 2.0, 'input': 21.5, 'xy': blur(33.5, 0.0),
-                          'xyz': blur(35.5, 1.0)},
                          {'z_step': 1.0, 'input': 21.0, 'xy': blur(32.0, 0.0),
                           'xyz': blur(35.75, 1.5)}],
+             # The first format (no method, no stamp: pairs at the file's commit), then a row
+             # kept from another commit.
              'networks': [{'z_step': 2.0,
                            'pairs_3d': {'steps': 300, 'psnr': [36.0, 36.5]},
-                           'pairs_2d': {'steps': 1800, 'psnr': [36.5, 37.0]}}]}
+                           'pairs_2d': {'steps': 1800, 'psnr': [36.5, 37.0]}},
+                          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'commit': 'fed9876',
+                           'neighbor2neighbor_3d': {'steps': 300, 'psnr': [37.0, 37.0]},
+                           'neighbor2neighbor_2d': {'steps': 1400, 'psnr': [36.0, 36.0]}}]}
   table = {'commit': 'def5678', 'spec': {'z_spacing': 4.0},
-           'runs': {'pairs_2d': {'psnr': [37.5, 38.0]},
-                    'pairs_3d': {'psnr': [35.5, 35.75], 'commit': 'c425c7a'}}}
-  page = '\n'.join(results_volumes_z_context.section(results, table))
+           'runs': {'pairs_2d': {'steps': 1629, 'psnr': [37.5, 38.0]},
+                    'pairs_3d': {'steps': 300, 'psnr': [35.5, 35.75], 'commit': 'c425c7a'}}}
+  page = '\n'.join(results_volumes_z_context.section(results, table, 1.0))
   # Axial s.d. 3.6 xy pixels: 0.9 planes at z step 4, 3.6 at z step 1.
-  assert ('| 4 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 | 37.75 | 35.62 | -2.12 | '
-          'the table above, at c425c7a |') in page
-  assert ('| 2 | 1.80 | 21.50 | 33.50 | 35.50 (1) | +2.00 | 36.75 | 36.25 | -0.50 | '
-          '1800 / 300 steps |') in page
-  assert '| 1 | 3.60 | 21.00 | 32.00 | 35.75 (1.5) | +3.75 | | | | not measured |' in page
+  assert '| 4 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 |' in page
+  assert '| 1 | 3.60 | 21.00 | 32.00 | 35.75 (1.5) | +3.75 |' in page
+  assert ('| 4 | Noise2Noise pairs | 37.75 | 35.62 | -2.12 | 1629 / 300 | '
+          'c425c7a (the table above) |') in page
+  assert '| 2 | Noise2Noise pairs | 36.75 | 36.25 | -0.50 | 1800 / 300 | abc1234 |' in page
+  assert '| 2 | Neighbor2Neighbor | 36.00 | 37.00 | +1.00 | 1400 / 300 | fed9876 |' in page
+  assert '3D ahead of 2D per plane by 1 dB or more: Neighbor2Neighbor at z step 2.' in page
   assert 'at abc1234 on test CPU, 2026-11-26' in page
-  # Without the table, its z step has no network row.
-  assert '| 4 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 | | | | not measured |' in '\n'.join(
-      results_volumes_z_context.section(results))
+  # +0.99 misses the goal.
+  results['networks'][1]['neighbor2neighbor_3d']['psnr'] = [36.99, 36.99]
+  page = '\n'.join(results_volumes_z_context.section(results, None, 1.0))
+  assert '3D ahead of 2D per plane by 1 dB or more: in no row.' in page
+  assert '(the table above)' not in page
   assert results_volumes_z_context.section(None) == []
+
+
+def test_z_context_keeps_the_rows_it_does_not_measure_with_their_own_commit():
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  previous = {'commit': 'old1111', 'machine': 'old CPU', 'date': '2026-11-25',
+              'networks': [{'z_step': 2.0, 'pairs_3d': {}, 'pairs_2d': {}},
+                           {'z_step': 1.0, 'pairs_3d': {}, 'pairs_2d': {}},
+                           {'z_step': 2.0, 'method': 'blind_spot', 'commit': 'mid2222',
+                            'machine': 'mid CPU', 'date': '2026-11-26'}]}
+  kept = results_volumes_z_context.kept_networks(previous, {(2.0, 'pairs')})
+  assert [(row['z_step'], row['method'], row['commit'], row['machine']) for row in kept] == [
+      (1.0, 'pairs', 'old1111', 'old CPU'), (2.0, 'blind_spot', 'mid2222', 'mid CPU')]
+  assert results_volumes_z_context.kept_networks(None, set()) == []

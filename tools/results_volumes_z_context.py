@@ -1,5 +1,5 @@
 """How much the neighbouring planes are worth on the phantom, by z step: the best
-separable Gaussian filter over xy alone against the best over z too, and the pairs
+separable Gaussian filter over xy alone against the best over z too, and the
 networks of the table (3D against 2D per plane at equal training time) at other z steps.
 
   python tools/results_volumes_z_context.py   # -> docs/results/volumes_z_context.json
@@ -15,11 +15,11 @@ for each, the best Gaussian blur in xy only (sigma_z = 0) and the best in xyz, o
 grid of widths. A linear filter is a floor on what context is worth, not a ceiling:
 a network may use it better. The filters take seconds on a CPU.
 
-Then, at each of --network_z_steps, the Noise2Noise pairs row of the table is measured
-again on a phantom at that z step (data in data/volumes/z_step_Z, written once): the 3D
-network for the table's steps, the 2D network per plane for as long, scored as the table
-scores (tools/results_volumes.py's functions and configs; about 15 minutes per z step on 2
-cores). Trains and measures from a clean checkout only (as tools/results_grid.py).
+Then, at each of --network_z_steps, the rows of --network_methods in the table are
+measured again on a phantom at that z step (data in data/volumes/z_step_Z, written once):
+the 3D network for the table's steps, the 2D network per plane for as long, scored as the
+table scores (tools/results_volumes.py's functions and configs; about 15 minutes per z step
+and method on 2 cores). Rows not measured again are kept with their commit. Trains and measures from a clean checkout only (as tools/results_grid.py).
 """
 
 import dataclasses
@@ -48,15 +48,21 @@ Z_STEPS = (4.0, 2.0, 1.0)
 SIGMAS_XY = (0.6, 0.8, 1.0, 1.2, 1.5, 2.0)
 SIGMAS_Z = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
 
+# The table's methods on volumes that this can measure at other z steps.
+NETWORK_METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
+
 FLAGS = flags.FLAGS
 
 
 def define_flags():
   flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes_z_context'),
                       'Where the network runs and their logs go.')
-  flags.DEFINE_list('network_z_steps', ['2', '1'], 'The z steps at which the pairs networks '
-                    'train and are scored (the table above is z step '
+  flags.DEFINE_list('network_z_steps', ['2', '1'], 'The z steps at which the networks train '
+                    'and are scored (the table above is z step '
                     f'{results_volumes.SPEC.z_spacing:g}); empty for the filters only.')
+  flags.DEFINE_list('network_methods', ['pairs'], 'The methods trained at each of '
+                    f'--network_z_steps, of {", ".join(NETWORK_METHODS)}. Rows of other z steps '
+                    'and methods are kept from the JSON with the commit they were measured at.')
   flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
 
 
@@ -85,25 +91,25 @@ def measure(z_step):
           'xyz': dict(zip(keys, best_blur(volumes, SIGMAS_Z)))}
 
 
-def train_and_score(z_step, runs_dir):
-  """{dims: run} of the pairs networks on the phantom at z_step, as the table's pairs row."""
+def train_and_score(z_step, method, runs_dir):
+  """{dims: run} of the method's networks on the phantom at z_step, as the table's row."""
   data = os.path.join(results_volumes.DATA, f'z_step_{z_step:g}')
   if not os.path.exists(os.path.join(data, 'records_2d', 'manifest.json')):
     results_volumes.prepare_volumes(
         dataclasses.replace(results_volumes.SPEC, z_spacing=z_step), data)
   runs, tests = {}, results_volumes.test_volumes(data)
   for dims in (3, 2):
-    name = f'pairs_{dims}d_z{z_step:g}'
     extra = (f'--train_data={os.path.join(data, f"records_{dims}d")}',)
     if dims == 3:
       steps = results_volumes.THREE_D_STEPS
     else:
-      calibration = f'calibration_2d_z{z_step:g}'
-      results_volumes.train(calibration, 2, 'pairs', results_volumes.CALIBRATION_STEPS, runs_dir,
+      calibration = run_names(z_step, method)[1]
+      results_volumes.train(calibration, 2, method, results_volumes.CALIBRATION_STEPS, runs_dir,
                             extra)
       steps = int(round(runs[3]['training_seconds'] / results_volumes.seconds_per_step(
           os.path.join(runs_dir, calibration))))
-    results_volumes.train(name, dims, 'pairs', steps, runs_dir, extra)
+    name = run_names(z_step, method)[0 if dims == 3 else 2]
+    results_volumes.train(name, dims, method, steps, runs_dir, extra)
     model_dir = os.path.join(runs_dir, name)
     denoise = results_volumes.denoiser(model_dir, dims)
     runs[dims] = {'steps': steps,
@@ -113,20 +119,45 @@ def train_and_score(z_step, runs_dir):
   return runs
 
 
+def run_names(z_step, method):
+  """(3D run, 2D calibration, 2D run) folder names of a method at a z step."""
+  return (f'{method}_3d_z{z_step:g}', f'calibration_2d_{method}_z{z_step:g}',
+          f'{method}_2d_z{z_step:g}')
+
+
+def kept_networks(previous, measured):
+  """The network rows of an earlier JSON that this run does not measure again
+  (keys (z step, method) in measured), each with the commit, machine and date it
+  was measured at (rows of the first format: pairs, the file's own stamp)."""
+  kept = []
+  for row in (previous or {}).get('networks', []):
+    row = {'method': 'pairs', **{field: previous[field] for field in ('commit', 'machine', 'date')},
+           **row}
+    if (float(row['z_step']), row['method']) not in measured:
+      kept.append(row)
+  return kept
+
+
 def main(argv):
   del argv
   z_steps = [float(value) for value in FLAGS.network_z_steps]
+  unknown = sorted(set(FLAGS.network_methods) - set(NETWORK_METHODS))
+  if unknown:
+    raise SystemExit(f'--network_methods: {", ".join(unknown)} not one of '
+                     f'{", ".join(NETWORK_METHODS)}')
   if z_steps and not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
-  for z_step in z_steps:
-    for name in (f'pairs_3d_z{z_step:g}', f'calibration_2d_z{z_step:g}', f'pairs_2d_z{z_step:g}'):
+  measured = [(z_step, method) for z_step in z_steps for method in FLAGS.network_methods]
+  for z_step, method in measured:
+    for name in run_names(z_step, method):
       if os.path.exists(os.path.join(FLAGS.runs_dir, name)):
         # train.py would resume it: a run of older code stamped with this commit.
         raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
                          'measurement; remove it or pass another --runs_dir')
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
-  results = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-             'date': time.strftime('%Y-%m-%d'),
+  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
+           'date': time.strftime('%Y-%m-%d')}
+  results = {**stamp,
              'spec': {'shape': list(results_volumes.SPEC.shape),
                       'psf_sigma_xy': results_volumes.SPEC.psf_sigma_xy,
                       'psf_axial_ratio': results_volumes.SPEC.psf_axial_ratio},
@@ -135,12 +166,15 @@ def main(argv):
     print(f'z step {row["z_step"]:g}: xy {row["xy"]["psnr"]:.2f} dB, xyz '
           f'{row["xyz"]["psnr"]:.2f} dB ({row["xyz"]["psnr"] - row["xy"]["psnr"]:+.2f})',
           flush=True)
-  results['networks'] = []
-  for z_step in z_steps:
-    runs = train_and_score(z_step, FLAGS.runs_dir)
-    results['networks'].append({'z_step': z_step, 'pairs_3d': runs[3], 'pairs_2d': runs[2]})
-    print(f'z step {z_step:g}: pairs 3D {np.mean(runs[3]["psnr"]):.2f} dB, 2D per plane '
+  networks = kept_networks(read_results(), set(measured))
+  for z_step, method in measured:
+    runs = train_and_score(z_step, method, FLAGS.runs_dir)
+    networks.append({'z_step': z_step, 'method': method, **stamp,
+                     f'{method}_3d': runs[3], f'{method}_2d': runs[2]})
+    print(f'z step {z_step:g}, {method}: 3D {np.mean(runs[3]["psnr"]):.2f} dB, 2D per plane '
           f'{np.mean(runs[2]["psnr"]):.2f} dB', flush=True)
+  results['networks'] = sorted(networks, key=lambda row: (-float(row['z_step']),
+                                                          NETWORK_METHODS.index(row['method'])))
   with open(RESULTS_JSON, 'w') as output:
     json.dump(results, output, indent=1)
   print(f'wrote {RESULTS_JSON}')
@@ -151,56 +185,64 @@ def read_results():
   return results_volumes.read_json(RESULTS_JSON)
 
 
-def _network_gains(results, table):
-  """{z step: (2D dB, 3D dB, note)}: the pairs networks measured here, and the
-  table's own pairs row (tools/results_volumes.py) at its z step."""
-  found = {}
-  if table is not None and 'pairs_2d' in table['runs'] and 'pairs_3d' in table['runs']:
-    runs = table['runs']
-    found[float(table['spec']['z_spacing'])] = (
-        statistics.mean(runs['pairs_2d']['psnr']), statistics.mean(runs['pairs_3d']['psnr']),
-        f'the table above, at {runs["pairs_3d"].get("commit", table["commit"])}')
+def network_rows(results, table):
+  """[(z step, method, 2D dB, 3D dB, steps 2D / 3D, commit)]: the table's own rows
+  (tools/results_volumes.py) at its z step, then the networks measured here."""
+  rows = []
+  if table is not None:
+    for method in NETWORK_METHODS:
+      if f'{method}_2d' in table['runs'] and f'{method}_3d' in table['runs']:
+        flat, deep = table['runs'][f'{method}_2d'], table['runs'][f'{method}_3d']
+        rows.append((float(table['spec']['z_spacing']), method, statistics.mean(flat['psnr']),
+                     statistics.mean(deep['psnr']), f'{flat["steps"]} / {deep["steps"]}',
+                     f'{deep.get("commit", table["commit"])} (the table above)'))
   for row in results.get('networks', []):
-    found[float(row['z_step'])] = (statistics.mean(row['pairs_2d']['psnr']),
-                                   statistics.mean(row['pairs_3d']['psnr']),
-                                   f'{row["pairs_2d"]["steps"]} / {row["pairs_3d"]["steps"]} '
-                                   'steps')
-  return found
+    method = row.get('method', 'pairs')
+    flat, deep = row[f'{method}_2d'], row[f'{method}_3d']
+    rows.append((float(row['z_step']), method, statistics.mean(flat['psnr']),
+                 statistics.mean(deep['psnr']), f'{flat["steps"]} / {deep["steps"]}',
+                 row.get('commit', results['commit'])))
+  return rows
 
 
-def section(results, table=None):
-  """Markdown lines of the z-context table, from read_results() and the table's
+def section(results, table=None, goal_db=results_volumes.GOAL_DB):
+  """Markdown lines of the z-context tables, from read_results() and the table's
   results_volumes.read_results()."""
   if results is None:
     return []
   spec = results['spec']
   axial = spec['psf_sigma_xy'] * spec['psf_axial_ratio']
-  networks = _network_gains(results, table)
   out = ['### What the neighbouring planes are worth, by z step', '',
          'The phantom of the table at other z steps (the same objects and '
          f'{" x ".join(map(str, spec["shape"]))} voxels; the PSF\'s axial standard deviation '
-         f'is {axial:g} xy pixels), held-out volumes, first acquisition. First the best '
-         'separable Gaussian blur in xy alone against the best that also blurs along z '
-         '(widths searched on a grid): a linear filter shows how much signal the neighbouring '
-         'planes share, not what a network can make of it. Then the Noise2Noise pairs '
-         'networks of the table, trained and scored as there (3D for the table\'s steps, 2D '
-         'per plane for as long). '
+         f'is {axial:g} xy pixels), held-out volumes, first acquisition: the best separable '
+         'Gaussian blur in xy alone against the best that also blurs along z (widths searched '
+         'on a grid). A linear filter shows how much signal the neighbouring planes share, '
+         'not what a network can make of it. '
          f'Made by `tools/results_volumes_z_context.py` at {results["commit"]} on '
          f'{results["machine"]}, {results["date"]}.', '',
          '| z step (xy pixels) | axial PSF s.d. (planes) | noisy | blur in xy | blur in xyz '
-         '(sigma z, planes) | xyz - xy | pairs 2D per plane | pairs 3D | 3D - 2D | |',
-         '|---|---|---|---|---|---|---|---|---|---|']
+         '(its sigma z, planes) | xyz - xy |',
+         '|---|---|---|---|---|---|']
   for row in results['z_steps']:
-    line = (f'| {row["z_step"]:g} | {axial / row["z_step"]:.2f} | {row["input"]:.2f} | '
-            f'{row["xy"]["psnr"]:.2f} | {row["xyz"]["psnr"]:.2f} ({row["xyz"]["sigma_z"]:g}) | '
-            f'{row["xyz"]["psnr"] - row["xy"]["psnr"]:+.2f} |')
-    if float(row['z_step']) in networks:
-      flat, deep, note = networks[float(row['z_step'])]
-      line += f' {flat:.2f} | {deep:.2f} | {deep - flat:+.2f} | {note} |'
-    else:
-      line += ' | | | not measured |'
-    out.append(line)
-  return out + ['']
+    out.append(f'| {row["z_step"]:g} | {axial / row["z_step"]:.2f} | {row["input"]:.2f} | '
+               f'{row["xy"]["psnr"]:.2f} | {row["xyz"]["psnr"]:.2f} '
+               f'({row["xyz"]["sigma_z"]:g}) | {row["xyz"]["psnr"] - row["xy"]["psnr"]:+.2f} |')
+  rows = network_rows(results, table)
+  if not rows:
+    return out + ['']
+  out += ['', 'The networks of the table at those z steps, trained and scored as there (3D for '
+          'the table\'s steps, 2D per plane for as long):', '',
+          '| z step | method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | measured at |',
+          '|---|---|---|---|---|---|---|']
+  for z_step, method, flat, deep, steps, commit in rows:
+    out.append(f'| {z_step:g} | {results_volumes.METHOD_SHORT[method]} | {flat:.2f} | '
+               f'{deep:.2f} | {deep - flat:+.2f} | {steps} | {commit} |')
+  met = [f'{results_volumes.METHOD_SHORT[method]} at z step {z_step:g}'
+         for z_step, method, flat, deep, _, _ in rows if round(deep - flat, 2) >= goal_db]
+  out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more: '
+          f'{", ".join(met) if met else "in no row"}.', '']
+  return out
 
 
 if __name__ == '__main__':
