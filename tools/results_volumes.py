@@ -124,8 +124,8 @@ def define_flags():
                        f'{THREE_D_STEPS}; fewer to try the program out).', lower_bound=1)
 
 
-def _write_stack(path, array, axes='ZYX', z_spacing=SPEC.z_spacing):
-  spacing = (0.1 * z_spacing, 0.1, 0.1)
+def _write_stack(path, array, axes='ZYX', z_spacing=None):
+  spacing = (0.1 * (z_spacing or SPEC.z_spacing), 0.1, 0.1)
   like = volumes.Volume(volumes.to_canonical(array, axes), axes, 'imagej', spacing, 'micron')
   volumes.write_volume(path, like.pixels, like)
 
@@ -134,7 +134,8 @@ def _write_png16(path, plane):
   tf.io.write_file(path, tf.io.encode_png(plane[:, :, np.newaxis]))
 
 
-def _make_records(source, records, *options, data=DATA):
+def _make_records(source, records, *options, data=None):
+  data = data or DATA
   command = [sys.executable, os.path.join(REPO_ROOT, 'datasets', 'make_tfrecords.py'),
              *options, f'--white_level={WHITE_LEVEL:g}', '--overwrite',
              f'--input_dir={os.path.join(data, source)}',
@@ -143,9 +144,10 @@ def _make_records(source, records, *options, data=DATA):
                  stderr=subprocess.DEVNULL)
 
 
-def prepare_volumes(spec=SPEC, data=DATA):
-  """The phantom stacks of spec in data, their planes as 2D scenes, and both
-  datasets (records_3d, records_2d)."""
+def prepare_volumes(spec=None, data=None):
+  """The phantom stacks of spec (SPEC) in data (DATA), their planes as 2D scenes,
+  and both datasets (records_3d, records_2d)."""
+  spec, data = spec or SPEC, data or DATA
   for split, seeds in (('train', TRAIN_SEEDS), ('test', TEST_SEEDS)):
     for seed in seeds:
       captures, reference = phantom.phantom_scene(spec, seed)
@@ -238,9 +240,10 @@ def psnr(estimate, reference):
   return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
 
 
-def test_volumes(data=DATA):
+def test_volumes(data=None):
   """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the white
-  level's scale: the held-out stacks prepare_volumes wrote in data."""
+  level's scale: the held-out stacks prepare_volumes wrote in data (DATA)."""
+  data = data or DATA
   found = []
   for seed in TEST_SEEDS:
     folder = os.path.join(data, 'stacks', 'test', f'volume_{seed:03d}')
