@@ -544,17 +544,22 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
 
   results = {'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-26',
              'spec': {'shape': [32, 128, 128], 'z_spacing': 4.0, 'psf_sigma_xy': 1.2,
-                      'psf_axial_ratio': 3.0},
+                      'psf_axial_ratio': 3.0, 'peak_photons': 30.0},
+             # A filter row of the first format (no peak photons: the table's).
              'z_steps': [{'z_step': 4.0, 'shape': [32, 128, 128], 'input': 22.0,
                           'xy': blur(34.0, 0.0), 'xyz': blur(34.5, 0.6)},
-                         {'z_step': 1.0, 'shape': [128, 128, 128], 'input': 21.0,
-                          'xy': blur(32.0, 0.0), 'xyz': blur(35.75, 1.5)}],
-             # A row of the first format (no method, no stamp: pairs at the file's own
-             # commit and machine), then one kept from another commit and machine.
-             'networks': [{'z_step': 2.0, 'pairs_3d': run(300, 400.4, [36.0, 36.5]),
+                         {'z_step': 1.0, 'peak_photons': 30.0, 'shape': [128, 128, 128],
+                          'input': 21.0, 'xy': blur(32.0, 0.0), 'xyz': blur(35.75, 1.5)},
+                         {'z_step': 4.0, 'peak_photons': 5.0, 'shape': [32, 128, 128],
+                          'input': 7.5, 'xy': blur(25.25, 0.0), 'xyz': blur(27.75, 1.0)}],
+             # A row without method or stamp (pairs at the file's own commit and
+             # machine), then one kept from another commit and machine, at 5 photons.
+             'networks': [{'z_step': 2.0, 'spec': {'peak_photons': 30.0},
+                           'pairs_3d': run(300, 400.4, [36.0, 36.5]),
                            'pairs_2d': run(1800, 360.6, [36.5, 37.0])},
                           {'z_step': 2.0, 'method': 'neighbor2neighbor', 'commit': 'fed9876',
                            'machine': 'old CPU', 'date': '2026-11-20',
+                           'spec': {'peak_photons': 5.0},
                            'neighbor2neighbor_3d': run(300, 200, [37.0, 37.0]),
                            'neighbor2neighbor_2d': run(1400, 180, [36.0, 36.0])}]}
   table = {'commit': 'def5678', 'machine': 'table CPU',
@@ -566,18 +571,19 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
                     'blind_spot_3d': run(300, 412, [35.0, 35.0])}}
   page = '\n'.join(results_volumes_z_context.section(results, table, 1.0))
   # Axial s.d. 3.6 xy pixels: 0.9 planes at z step 4, 3.6 at z step 1.
-  assert '| 4 | 32 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 |' in page
-  assert '| 1 | 128 | 3.60 | 21.00 | 32.00 | 35.75 (1.5) | +3.75 |' in page
-  assert ('| 4 | Noise2Noise pairs | 37.75 | 35.62 | -2.12 | 1629 / 300 | 343 / 414 | '
+  assert '| 30 | 4 | 32 | 0.90 | 22.00 | 34.00 | 34.50 (0.6) | +0.50 |' in page
+  assert '| 30 | 1 | 128 | 3.60 | 21.00 | 32.00 | 35.75 (1.5) | +3.75 |' in page
+  assert '| 5 | 4 | 32 | 0.90 | 7.50 | 25.25 | 27.75 (1) | +2.50 |' in page
+  assert ('| 30 | 4 | Noise2Noise pairs | 37.75 | 35.62 | -2.12 | 1629 / 300 | 343 / 414 | '
           'c425c7a on table CPU (the table above) |') in page
-  assert ('| 4 | blind-spot | 34.00 | 35.00 | +1.00 | 1615 / 300 | 332 / 412 | '
+  assert ('| 30 | 4 | blind-spot | 34.00 | 35.00 | +1.00 | 1615 / 300 | 332 / 412 | '
           'def5678 on table CPU (the table above) |') in page
-  assert ('| 2 | Noise2Noise pairs | 36.75 | 36.25 | -0.50 | 1800 / 300 | 361 / 400 | '
+  assert ('| 30 | 2 | Noise2Noise pairs | 36.75 | 36.25 | -0.50 | 1800 / 300 | 361 / 400 | '
           'abc1234 on test CPU |') in page
-  assert ('| 2 | Neighbor2Neighbor | 36.00 | 37.00 | +1.00 | 1400 / 300 | 180 / 200 | '
+  assert ('| 5 | 2 | Neighbor2Neighbor | 36.00 | 37.00 | +1.00 | 1400 / 300 | 180 / 200 | '
           'fed9876 on old CPU |') in page
-  assert ('3D ahead of 2D per plane by 1 dB or more: blind-spot at z step 4, Neighbor2Neighbor '
-          'at z step 2.') in page
+  assert ('3D ahead of 2D per plane by 1 dB or more: blind-spot at z step 4, 30 photons, '
+          'Neighbor2Neighbor at z step 2, 5 photons.') in page
   assert 'at abc1234 on test CPU, 2026-11-26' in page
   # +0.99 misses the goal; without the table only the rows measured here.
   results['networks'][1]['neighbor2neighbor_3d']['psnr'] = [36.99, 36.99]
@@ -603,15 +609,150 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
                            {'z_step': 1.0, 'spec': z_context.spec_record(1.0)},
                            {'z_step': 2.0, 'method': 'blind_spot', 'commit': 'mid2222',
                             'machine': 'mid CPU', 'date': '2026-11-26',
-                            'spec': z_context.spec_record(2.0)}]}
-  kept = z_context.kept_networks(previous, {(2.0, 'pairs')})
+                            'spec': z_context.spec_record(2.0)},
+                           {'z_step': 4.0, 'method': 'pairs', 'commit': 'dim3333',
+                            'machine': 'dim CPU', 'date': '2026-11-27',
+                            'spec': z_context.spec_record(4.0, 5.0)}]}
+  kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
   assert [(row['z_step'], row['method'], row['commit'], row['machine']) for row in kept] == [
-      (1.0, 'pairs', 'old1111', 'old CPU'), (2.0, 'blind_spot', 'mid2222', 'mid CPU')]
+      (1.0, 'pairs', 'old1111', 'old CPU'), (2.0, 'blind_spot', 'mid2222', 'mid CPU'),
+      (4.0, 'pairs', 'dim3333', 'dim CPU')]
+  # The same method and z step at other photons is another row.
+  kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs'), (4.0, 30.0, 'pairs')})
+  assert [row['commit'] for row in kept][-1] == 'dim3333'
+  kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs'), (4.0, 5.0, 'pairs')})
+  assert [row['commit'] for row in kept] == ['old1111', 'mid2222']
   assert z_context.kept_networks(None, set()) == []
   # The first row has no spec (the first format): it cannot be kept, only measured again.
-  with pytest.raises(ValueError, match='the pairs row at z step 2 in .* was measured on another '
-                     'phantom'):
-    z_context.kept_networks(previous, {(1.0, 'pairs')})
-  previous['networks'][1]['spec'] = {**z_context.spec_record(1.0), 'peak_photons': 60.0}
-  with pytest.raises(ValueError, match='the pairs row at z step 1 '):
-    z_context.kept_networks(previous, {(2.0, 'pairs')})
+  with pytest.raises(ValueError, match='the pairs row at z step 2, 30 photons in .* was '
+                     'measured on another phantom'):
+    z_context.kept_networks(previous, {(1.0, 30.0, 'pairs')})
+  previous['networks'][1]['spec'] = {**z_context.spec_record(1.0), 'read_noise': 3.0}
+  with pytest.raises(ValueError, match='the pairs row at z step 1, 30 photons '):
+    z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
+  # A row's photons are part of its phantom: a 5-photon row whose spec says 10 is refused.
+  previous['networks'][1]['spec'] = z_context.spec_record(1.0)
+  previous['networks'][3]['spec'] = {**z_context.spec_record(4.0, 5.0), 'background_photons': 1.0}
+  with pytest.raises(ValueError, match='the pairs row at z step 4, 5 photons '):
+    z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
+
+
+def test_z_context_refuses_peak_photons_that_are_not_positive_numbers_or_repeat():
+  import pytest  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  assert results_volumes_z_context.parse_peak_photons(['30', '5', '2.5']) == [30.0, 5.0, 2.5]
+  for values, message in ((['dim'], "--network_peak_photons: 'dim' is not a number"),
+                          (['0'], '--network_peak_photons: peak photons 0: not a positive'),
+                          (['-5'], '--network_peak_photons: peak photons -5: not a positive'),
+                          (['5', '5.0'], '--network_peak_photons: 5.0 is given twice')):
+    with pytest.raises(ValueError) as error:
+      results_volumes_z_context.parse_peak_photons(values)
+    assert str(error.value).startswith(message), values
+    assert '\n' not in str(error.value)
+
+
+def test_z_context_phantoms_at_fewer_photons_keep_the_objects_and_add_noise():
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  from n2n.data import phantom  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  bright, dim = (results_volumes_z_context.spec_at(4.0, peak) for peak in (30.0, 5.0))
+  assert bright == results_volumes_z_context.spec_at(4.0)
+  assert dim.peak_photons == 5.0 and dim.shape == bright.shape
+  (bright_captures, bright_reference), (dim_captures, dim_reference) = (
+      phantom.phantom_scene(spec, 100) for spec in (bright, dim))
+  # The same objects: the references are one affine map of each other (photons
+  # background + peak x fluorescence, counts offset + gain x photons).
+  offset, gain = bright.camera_offset, bright.counts_per_photon
+  signal_bright = (bright_reference - offset) / gain - bright.background_photons
+  signal_dim = (dim_reference - offset) / gain - dim.background_photons
+  # Counts are rounded: half a count is 0.5 / gain photons in each.
+  rounding = 0.5 / gain * (1 / 30.0 + 1 / 5.0)
+  assert np.abs(signal_bright / 30.0 - signal_dim / 5.0).max() <= rounding + 1e-9
+  # Fewer photons: a lower signal-to-noise ratio, in photons.
+  def snr(captures, reference):
+    return float(np.std(reference.astype(np.float64)) /
+                 np.std(captures[0].astype(np.float64) - reference))
+  assert snr(dim_captures, dim_reference) < 0.6 * snr(bright_captures, bright_reference)
+  assert results_volumes_z_context.data_folder(4.0, 30.0).endswith('z_step_4')
+  assert results_volumes_z_context.data_folder(4.0, 5.0).endswith('z_step_4_peak_5')
+
+
+def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, monkeypatch):
+  import dataclasses  # pylint: disable=g-import-not-at-top
+  import json  # pylint: disable=g-import-not-at-top
+  import os  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  written = []
+
+  def fake_prepare(spec, data):
+    # What prepare_volumes leaves: its parts, each naming the spec it came from.
+    written.append(spec.peak_photons)
+    for part in results_volumes.VOLUME_PARTS:
+      os.makedirs(os.path.join(data, part), exist_ok=True)
+      with open(os.path.join(data, part, 'from.txt'), 'w') as marker:
+        marker.write(f'{spec.peak_photons:g}')
+
+  monkeypatch.setattr(results_volumes, 'prepare_volumes', fake_prepare)
+  data = str(tmp_path / 'volumes')
+  # Others' folders beside the volumes (the movies, the z-context phantoms) stay.
+  for other in ('movies', 'z_step_2'):
+    os.makedirs(os.path.join(data, other))
+  bright = results_volumes.SPEC
+  dim = dataclasses.replace(bright, peak_photons=5.0)
+  results_volumes.ensure_volumes(bright, data)
+  results_volumes.ensure_volumes(bright, data)
+  assert written == [30.0]
+  with open(os.path.join(data, 'spec.json')) as record:
+    assert json.load(record) == results_volumes.volume_record(bright)
+  os.makedirs(os.path.join(data, 'records_2d', 'stale'))
+  results_volumes.ensure_volumes(dim, data)
+  assert written == [30.0, 5.0]
+  assert not os.path.exists(os.path.join(data, 'records_2d', 'stale'))
+  for part in results_volumes.VOLUME_PARTS:
+    with open(os.path.join(data, part, 'from.txt')) as marker:
+      assert marker.read() == '5'
+  assert os.path.isdir(os.path.join(data, 'movies')) and os.path.isdir(os.path.join(data, 'z_step_2'))
+  # Interrupted before its spec.json was written: written again.
+  os.remove(os.path.join(data, 'spec.json'))
+  results_volumes.ensure_volumes(dim, data)
+  assert written == [30.0, 5.0, 5.0]
+
+
+def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(tmp_path,
+                                                                                 monkeypatch):
+  import os  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  trained = []
+  # Seconds per step: the 3D run 1.4 s, the 2D calibration 0.25 s, the 2D run 0.26 s.
+  per_step = {'deep': 1.4, 'calibrate': 0.25, 'flat': 0.26}
+
+  def fake_train(name, dims, method, steps, runs_dir, extra_flags=()):
+    trained.append((name, dims, method, steps, tuple(extra_flags)))
+    os.makedirs(os.path.join(runs_dir, name))
+    with open(os.path.join(runs_dir, name, 'config.json'), 'w') as config:
+      config.write('{}')
+    return 1.0
+
+  monkeypatch.setattr(results_volumes, 'train', fake_train)
+  monkeypatch.setattr(results_volumes, 'seconds_per_step',
+                      lambda model_dir: per_step[os.path.basename(model_dir)])
+  monkeypatch.setattr(results_volumes, 'batch_size', lambda model_dir: 2)
+  names = {3: 'deep', 2: 'flat', 'calibration': 'calibrate'}
+  extra = {3: ('--train_data=r3',), 2: ('--train_data=r2',)}
+  runs = results_volumes.train_equal_time('pairs', str(tmp_path), names, 300, extra,
+                                          {'commit': 'abc1234'})
+  # 300 x 1.4 = 420 s of 3D training: 1680 steps at the calibration's 0.25 s.
+  assert trained == [('deep', 3, 'pairs', 300, ('--train_data=r3',)),
+                     ('calibrate', 2, 'pairs', results_volumes.CALIBRATION_STEPS,
+                      ('--train_data=r2',)),
+                     ('flat', 2, 'pairs', 1680, ('--train_data=r2',))]
+  assert runs[3]['training_seconds'] == 420.0 and runs[2]['steps'] == 1680
+  # The 2D run's own time, from its own step time: 1680 x 0.26.
+  assert abs(runs[2]['training_seconds'] - 436.8) < 1e-9
+  assert runs[2]['commit'] == 'abc1234' and runs[3]['dims'] == 3
+  # A calibration already there is reused, not trained again.
+  trained.clear()
+  names = {3: 'deep2', 2: 'flat2', 'calibration': 'calibrate'}
+  per_step.update(deep2=0.7, flat2=0.25)
+  results_volumes.train_equal_time('pairs', str(tmp_path), names, 100, extra)
+  assert [name for name, *_ in trained] == ['deep2', 'flat2'] and trained[1][3] == 280

@@ -30,8 +30,10 @@ docs/results/volumes.json, each run with the commit it was measured at.
 Trains and measures from a clean checkout only (as tools/results_grid.py).
 """
 
+import dataclasses
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -144,6 +146,10 @@ def _make_records(source, records, *options, data=None):
                  stderr=subprocess.DEVNULL)
 
 
+# What prepare_volumes writes in its data folder.
+VOLUME_PARTS = ('stacks', 'planes', 'records_3d', 'records_2d')
+
+
 def prepare_volumes(spec=None, data=None):
   """The phantom stacks of spec (SPEC) in data (DATA), their planes as 2D scenes,
   and both datasets (records_3d, records_2d)."""
@@ -192,10 +198,40 @@ def _prepare_movies():
   _make_records('movie_pairs', 'records_movie_pairs_2d', '--scenes')
 
 
+def volume_record(spec=None):
+  """What the phantom volumes in a data folder and the runs on them depend on
+  (spec, default SPEC; the seeds, white level and step counts), as JSON."""
+  spec = spec or SPEC
+  return {**dataclasses.asdict(spec), 'shape': list(spec.shape),
+          'train_seeds': list(TRAIN_SEEDS), 'test_seeds': list(TEST_SEEDS),
+          'white_level': WHITE_LEVEL, 'three_d_steps': THREE_D_STEPS,
+          'calibration_steps': CALIBRATION_STEPS}
+
+
+def ensure_volumes(spec=None, data=None):
+  """prepare_volumes(spec, data) unless data holds them already, written from
+  this spec (its spec.json, volume_record(spec)): volumes written from another
+  phantom, or left half-written, are removed and written again (VOLUME_PARTS
+  only: the movies and other folders in data stay)."""
+  spec, data = spec or SPEC, data or DATA
+  record = os.path.join(data, 'spec.json')
+  if read_json(record) == volume_record(spec):
+    return
+  for part in ('spec.json',) + VOLUME_PARTS:
+    path = os.path.join(data, part)
+    if os.path.isdir(path):
+      shutil.rmtree(path)
+    elif os.path.exists(path):
+      os.remove(path)
+  prepare_volumes(spec, data)
+  # Written last: a folder without it is incomplete.
+  with open(record, 'w') as output:
+    json.dump(volume_record(spec), output, indent=1)
+
+
 def prepare_data():
-  """Writes the phantom volumes and movies and their datasets, unless there."""
-  if not os.path.exists(os.path.join(DATA, 'records_2d', 'manifest.json')):
-    prepare_volumes()
+  """Writes the phantom volumes (ensure_volumes) and movies and their datasets, unless there."""
+  ensure_volumes()
   if not os.path.exists(os.path.join(DATA, 'records_movie_pairs_2d', 'manifest.json')):
     _prepare_movies()
 
@@ -325,25 +361,41 @@ def _specs():
                          'test_movies': len(TEST_MOVIE_SEEDS)}}
 
 
-def _measure(methods, runs_dir, stamp):
-  """Trains and scores the 3D and 2D runs of each method: {name: run}."""
+def train_equal_time(method, runs_dir, names, steps_3d, extra_flags=None, stamp=None):
+  """Trains a method's 3D network for steps_3d steps, then its 2D network per
+  plane for the 3D run's training time (its steps from a short 2D calibration
+  run's seconds per step, reused if there). names: {3: run, 2: run,
+  'calibration': run} folder names in runs_dir; extra_flags: {dims: train.py
+  flags} (the calibration gets the 2D ones); stamp: fields added to each record.
+  Returns {dims: run record}."""
+  extra_flags = extra_flags or {}
   runs = {}
-  for name, dims, method in VARIANTS:
-    if method not in methods:
-      continue
+  for dims in (3, 2):
     if dims == 3:
-      steps = FLAGS.steps_3d
+      steps = steps_3d
     else:
-      calibration = os.path.join(runs_dir, f'calibration_2d_{method}')
+      calibration = os.path.join(runs_dir, names['calibration'])
       if not os.path.exists(os.path.join(calibration, 'config.json')):
-        train(f'calibration_2d_{method}', 2, method, CALIBRATION_STEPS, runs_dir)
-      budget = runs[name.replace('_2d', '_3d')]['training_seconds']
-      steps = int(round(budget / seconds_per_step(calibration)))
-    wall = train(name, dims, method, steps, runs_dir)
-    model_dir = os.path.join(runs_dir, name)
-    runs[name] = {'dims': dims, 'method': method, 'steps': steps,
+        train(names['calibration'], 2, method, CALIBRATION_STEPS, runs_dir,
+              extra_flags.get(2, ()))
+      steps = int(round(runs[3]['training_seconds'] / seconds_per_step(calibration)))
+    wall = train(names[dims], dims, method, steps, runs_dir, extra_flags.get(dims, ()))
+    model_dir = os.path.join(runs_dir, names[dims])
+    runs[dims] = {'dims': dims, 'method': method, 'steps': steps,
                   'batch_size': batch_size(model_dir), 'wall_seconds': wall,
-                  'training_seconds': steps * seconds_per_step(model_dir), **stamp}
+                  'training_seconds': steps * seconds_per_step(model_dir), **(stamp or {})}
+  return runs
+
+
+def _measure(methods, runs_dir, stamp):
+  """Trains the 3D and 2D runs of each method for equal time: {name: run}."""
+  runs = {}
+  for method in METHOD_FLAGS:
+    if method in methods:
+      trained = train_equal_time(method, runs_dir, {3: f'{method}_3d', 2: f'{method}_2d',
+                                                    'calibration': f'calibration_2d_{method}'},
+                                 FLAGS.steps_3d, stamp=stamp)
+      runs.update({f'{method}_{dims}d': run for dims, run in trained.items()})
   return runs
 
 

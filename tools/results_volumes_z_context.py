@@ -1,6 +1,7 @@
-"""How much the neighbouring planes are worth on the phantom, by z step: the best
-separable Gaussian filter over xy alone against the best over z too, and the
-networks of the table (3D against 2D per plane at equal training time) at other z steps.
+"""How much the neighbouring planes are worth on the phantom, by z step and light:
+the best separable Gaussian filter over xy alone against the best over z too, and
+the networks of the table (3D against 2D per plane at equal training time) at
+other z steps and photon counts.
 
   python tools/results_volumes_z_context.py   # -> docs/results/volumes_z_context.json
   python tools/results_grid.py --render_only  # the "Volumes and movies" section
@@ -11,18 +12,21 @@ point-spread function: planes far apart (a z step near the PSF's axial width) sh
 little. This measures it without training anything, on the phantom of the table
 (tools/results_volumes.py: its held-out seeds, its first acquisitions, PSNR against the
 reference as the table scores) sampled at other z steps: the same objects in the same
-physical depth (32 planes at z step 4 are 64 at z step 2 and 128 at z step 1). For
-each, the best Gaussian blur in xy only (sigma_z = 0) and the best in xyz, over a grid
+physical depth (32 planes at z step 4 are 64 at z step 2 and 128 at z step 1),
+imaged with the table's peak photons (30) and with fewer (10, 5: the same objects
+and the same seeds, noisier). The fewer photons a plane has, the more its signal
+is told from noise by what its neighbours share. For each, the best Gaussian blur in xy only (sigma_z = 0) and the best in xyz, over a grid
 of widths. A linear filter shows how much signal the neighbouring planes share, not
 what a network can make of it. The filters take under a minute on a CPU.
 
-Then, at each of --network_z_steps, the rows of --network_methods in the table are
-measured again on the phantom at that z step (data in data/volumes/z_step_Z, written
-once, with the spec it was written from): the 3D network for the table's steps, the 2D
+Then, at each of --network_z_steps and --network_peak_photons, the rows of
+--network_methods in the table are measured again on that phantom (data in
+data/volumes/z_step_Z[_peak_P], written once, with the spec it was written from): the 3D network for the table's steps, the 2D
 network per plane for the time a short calibration run predicts for it (as the table
 does), scored as the table scores (tools/results_volumes.py's functions and configs;
-15 to 25 minutes per z step and method on 2 cores). Rows not measured again are kept
-with their commit if the phantom they were measured on is the one of now. Trains and
+15 to 25 minutes per phantom and method on 2 cores). Rows not measured again are
+kept with their commit if the phantom they were measured on is the one of now. The
+data keep the table's white level (600 counts) at every photon count. Trains and
 measures from a clean checkout only (as tools/results_grid.py).
 """
 
@@ -49,8 +53,10 @@ from tools import results_volumes  # pylint: disable=g-import-not-at-top
 
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_z_context.json')
 Z_STEPS = (4.0, 2.0, 1.0)
+# Peak photons of the filters' rows: the table's, then dimmer.
+PEAK_PHOTONS = (results_volumes.SPEC.peak_photons, 10.0, 5.0)
 # Blur widths searched, standard deviations: xy in pixels, z in planes (0: xy only).
-SIGMAS_XY = (0.6, 0.8, 1.0, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5)
+SIGMAS_XY = (0.6, 0.8, 1.0, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
 SIGMAS_Z = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
 
 # The table's methods on volumes that this can measure at other z steps.
@@ -65,34 +71,45 @@ def define_flags():
   flags.DEFINE_list('network_z_steps', ['2', '1'], 'The z steps at which the networks train '
                     'and are scored (the table above is z step '
                     f'{results_volumes.SPEC.z_spacing:g}); empty for the filters only.')
-  flags.DEFINE_list('network_methods', ['pairs'], 'The methods trained at each of '
-                    f'--network_z_steps, of {", ".join(NETWORK_METHODS)}. Rows of other z steps '
+  flags.DEFINE_list('network_peak_photons', [f'{results_volumes.SPEC.peak_photons:g}'],
+                    'The peak photons of the phantoms the networks train and are scored on '
+                    '(at each of --network_z_steps).')
+  flags.DEFINE_list('network_methods', ['pairs'], 'The methods trained on each of those '
+                    f'phantoms, of {", ".join(NETWORK_METHODS)}. Rows of other phantoms '
                     'and methods are kept from the JSON with the commit they were measured at.')
   flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
 
 
-def spec_at(z_step):
+def spec_at(z_step, peak_photons=None):
   """The table's phantom spec sampled at z_step: the same physical depth (and so
-  the same objects for a seed) in as many planes as that takes; ValueError naming
-  z_step where that is no whole number of planes."""
+  the same objects for a seed) in as many planes as that takes, imaged with
+  peak_photons (None: the table's); ValueError naming z_step where that is no
+  whole number of planes, or a value that is not positive."""
   spec = results_volumes.SPEC
+  if peak_photons is None:
+    peak_photons = spec.peak_photons
+  if not peak_photons > 0:
+    raise ValueError(f'peak photons {peak_photons:g}: not a positive number')
   if not z_step > 0:
     raise ValueError(f'z step {z_step:g}: not a positive number')
   planes = spec.shape[0] * spec.z_spacing / z_step
   if abs(planes - round(planes)) > 1e-9:
     raise ValueError(f'z step {z_step:g}: the table\'s {spec.shape[0]} planes at z step '
                      f'{spec.z_spacing:g} are no whole number of planes at it')
-  return dataclasses.replace(spec, z_spacing=z_step, shape=(int(round(planes)),) + spec.shape[1:])
+  return dataclasses.replace(spec, z_spacing=z_step, shape=(int(round(planes)),) + spec.shape[1:],
+                             peak_photons=peak_photons)
 
 
-def spec_record(z_step):
-  """What a measurement at z_step depends on, as the JSON records it."""
-  return {**dataclasses.asdict(spec_at(z_step)), 'shape': list(spec_at(z_step).shape),
-          'train_seeds': list(results_volumes.TRAIN_SEEDS),
-          'test_seeds': list(results_volumes.TEST_SEEDS),
-          'white_level': results_volumes.WHITE_LEVEL,
-          'three_d_steps': results_volumes.THREE_D_STEPS,
-          'calibration_steps': results_volumes.CALIBRATION_STEPS}
+def spec_record(z_step, peak_photons=None):
+  """What a measurement at z_step and peak_photons depends on, as the JSON records it."""
+  return results_volumes.volume_record(spec_at(z_step, peak_photons))
+
+
+def data_folder(z_step, peak_photons):
+  """data/volumes/z_step_Z, with _peak_P where P is not the table's photons."""
+  light = ('' if peak_photons == results_volumes.SPEC.peak_photons
+           else f'_peak_{peak_photons:g}')
+  return os.path.join(results_volumes.DATA, f'z_step_{z_step:g}{light}')
 
 
 def best_blur(volumes, sigmas_z):
@@ -105,102 +122,108 @@ def best_blur(volumes, sigmas_z):
              for sigma_z in sigmas_z for sigma in SIGMAS_XY)
 
 
-def measure(z_step):
-  """{z_step, input, xy, xyz} of the held-out phantom volumes at z_step."""
-  spec = spec_at(z_step)
+def measure(z_step, peak_photons):
+  """{z_step, peak_photons, shape, input, xy, xyz} of the held-out phantom volumes."""
+  spec = spec_at(z_step, peak_photons)
   volumes = []
   for seed in results_volumes.TEST_SEEDS:
     captures, reference = phantom.phantom_scene(spec, seed)
     volumes.append((captures[0].astype(np.float64), reference.astype(np.float64)))
   keys = ('psnr', 'sigma_z', 'sigma_xy')
-  return {'z_step': z_step, 'shape': list(spec.shape),
+  return {'z_step': z_step, 'peak_photons': peak_photons, 'shape': list(spec.shape),
           'input': float(np.mean([results_volumes.psnr(noisy, reference)
                                   for noisy, reference in volumes])),
           'xy': dict(zip(keys, best_blur(volumes, (0.0,)))),
           'xyz': dict(zip(keys, best_blur(volumes, SIGMAS_Z)))}
 
 
-def train_and_score(z_step, method, runs_dir):
-  """{dims: run} of the method's networks on the phantom at z_step, as the table's row."""
-  data = os.path.join(results_volumes.DATA, f'z_step_{z_step:g}')
-  record = os.path.join(data, 'spec.json')
-  if results_volumes.read_json(record) != spec_record(z_step):
-    # Missing, or written from another phantom: write it again from scratch.
-    shutil.rmtree(data, ignore_errors=True)
-    results_volumes.prepare_volumes(spec_at(z_step), data)
-    with open(record, 'w') as output:
-      json.dump(spec_record(z_step), output, indent=1)
-  runs, tests = {}, results_volumes.test_volumes(data)
-  for dims in (3, 2):
-    extra = (f'--train_data={os.path.join(data, f"records_{dims}d")}',)
-    if dims == 3:
-      steps = results_volumes.THREE_D_STEPS
-    else:
-      calibration = run_names(z_step, method)[1]
-      results_volumes.train(calibration, 2, method, results_volumes.CALIBRATION_STEPS, runs_dir,
-                            extra)
-      steps = int(round(runs[3]['training_seconds'] / results_volumes.seconds_per_step(
-          os.path.join(runs_dir, calibration))))
-    name = run_names(z_step, method)[0 if dims == 3 else 2]
-    results_volumes.train(name, dims, method, steps, runs_dir, extra)
-    model_dir = os.path.join(runs_dir, name)
-    denoise = results_volumes.denoiser(model_dir, dims)
-    runs[dims] = {'steps': steps,
-                  'training_seconds': steps * results_volumes.seconds_per_step(model_dir),
-                  'psnr': [results_volumes.psnr(denoise(noisy)[..., 0], reference)
-                           for noisy, reference in tests]}
+def train_and_score(z_step, peak_photons, method, runs_dir, stamp):
+  """{dims: run} of the method's networks on the phantom at z_step and
+  peak_photons, trained as the table's row (results_volumes.train_equal_time)
+  and scored on its held-out volumes."""
+  data = data_folder(z_step, peak_photons)
+  results_volumes.ensure_volumes(spec_at(z_step, peak_photons), data)
+  runs = results_volumes.train_equal_time(
+      method, runs_dir, run_names(z_step, peak_photons, method), results_volumes.THREE_D_STEPS,
+      {dims: (f'--train_data={os.path.join(data, f"records_{dims}d")}',) for dims in (2, 3)},
+      stamp)
+  tests = results_volumes.test_volumes(data)
+  for dims, run in runs.items():
+    denoise = results_volumes.denoiser(os.path.join(runs_dir, run_names(
+        z_step, peak_photons, method)[dims]), dims)
+    run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
+                   for noisy, reference in tests]
   return runs
 
 
-def run_names(z_step, method):
-  """(3D run, 2D calibration, 2D run) folder names of a method at a z step."""
-  return (f'{method}_3d_z{z_step:g}', f'calibration_2d_{method}_z{z_step:g}',
-          f'{method}_2d_z{z_step:g}')
+def run_names(z_step, peak_photons, method):
+  """{3: run, 2: run, 'calibration': 2D run} folder names of a method on a phantom."""
+  phantom_name = f'z{z_step:g}_p{peak_photons:g}'
+  return {3: f'{method}_3d_{phantom_name}', 2: f'{method}_2d_{phantom_name}',
+          'calibration': f'calibration_2d_{method}_{phantom_name}'}
 
 
 def kept_networks(previous, measured):
   """The network rows of an earlier JSON that this run does not measure again
-  (keys (z step, method) in measured), each with the commit, machine and date it
-  was measured at (rows of the first format: pairs, the file's own stamp);
-  ValueError naming a row to keep that was measured on another phantom."""
+  (keys (z step, peak photons, method) in measured), each with the commit,
+  machine and date it was measured at (rows of the first format: pairs, the
+  file's own stamp); ValueError naming a row to keep that was measured on
+  another phantom."""
   kept = []
   for row in (previous or {}).get('networks', []):
     row = {'method': 'pairs', **{field: previous[field] for field in ('commit', 'machine', 'date')},
            **row}
-    key = (float(row['z_step']), row['method'])
+    # Rows of the first format have no spec: they were at the table's photons.
+    key = (float(row['z_step']),
+           float(row.get('spec', {}).get('peak_photons', results_volumes.SPEC.peak_photons)),
+           row['method'])
     if key in measured:
       continue
-    if row.get('spec') != spec_record(key[0]):
-      raise ValueError(f'the {row["method"]} row at z step {key[0]:g} in {RESULTS_JSON} was '
-                       'measured on another phantom; measure it again (--network_z_steps, '
-                       '--network_methods)')
+    if row.get('spec') != spec_record(key[0], key[1]):
+      raise ValueError(f'the {row["method"]} row at z step {key[0]:g}, {key[1]:g} photons in '
+                       f'{RESULTS_JSON} was measured on another phantom; measure it again '
+                       '(--network_z_steps, --network_peak_photons, --network_methods)')
     kept.append(row)
   return kept
+
+
+def _parse_list(values, flag, check):
+  """values of a list flag as floats; ValueError naming a value that is no
+  number, a repeat, or one check(value) refuses (its ValueError)."""
+  parsed = []
+  for value in values:
+    try:
+      number = float(value)
+    except ValueError:
+      raise ValueError(f'--{flag}: {value!r} is not a number') from None
+    if number in parsed:
+      raise ValueError(f'--{flag}: {value} is given twice')
+    try:
+      check(number)
+    except ValueError as error:
+      raise ValueError(f'--{flag}: {error}') from None
+    parsed.append(number)
+  return parsed
 
 
 def parse_z_steps(values):
   """--network_z_steps as floats; ValueError naming a value that is no positive
   number, a repeat, or no whole number of planes (spec_at)."""
-  z_steps = []
-  for value in values:
-    try:
-      z_step = float(value)
-    except ValueError:
-      raise ValueError(f'--network_z_steps: {value!r} is not a number') from None
-    if z_step in z_steps:
-      raise ValueError(f'--network_z_steps: {value} is given twice')
-    try:
-      spec_at(z_step)
-    except ValueError as error:
-      raise ValueError(f'--network_z_steps: {error}') from None
-    z_steps.append(z_step)
-  return z_steps
+  return _parse_list(values, 'network_z_steps', spec_at)
+
+
+def parse_peak_photons(values):
+  """--network_peak_photons as floats; ValueError naming a value that is no
+  positive number or a repeat."""
+  return _parse_list(values, 'network_peak_photons',
+                     lambda peak: spec_at(results_volumes.SPEC.z_spacing, peak))
 
 
 def main(argv):
   del argv
   try:
     z_steps = parse_z_steps(FLAGS.network_z_steps)
+    peaks = parse_peak_photons(FLAGS.network_peak_photons)
   except ValueError as error:
     raise SystemExit(str(error)) from None
   unknown = sorted(set(FLAGS.network_methods) - set(NETWORK_METHODS))
@@ -211,9 +234,10 @@ def main(argv):
     raise SystemExit(f'--network_methods: {",".join(FLAGS.network_methods)} names a method twice')
   if z_steps and not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
-  measured = [(z_step, method) for z_step in z_steps for method in FLAGS.network_methods]
-  for z_step, method in measured:
-    for name in run_names(z_step, method):
+  measured = [(z_step, peak, method) for peak in peaks for z_step in z_steps
+              for method in FLAGS.network_methods]
+  for z_step, peak, method in measured:
+    for name in run_names(z_step, peak, method).values():
       if os.path.exists(os.path.join(FLAGS.runs_dir, name)):
         # train.py would resume it: a run of older code stamped with this commit.
         raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
@@ -223,23 +247,25 @@ def main(argv):
            'date': time.strftime('%Y-%m-%d')}
   results = {**stamp,
              'spec': spec_record(results_volumes.SPEC.z_spacing),
-             'z_steps': [measure(z_step) for z_step in Z_STEPS]}
+             'z_steps': [measure(z_step, peak) for peak in PEAK_PHOTONS for z_step in Z_STEPS]}
   for row in results['z_steps']:
-    print(f'z step {row["z_step"]:g}: xy {row["xy"]["psnr"]:.2f} dB, xyz '
+    print(f'z step {row["z_step"]:g}, {row["peak_photons"]:g} photons: xy {row["xy"]["psnr"]:.2f} dB, xyz '
           f'{row["xyz"]["psnr"]:.2f} dB ({row["xyz"]["psnr"] - row["xy"]["psnr"]:+.2f})',
           flush=True)
   try:
     networks = kept_networks(read_results(), set(measured))
   except ValueError as error:
     raise SystemExit(str(error)) from None
-  for z_step, method in measured:
-    runs = train_and_score(z_step, method, FLAGS.runs_dir)
-    networks.append({'z_step': z_step, 'method': method, **stamp, 'spec': spec_record(z_step),
+  for z_step, peak, method in measured:
+    runs = train_and_score(z_step, peak, method, FLAGS.runs_dir, stamp)
+    networks.append({'z_step': z_step, 'method': method, **stamp,
+                     'spec': spec_record(z_step, peak),
                      f'{method}_3d': runs[3], f'{method}_2d': runs[2]})
-    print(f'z step {z_step:g}, {method}: 3D {np.mean(runs[3]["psnr"]):.2f} dB, 2D per plane '
-          f'{np.mean(runs[2]["psnr"]):.2f} dB', flush=True)
-  results['networks'] = sorted(networks, key=lambda row: (-float(row['z_step']),
-                                                          NETWORK_METHODS.index(row['method'])))
+    print(f'z step {z_step:g}, {peak:g} photons, {method}: 3D {np.mean(runs[3]["psnr"]):.2f} dB, '
+          f'2D per plane {np.mean(runs[2]["psnr"]):.2f} dB', flush=True)
+  results['networks'] = sorted(networks, key=lambda row: (
+      -float(row['spec']['peak_photons']), -float(row['z_step']),
+      NETWORK_METHODS.index(row['method'])))
   with open(RESULTS_JSON, 'w') as output:
     json.dump(results, output, indent=1)
   print(f'wrote {RESULTS_JSON}')
@@ -268,23 +294,26 @@ def table_matches(table):
 
 
 def network_rows(results, table):
-  """[(z step, method, 2D dB, 3D dB, steps 2D / 3D, training s 2D / 3D, measured
-  at)]: the table's own rows (tools/results_volumes.py) at its z step, if measured
-  on this phantom, then the networks measured here."""
+  """[(z step, peak photons, method, 2D dB, 3D dB, steps 2D / 3D, training s
+  2D / 3D, measured at)]: the table's own rows (tools/results_volumes.py), if
+  measured on this phantom, then the networks measured here."""
   rows = []
   pairs = []
   if table is not None and table_matches(table):
     for method in NETWORK_METHODS:
       if f'{method}_2d' in table['runs'] and f'{method}_3d' in table['runs']:
-        pairs.append((float(table['spec']['z_spacing']), method, table['runs'][f'{method}_2d'],
-                      table['runs'][f'{method}_3d'], table, ' (the table above)'))
+        pairs.append((float(table['spec']['z_spacing']), float(table['spec']['peak_photons']),
+                       method, table['runs'][f'{method}_2d'], table['runs'][f'{method}_3d'],
+                       table, ' (the table above)'))
   for row in results.get('networks', []):
     method = row.get('method', 'pairs')
     stamped = {field: row.get(field, results[field]) for field in ('commit', 'machine', 'date')}
-    pairs.append((float(row['z_step']), method, {**stamped, **row[f'{method}_2d']},
-                  {**stamped, **row[f'{method}_3d']}, results, ''))
-  for z_step, method, flat, deep, default, note in pairs:
-    rows.append((z_step, method, statistics.mean(flat['psnr']), statistics.mean(deep['psnr']),
+    pairs.append((float(row['z_step']), float(row['spec']['peak_photons']), method,
+                  {**stamped, **row[f'{method}_2d']}, {**stamped, **row[f'{method}_3d']},
+                  results, ''))
+  for z_step, peak, method, flat, deep, default, note in pairs:
+    rows.append((z_step, peak, method, statistics.mean(flat['psnr']),
+                 statistics.mean(deep['psnr']),
                  f'{flat["steps"]} / {deep["steps"]}',
                  f'{flat["training_seconds"]:.0f} / {deep["training_seconds"]:.0f}',
                  _stamp(flat, deep, default) + note))
@@ -298,37 +327,41 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
     return []
   spec = results['spec']
   axial = spec['psf_sigma_xy'] * spec['psf_axial_ratio']
-  out = ['### What the neighbouring planes are worth, by z step', '',
+  out = ['### What the neighbouring planes are worth, by z step and light', '',
          'The phantom of the table sampled at other z steps: the same objects in the same '
          f'depth ({spec["shape"][0]} planes at z step {spec["z_spacing"]:g}; the PSF\'s axial '
-         f'standard deviation is {axial:g} xy pixels). On the held-out volumes\' first '
-         'acquisitions, the best separable Gaussian blur in xy alone against the best that '
-         'also blurs along z (widths searched on a grid). A linear filter shows how much '
-         'signal the neighbouring planes share, not what a network can make of it. '
+         f'standard deviation is {axial:g} xy pixels), imaged with the table\'s '
+         f'{spec["peak_photons"]:g} photons at the brightest structure and with fewer (the same '
+         'objects, noisier). On the held-out volumes\' first acquisitions, the best separable '
+         'Gaussian blur in xy alone against the best that also blurs along z (widths searched '
+         'on a grid). A linear filter shows how much signal the neighbouring planes share, '
+         'not what a network can make of it. '
          f'Made by `tools/results_volumes_z_context.py` at {results["commit"]} on '
          f'{results["machine"]}, {results["date"]}.', '',
-         '| z step (xy pixels) | planes | axial PSF s.d. (planes) | noisy | blur in xy | '
-         'blur in xyz (its sigma z, planes) | xyz - xy |',
-         '|---|---|---|---|---|---|---|']
+         '| peak photons | z step (xy pixels) | planes | axial PSF s.d. (planes) | noisy | '
+         'blur in xy | blur in xyz (its sigma z, planes) | xyz - xy |',
+         '|---|---|---|---|---|---|---|---|']
   for row in results['z_steps']:
     planes = row.get('shape', [''])[0]
-    out.append(f'| {row["z_step"]:g} | {planes} | {axial / row["z_step"]:.2f} | '
+    peak = row.get('peak_photons', spec['peak_photons'])
+    out.append(f'| {peak:g} | {row["z_step"]:g} | {planes} | {axial / row["z_step"]:.2f} | '
                f'{row["input"]:.2f} | {row["xy"]["psnr"]:.2f} | {row["xyz"]["psnr"]:.2f} '
                f'({row["xyz"]["sigma_z"]:g}) | {row["xyz"]["psnr"] - row["xy"]["psnr"]:+.2f} |')
   rows = network_rows(results, table)
   if not rows:
     return out + ['']
-  out += ['', 'The networks of the table on the phantom at those z steps, trained and scored as '
+  out += ['', 'The networks of the table on some of those phantoms, trained and scored as '
           'there: 3D for the table\'s steps, 2D per plane for the time a short calibration run '
           'predicts (one seed per row):', '',
-          '| z step | method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | '
+          '| peak photons | z step | method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | '
           'training s 2D / 3D | measured at |',
-          '|---|---|---|---|---|---|---|---|']
-  for z_step, method, flat, deep, steps, seconds, stamp in rows:
-    out.append(f'| {z_step:g} | {results_volumes.METHOD_SHORT[method]} | {flat:.2f} | '
-               f'{deep:.2f} | {deep - flat:+.2f} | {steps} | {seconds} | {stamp} |')
-  met = [f'{results_volumes.METHOD_SHORT[method]} at z step {z_step:g}'
-         for z_step, method, flat, deep, _, _, _ in rows if round(deep - flat, 2) >= goal_db]
+          '|---|---|---|---|---|---|---|---|---|']
+  for z_step, peak, method, flat, deep, steps, seconds, stamp in rows:
+    out.append(f'| {peak:g} | {z_step:g} | {results_volumes.METHOD_SHORT[method]} | '
+               f'{flat:.2f} | {deep:.2f} | {deep - flat:+.2f} | {steps} | {seconds} | {stamp} |')
+  met = [f'{results_volumes.METHOD_SHORT[method]} at z step {z_step:g}, {peak:g} photons'
+         for z_step, peak, method, flat, deep, _, _, _ in rows
+         if round(deep - flat, 2) >= goal_db]
   out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more: '
           f'{", ".join(met) if met else "in no row"}.', '']
   return out
