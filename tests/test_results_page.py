@@ -756,3 +756,69 @@ def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(
   per_step.update(deep2=0.7, flat2=0.25)
   results_volumes.train_equal_time('pairs', str(tmp_path), names, 100, extra)
   assert [name for name, *_ in trained] == ['deep2', 'flat2'] and trained[1][3] == 280
+
+
+def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp_path):
+  """results_volumes_z_context.main in a subprocess (its flags are absl's
+  globals), with the filters and the training replaced by fakes that say what
+  they were asked."""
+  import json  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  results_json = tmp_path / 'volumes_z_context.json'
+  driver = (
+      'from absl import app\n'
+      'from tools import results_volumes_z_context as z\n'
+      f'z.RESULTS_JSON = {str(results_json)!r}\n'
+      'z.Z_STEPS, z.PEAK_PHOTONS = (4.0,), (30.0, 5.0)\n'
+      'def measure(z_step, peak):\n'
+      '  blur = {"psnr": 30.0, "sigma_z": 0.0, "sigma_xy": 1.0}\n'
+      '  return {"z_step": z_step, "peak_photons": peak, "shape": [32, 128, 128],\n'
+      '          "input": peak, "xy": blur, "xyz": blur}\n'
+      'z.measure = measure\n'
+      'def train_and_score(z_step, peak, method, runs_dir, stamp):\n'
+      '  print("trains", z_step, peak, method, flush=True)\n'
+      '  return {dims: {"steps": dims, "training_seconds": 1.0, "psnr": [peak + dims], **stamp}\n'
+      '          for dims in (2, 3)}\n'
+      'z.train_and_score = train_and_score\n'
+      'z.define_flags()\n'
+      'app.run(z.main)\n')
+
+  def row(z_step, peak, commit, **spec_changes):
+    run = {'steps': 1, 'training_seconds': 1.0, 'psnr': [1.0]}
+    return {'z_step': z_step, 'method': 'pairs', 'commit': commit, 'machine': 'old CPU',
+            'date': '2026-11-20', 'spec': {**z_context.spec_record(z_step, peak), **spec_changes},
+            'pairs_3d': run, 'pairs_2d': run}
+
+  def measure_again(*flags):
+    return subprocess.run([sys.executable, '-c', driver, '--allow_dirty',
+                           f'--runs_dir={tmp_path / "runs"}', '--network_methods=pairs', *flags],
+                          cwd=REPO_ROOT, capture_output=True, text=True)
+
+  stamp = {'commit': 'file000', 'machine': 'old CPU', 'date': '2026-11-20'}
+  results_json.write_text(json.dumps({**stamp, 'networks': [row(4.0, 30.0, 'old1111'),
+                                                             row(4.0, 5.0, 'old2222')]}))
+  measured = measure_again('--network_z_steps=4', '--network_peak_photons=5')
+  assert measured.returncode == 0, measured.stderr
+  assert measured.stdout.count('trains') == 1 and 'trains 4.0 5.0 pairs' in measured.stdout
+  results = json.loads(results_json.read_text())
+  assert [(row['z_step'], row['peak_photons']) for row in results['z_steps']] == [
+      (4.0, 30.0), (4.0, 5.0)]
+  # The 30-photon row kept with its commit; the 5-photon one measured now, after it.
+  assert [(row['spec']['peak_photons'], row['commit']) for row in results['networks']] == [
+      (30.0, 'old1111'), (5.0, results['commit'])]
+  assert results['networks'][1]['pairs_3d']['psnr'] == [8.0]
+  assert results['networks'][1]['spec'] == z_context.spec_record(4.0, 5.0)
+  # A run folder of an earlier measurement would be resumed by train.py: refused.
+  (tmp_path / 'runs' / 'pairs_3d_z4_p5').mkdir(parents=True)
+  refused = measure_again('--network_z_steps=4', '--network_peak_photons=5')
+  assert refused.returncode != 0 and 'trains' not in refused.stdout
+  assert 'pairs_3d_z4_p5 exists from an earlier measurement' in refused.stderr
+  # A kept row measured on another phantom is refused, naming it.
+  results_json.write_text(json.dumps({**stamp, 'networks': [
+      row(4.0, 10.0, 'old3333', read_noise=3.0)]}))
+  refused = measure_again('--network_z_steps=2', '--network_peak_photons=5')
+  assert refused.returncode != 0 and 'trains' not in refused.stdout
+  assert 'the pairs row at z step 4, 10 photons in' in refused.stderr
+  refused = measure_again('--network_z_steps=4', '--network_peak_photons=-5')
+  assert refused.returncode != 0
+  assert '--network_peak_photons: peak photons -5: not a positive number' in refused.stderr
