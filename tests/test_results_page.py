@@ -585,6 +585,21 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
   assert ('3D ahead of 2D per plane by 1 dB or more: blind-spot at z step 4, 30 photons, '
           'Neighbor2Neighbor at z step 2, 5 photons.') in page
   assert 'at abc1234 on test CPU, 2026-11-26' in page
+  # Below its phantom's best blur in xy (none here: blind-spot's 2D 34.00 equals
+  # it); only rows whose phantom has a filter row are compared.
+  assert 'below the best blur' not in page
+  results['z_steps'].append({'z_step': 2.0, 'peak_photons': 5.0, 'shape': [64, 128, 128],
+                             'input': 7.5, 'xy': blur(36.5, 0.0), 'xyz': blur(38.0, 1.5)})
+  assert ('Networks that scored below the best blur in xy alone of their phantom (the first '
+          'table): Neighbor2Neighbor 2D at z step 2, 5 photons.') in '\n'.join(
+              results_volumes_z_context.section(results, table, 1.0))
+  results['z_steps'][-1]['xy']['psnr'] = 37.5
+  results['z_steps'][0]['xy']['psnr'] = 34.25
+  assert ('alone of their phantom (the first table): blind-spot 2D at z step 4, 30 photons; '
+          'Neighbor2Neighbor 2D and 3D at z step 2, 5 photons.') in '\n'.join(
+              results_volumes_z_context.section(results, table, 1.0))
+  results['z_steps'].pop()
+  results['z_steps'][0]['xy']['psnr'] = 34.0
   # +0.99 misses the goal; without the table only the rows measured here.
   results['networks'][1]['neighbor2neighbor_3d']['psnr'] = [36.99, 36.99]
   page = '\n'.join(results_volumes_z_context.section(results, None, 1.0))
@@ -637,11 +652,13 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
     z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
 
 
-def test_z_context_refuses_peak_photons_that_are_not_positive_numbers_or_repeat():
+def test_z_context_refuses_peak_photons_not_positive_repeated_or_without_a_white_level():
   import pytest  # pylint: disable=g-import-not-at-top
   from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
-  assert results_volumes_z_context.parse_peak_photons(['30', '5', '2.5']) == [30.0, 5.0, 2.5]
+  assert results_volumes_z_context.parse_peak_photons(['30', '5', '10']) == [30.0, 5.0, 10.0]
   for values, message in ((['dim'], "--network_peak_photons: 'dim' is not a number"),
+                          (['2.5'], '--network_peak_photons: 2.5 photons: no white level chosen '
+                                    'for it; one of 30, 10, 5'),
                           (['0'], '--network_peak_photons: peak photons 0: not a positive'),
                           (['-5'], '--network_peak_photons: peak photons -5: not a positive'),
                           (['5', '5.0'], '--network_peak_photons: 5.0 is given twice')):
@@ -684,9 +701,9 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
   from tools import results_volumes  # pylint: disable=g-import-not-at-top
   written = []
 
-  def fake_prepare(spec, data):
+  def fake_prepare(spec, data, white_level):
     # What prepare_volumes leaves: its parts, each naming the spec it came from.
-    written.append(spec.peak_photons)
+    written.append(spec.peak_photons if white_level is None else (spec.peak_photons, white_level))
     for part in results_volumes.VOLUME_PARTS:
       os.makedirs(os.path.join(data, part), exist_ok=True)
       with open(os.path.join(data, part, 'from.txt'), 'w') as marker:
@@ -716,6 +733,10 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
   os.remove(os.path.join(data, 'spec.json'))
   results_volumes.ensure_volumes(dim, data)
   assert written == [30.0, 5.0, 5.0]
+  # The same phantom at another white level is other data.
+  results_volumes.ensure_volumes(dim, data, 300.0)
+  results_volumes.ensure_volumes(dim, data, 300.0)
+  assert written == [30.0, 5.0, 5.0, (5.0, 300.0)]
 
 
 def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(tmp_path,
@@ -822,3 +843,18 @@ def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp
   refused = measure_again('--network_z_steps=4', '--network_peak_photons=-5')
   assert refused.returncode != 0
   assert '--network_peak_photons: peak photons -5: not a positive number' in refused.stderr
+
+
+def test_z_context_white_levels_hold_every_count_and_are_mostly_filled():
+  """make_tfrecords refuses counts above the white level; far above them, the
+  network sees the phantom nearly black (5 dB lost at 5 photons with 600)."""
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  from n2n.data import phantom  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  assert z_context.WHITE_LEVELS[results_volumes.SPEC.peak_photons] == results_volumes.WHITE_LEVEL
+  for peak, white_level in z_context.WHITE_LEVELS.items():
+    brightest = max(int(phantom.phantom_scene(z_context.spec_at(4.0, peak), seed)[0].max())
+                    for seed in results_volumes.TRAIN_SEEDS + results_volumes.TEST_SEEDS)
+    assert 0.75 * white_level <= brightest <= white_level, (peak, brightest, white_level)
+    assert z_context.spec_record(4.0, peak)['white_level'] == white_level

@@ -136,10 +136,10 @@ def _write_png16(path, plane):
   tf.io.write_file(path, tf.io.encode_png(plane[:, :, np.newaxis]))
 
 
-def _make_records(source, records, *options, data=None):
+def _make_records(source, records, *options, data=None, white_level=None):
   data = data or DATA
   command = [sys.executable, os.path.join(REPO_ROOT, 'datasets', 'make_tfrecords.py'),
-             *options, f'--white_level={WHITE_LEVEL:g}', '--overwrite',
+             *options, f'--white_level={white_level or WHITE_LEVEL:g}', '--overwrite',
              f'--input_dir={os.path.join(data, source)}',
              f'--output_dir={os.path.join(data, records)}']
   subprocess.run(command, cwd=REPO_ROOT, check=True, stdout=subprocess.DEVNULL,
@@ -150,9 +150,9 @@ def _make_records(source, records, *options, data=None):
 VOLUME_PARTS = ('stacks', 'planes', 'records_3d', 'records_2d')
 
 
-def prepare_volumes(spec=None, data=None):
+def prepare_volumes(spec=None, data=None, white_level=None):
   """The phantom stacks of spec (SPEC) in data (DATA), their planes as 2D scenes,
-  and both datasets (records_3d, records_2d)."""
+  and both datasets (records_3d, records_2d) at white_level (WHITE_LEVEL)."""
   spec, data = spec or SPEC, data or DATA
   for split, seeds in (('train', TRAIN_SEEDS), ('test', TEST_SEEDS)):
     for seed in seeds:
@@ -171,8 +171,9 @@ def prepare_volumes(spec=None, data=None):
         for number, capture in enumerate(captures, 1):
           _write_png16(os.path.join(scene, f'acquisition_{number}.png'), capture[plane])
         _write_png16(os.path.join(scene, 'reference.png'), reference[plane])
-  _make_records(os.path.join('stacks', 'train'), 'records_3d', '--scenes', data=data)
-  _make_records('planes', 'records_2d', '--scenes', data=data)
+  _make_records(os.path.join('stacks', 'train'), 'records_3d', '--scenes', data=data,
+                white_level=white_level)
+  _make_records('planes', 'records_2d', '--scenes', data=data, white_level=white_level)
 
 
 def _prepare_movies():
@@ -198,24 +199,25 @@ def _prepare_movies():
   _make_records('movie_pairs', 'records_movie_pairs_2d', '--scenes')
 
 
-def volume_record(spec=None):
+def volume_record(spec=None, white_level=None):
   """What the phantom volumes in a data folder and the runs on them depend on
-  (spec, default SPEC; the seeds, white level and step counts), as JSON."""
+  (spec, default SPEC; the seeds, white level (WHITE_LEVEL) and step counts), as JSON."""
   spec = spec or SPEC
   return {**dataclasses.asdict(spec), 'shape': list(spec.shape),
           'train_seeds': list(TRAIN_SEEDS), 'test_seeds': list(TEST_SEEDS),
-          'white_level': WHITE_LEVEL, 'three_d_steps': THREE_D_STEPS,
+          'white_level': white_level or WHITE_LEVEL, 'three_d_steps': THREE_D_STEPS,
           'calibration_steps': CALIBRATION_STEPS}
 
 
-def ensure_volumes(spec=None, data=None):
-  """prepare_volumes(spec, data) unless data holds them already, written from
-  this spec (its spec.json, volume_record(spec)): volumes written from another
+def ensure_volumes(spec=None, data=None, white_level=None):
+  """prepare_volumes(spec, data, white_level) unless data holds them already,
+  written from this spec and white level (its spec.json, volume_record): volumes
+  written from another
   phantom, or left half-written, are removed and written again (VOLUME_PARTS
   only: the movies and other folders in data stay)."""
   spec, data = spec or SPEC, data or DATA
   record = os.path.join(data, 'spec.json')
-  if read_json(record) == volume_record(spec):
+  if read_json(record) == volume_record(spec, white_level):
     return
   for part in ('spec.json',) + VOLUME_PARTS:
     path = os.path.join(data, part)
@@ -223,10 +225,10 @@ def ensure_volumes(spec=None, data=None):
       shutil.rmtree(path)
     elif os.path.exists(path):
       os.remove(path)
-  prepare_volumes(spec, data)
+  prepare_volumes(spec, data, white_level)
   # Written last: a folder without it is incomplete.
   with open(record, 'w') as output:
-    json.dump(volume_record(spec), output, indent=1)
+    json.dump(volume_record(spec, white_level), output, indent=1)
 
 
 def prepare_data():
@@ -276,16 +278,16 @@ def psnr(estimate, reference):
   return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
 
 
-def test_volumes(data=None):
-  """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the white
-  level's scale: the held-out stacks prepare_volumes wrote in data (DATA)."""
-  data = data or DATA
+def test_volumes(data=None, white_level=None):
+  """[(noisy [Z, Y, X, 1] float32, reference [Z, Y, X] float64)] on the scale of
+  white_level (WHITE_LEVEL): the held-out stacks prepare_volumes wrote in data (DATA)."""
+  data, white_level = data or DATA, white_level or WHITE_LEVEL
   found = []
   for seed in TEST_SEEDS:
     folder = os.path.join(data, 'stacks', 'test', f'volume_{seed:03d}')
     noisy = volumes.read_volume(os.path.join(folder, 'acquisition_1.tif')).pixels[0]
     reference = volumes.read_volume(os.path.join(folder, 'reference.tif')).pixels[0, ..., 0]
-    found.append((noisy.astype(np.float32) / WHITE_LEVEL, reference / WHITE_LEVEL))
+    found.append((noisy.astype(np.float32) / white_level, reference / white_level))
   return found
 
 

@@ -25,8 +25,10 @@ data/volumes/z_step_Z[_peak_P], written once, with the spec it was written from)
 network per plane for the time a short calibration run predicts for it (as the table
 does), scored as the table scores (tools/results_volumes.py's functions and configs;
 15 to 25 minutes per phantom and method on 2 cores). Rows not measured again are
-kept with their commit if the phantom they were measured on is the one of now. The
-data keep the table's white level (600 counts) at every photon count. Trains and
+kept with their commit if the phantom they were measured on is the one of now.
+Each photon count has its white level (WHITE_LEVELS), so that the data fill most
+of the network's 0-1 range at each: the same 2D pairs network at 5 photons scored
+26.13 dB with the table's 600 and 31.10 dB with 300 (one seed each, at 96d6457). Trains and
 measures from a clean checkout only (as tools/results_grid.py).
 """
 
@@ -55,6 +57,12 @@ RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_z_context.json
 Z_STEPS = (4.0, 2.0, 1.0)
 # Peak photons of the filters' rows: the table's, then dimmer.
 PEAK_PHOTONS = (results_volumes.SPEC.peak_photons, 10.0, 5.0)
+# The white level of the networks' data at each photon count: the brightest
+# noisy count of the phantom's stacks rounded up to 50 (at z step 4: 539, 312 and
+# 266 counts; the table's 600 also covers its 600 at z step 1). Networks train
+# only at these photons.
+WHITE_LEVELS = {results_volumes.SPEC.peak_photons: results_volumes.WHITE_LEVEL,
+                10.0: 350.0, 5.0: 300.0}
 # Blur widths searched, standard deviations: xy in pixels, z in planes (0: xy only).
 SIGMAS_XY = (0.6, 0.8, 1.0, 1.2, 1.35, 1.5, 1.75, 2.0, 2.5, 3.0, 3.5, 4.0)
 SIGMAS_Z = (0.0, 0.25, 0.4, 0.5, 0.6, 0.75, 1.0, 1.25, 1.5, 2.0, 2.5, 3.0, 4.0)
@@ -101,8 +109,10 @@ def spec_at(z_step, peak_photons=None):
 
 
 def spec_record(z_step, peak_photons=None):
-  """What a measurement at z_step and peak_photons depends on, as the JSON records it."""
-  return results_volumes.volume_record(spec_at(z_step, peak_photons))
+  """What a measurement at z_step and peak_photons (one of WHITE_LEVELS; None:
+  the table's) depends on, as the JSON records it."""
+  spec = spec_at(z_step, peak_photons)
+  return results_volumes.volume_record(spec, WHITE_LEVELS[spec.peak_photons])
 
 
 def data_folder(z_step, peak_photons):
@@ -142,12 +152,13 @@ def train_and_score(z_step, peak_photons, method, runs_dir, stamp):
   peak_photons, trained as the table's row (results_volumes.train_equal_time)
   and scored on its held-out volumes."""
   data = data_folder(z_step, peak_photons)
-  results_volumes.ensure_volumes(spec_at(z_step, peak_photons), data)
+  white_level = WHITE_LEVELS[peak_photons]
+  results_volumes.ensure_volumes(spec_at(z_step, peak_photons), data, white_level)
   runs = results_volumes.train_equal_time(
       method, runs_dir, run_names(z_step, peak_photons, method), results_volumes.THREE_D_STEPS,
       {dims: (f'--train_data={os.path.join(data, f"records_{dims}d")}',) for dims in (2, 3)},
       stamp)
-  tests = results_volumes.test_volumes(data)
+  tests = results_volumes.test_volumes(data, white_level)
   for dims, run in runs.items():
     denoise = results_volumes.denoiser(os.path.join(runs_dir, run_names(
         z_step, peak_photons, method)[dims]), dims)
@@ -179,7 +190,7 @@ def kept_networks(previous, measured):
            row['method'])
     if key in measured:
       continue
-    if row.get('spec') != spec_record(key[0], key[1]):
+    if key[1] not in WHITE_LEVELS or row.get('spec') != spec_record(key[0], key[1]):
       raise ValueError(f'the {row["method"]} row at z step {key[0]:g}, {key[1]:g} photons in '
                        f'{RESULTS_JSON} was measured on another phantom; measure it again '
                        '(--network_z_steps, --network_peak_photons, --network_methods)')
@@ -214,9 +225,15 @@ def parse_z_steps(values):
 
 def parse_peak_photons(values):
   """--network_peak_photons as floats; ValueError naming a value that is no
-  positive number or a repeat."""
-  return _parse_list(values, 'network_peak_photons',
-                     lambda peak: spec_at(results_volumes.SPEC.z_spacing, peak))
+  positive number, a repeat, or has no white level (WHITE_LEVELS)."""
+
+  def check(peak):
+    spec_at(results_volumes.SPEC.z_spacing, peak)
+    if peak not in WHITE_LEVELS:
+      raise ValueError(f'{peak:g} photons: no white level chosen for it; one of '
+                       f'{", ".join(f"{known:g}" for known in WHITE_LEVELS)}')
+
+  return _parse_list(values, 'network_peak_photons', check)
 
 
 def main(argv):
@@ -350,9 +367,12 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
   rows = network_rows(results, table)
   if not rows:
     return out + ['']
+  levels = ', '.join(f'{level:g} counts at {peak:g} photons'
+                     for peak, level in sorted(WHITE_LEVELS.items(), reverse=True))
   out += ['', 'The networks of the table on some of those phantoms, trained and scored as '
           'there: 3D for the table\'s steps, 2D per plane for the time a short calibration run '
-          'predicts (one seed per row):', '',
+          'predicts (one seed per row). Their data\'s white level follows the photons '
+          f'({levels}), so that the counts fill most of the network\'s 0-1 range at each:', '',
           '| peak photons | z step | method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | '
           'training s 2D / 3D | measured at |',
           '|---|---|---|---|---|---|---|---|---|']
@@ -363,8 +383,18 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
          for z_step, peak, method, flat, deep, _, _, _ in rows
          if round(deep - flat, 2) >= goal_db]
   out += ['', f'3D ahead of 2D per plane by {goal_db:g} dB or more: '
-          f'{", ".join(met) if met else "in no row"}.', '']
-  return out
+          f'{", ".join(met) if met else "in no row"}.']
+  blur_xy = {(float(row['z_step']), float(row.get('peak_photons', spec['peak_photons']))):
+             row['xy']['psnr'] for row in results['z_steps']}
+  below = [f'{results_volumes.METHOD_SHORT[method]} '
+           f'{" and ".join(name for name, score in (("2D", flat), ("3D", deep)) if score < blur)} '
+           f'at z step {z_step:g}, {peak:g} photons'
+           for z_step, peak, method, flat, deep, _, _, _ in rows
+           for blur in [blur_xy.get((z_step, peak))] if blur is not None and min(flat, deep) < blur]
+  if below:
+    out[-1] += (' Networks that scored below the best blur in xy alone of their phantom (the '
+                f'first table): {"; ".join(below)}.')
+  return out + ['']
 
 
 if __name__ == '__main__':
