@@ -554,12 +554,12 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
                           'input': 7.5, 'xy': blur(25.25, 0.0), 'xyz': blur(27.75, 1.0)}],
              # A row without method or stamp (pairs at the file's own commit and
              # machine), then one kept from another commit and machine, at 5 photons.
-             'networks': [{'z_step': 2.0, 'spec': {'peak_photons': 30.0},
+             'networks': [{'z_step': 2.0, 'spec': results_volumes_z_context.spec_record(2.0),
                            'pairs_3d': run(300, 400.4, [36.0, 36.5]),
                            'pairs_2d': run(1800, 360.6, [36.5, 37.0])},
                           {'z_step': 2.0, 'method': 'neighbor2neighbor', 'commit': 'fed9876',
                            'machine': 'old CPU', 'date': '2026-11-20',
-                           'spec': {'peak_photons': 5.0},
+                           'spec': results_volumes_z_context.spec_record(2.0, 5.0),
                            'neighbor2neighbor_3d': run(300, 200, [37.0, 37.0]),
                            'neighbor2neighbor_2d': run(1400, 180, [36.0, 36.0])}]}
   table = {'commit': 'def5678', 'machine': 'table CPU',
@@ -600,6 +600,16 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
               results_volumes_z_context.section(results, table, 1.0))
   results['z_steps'].pop()
   results['z_steps'][0]['xy']['psnr'] = 34.0
+  # Rows measured on another phantom or white level, or without a spec, are
+  # left out and counted.
+  stale = [dict(results['networks'][1], spec={
+               **results_volumes_z_context.spec_record(2.0, 5.0), 'white_level': 600.0}),
+           {key: value for key, value in results['networks'][0].items() if key != 'spec'}]
+  page = '\n'.join(results_volumes_z_context.section(
+      {**results, 'networks': results['networks'] + stale}, None, 1.0))
+  assert page.count('| Neighbor2Neighbor |') == 1 and page.count('| Noise2Noise pairs |') == 1
+  assert 'Left out: 2 rows of the JSON measured on another phantom or white level' in page
+  assert 'Left out' not in '\n'.join(results_volumes_z_context.section(results, None, 1.0))
   # +0.99 misses the goal; without the table only the rows measured here.
   results['networks'][1]['neighbor2neighbor_3d']['psnr'] = [36.99, 36.99]
   page = '\n'.join(results_volumes_z_context.section(results, None, 1.0))
@@ -633,8 +643,8 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
       (1.0, 'pairs', 'old1111', 'old CPU'), (2.0, 'blind_spot', 'mid2222', 'mid CPU'),
       (4.0, 'pairs', 'dim3333', 'dim CPU')]
   # The same method and z step at other photons is another row.
-  kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs'), (4.0, 30.0, 'pairs')})
-  assert [row['commit'] for row in kept][-1] == 'dim3333'
+  kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs'), (1.0, 30.0, 'pairs')})
+  assert [row['commit'] for row in kept] == ['mid2222', 'dim3333']
   kept = z_context.kept_networks(previous, {(2.0, 30.0, 'pairs'), (4.0, 5.0, 'pairs')})
   assert [row['commit'] for row in kept] == ['old1111', 'mid2222']
   assert z_context.kept_networks(None, set()) == []
@@ -645,10 +655,15 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
   previous['networks'][1]['spec'] = {**z_context.spec_record(1.0), 'read_noise': 3.0}
   with pytest.raises(ValueError, match='the pairs row at z step 1, 30 photons '):
     z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
-  # A row's photons are part of its phantom: a 5-photon row whose spec says 10 is refused.
+  # The same phantom at another white level (the 5-photon rows once had the table's 600).
   previous['networks'][1]['spec'] = z_context.spec_record(1.0)
-  previous['networks'][3]['spec'] = {**z_context.spec_record(4.0, 5.0), 'background_photons': 1.0}
-  with pytest.raises(ValueError, match='the pairs row at z step 4, 5 photons '):
+  previous['networks'][3]['spec'] = {**z_context.spec_record(4.0, 5.0), 'white_level': 600.0}
+  with pytest.raises(ValueError, match='the pairs row at z step 4, 5 photons .* another phantom '
+                     'or white level'):
+    z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
+  # Photons without a white level now cannot be kept either.
+  previous['networks'][3]['spec'] = {**z_context.spec_record(4.0, 5.0), 'peak_photons': 7.0}
+  with pytest.raises(ValueError, match='the pairs row at z step 4, 7 photons '):
     z_context.kept_networks(previous, {(2.0, 30.0, 'pairs')})
 
 
@@ -708,11 +723,16 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
       os.makedirs(os.path.join(data, part), exist_ok=True)
       with open(os.path.join(data, part, 'from.txt'), 'w') as marker:
         marker.write(f'{spec.peak_photons:g}')
+    for records in ('records_3d', 'records_2d'):
+      with open(os.path.join(data, records, 'manifest.json'), 'w') as manifest:
+        manifest.write('{}')
 
   monkeypatch.setattr(results_volumes, 'prepare_volumes', fake_prepare)
   data = str(tmp_path / 'volumes')
-  # Others' folders beside the volumes (the movies, the z-context phantoms) stay.
-  for other in ('movies', 'z_step_2'):
+  # Others' folders beside the volumes (the movies' data, the z-context phantoms) stay.
+  others = ('movies', 'movie_pairs', 'records_movies_3d', 'records_movie_pairs_2d', 'z_step_2',
+            'z_step_4_peak_5')
+  for other in others:
     os.makedirs(os.path.join(data, other))
   bright = results_volumes.SPEC
   dim = dataclasses.replace(bright, peak_photons=5.0)
@@ -728,7 +748,7 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
   for part in results_volumes.VOLUME_PARTS:
     with open(os.path.join(data, part, 'from.txt')) as marker:
       assert marker.read() == '5'
-  assert os.path.isdir(os.path.join(data, 'movies')) and os.path.isdir(os.path.join(data, 'z_step_2'))
+  assert all(os.path.isdir(os.path.join(data, other)) for other in others)
   # Interrupted before its spec.json was written: written again.
   os.remove(os.path.join(data, 'spec.json'))
   results_volumes.ensure_volumes(dim, data)
@@ -737,6 +757,15 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
   results_volumes.ensure_volumes(dim, data, 300.0)
   results_volumes.ensure_volumes(dim, data, 300.0)
   assert written == [30.0, 5.0, 5.0, (5.0, 300.0)]
+  # A dataset without its manifest (deleted, or cut off): written again.
+  os.remove(os.path.join(data, 'records_3d', 'manifest.json'))
+  results_volumes.ensure_volumes(dim, data, 300.0)
+  # A spec.json cut off mid-write reads as missing.
+  with open(os.path.join(data, 'spec.json'), 'w') as record:
+    record.write('{"shape": [32, 1')
+  results_volumes.ensure_volumes(dim, data, 300.0)
+  assert written == [30.0, 5.0, 5.0] + [(5.0, 300.0)] * 3
+  assert all(os.path.isdir(os.path.join(data, other)) for other in others)
 
 
 def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(tmp_path,
@@ -835,11 +864,12 @@ def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp
   assert refused.returncode != 0 and 'trains' not in refused.stdout
   assert 'pairs_3d_z4_p5 exists from an earlier measurement' in refused.stderr
   # A kept row measured on another phantom is refused, naming it.
-  results_json.write_text(json.dumps({**stamp, 'networks': [
-      row(4.0, 10.0, 'old3333', read_noise=3.0)]}))
-  refused = measure_again('--network_z_steps=2', '--network_peak_photons=5')
-  assert refused.returncode != 0 and 'trains' not in refused.stdout
-  assert 'the pairs row at z step 4, 10 photons in' in refused.stderr
+  for changed in ({'read_noise': 3.0}, {'white_level': 600.0}):
+    results_json.write_text(json.dumps({**stamp, 'networks': [
+        row(4.0, 10.0, 'old3333', **changed)]}))
+    refused = measure_again('--network_z_steps=2', '--network_peak_photons=5')
+    assert refused.returncode != 0 and 'trains' not in refused.stdout
+    assert 'the pairs row at z step 4, 10 photons in' in refused.stderr, changed
   refused = measure_again('--network_z_steps=4', '--network_peak_photons=-5')
   assert refused.returncode != 0
   assert '--network_peak_photons: peak photons -5: not a positive number' in refused.stderr
@@ -847,14 +877,70 @@ def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp
 
 def test_z_context_white_levels_hold_every_count_and_are_mostly_filled():
   """make_tfrecords refuses counts above the white level; far above them, the
-  network sees the phantom nearly black (5 dB lost at 5 photons with 600)."""
+  network sees the phantom nearly black."""
   import numpy as np  # pylint: disable=g-import-not-at-top
   from n2n.data import phantom  # pylint: disable=g-import-not-at-top
   from tools import results_volumes  # pylint: disable=g-import-not-at-top
   from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   assert z_context.WHITE_LEVELS[results_volumes.SPEC.peak_photons] == results_volumes.WHITE_LEVEL
+  # The training stacks (what make_tfrecords checks) at the coarsest and the
+  # finest z step: finer sampling meets the PSF's peaks and holds the brightest
+  # counts; z step 2 lies between (its maxima 531, 322 and 263 when chosen).
   for peak, white_level in z_context.WHITE_LEVELS.items():
-    brightest = max(int(phantom.phantom_scene(z_context.spec_at(4.0, peak), seed)[0].max())
-                    for seed in results_volumes.TRAIN_SEEDS + results_volumes.TEST_SEEDS)
-    assert 0.75 * white_level <= brightest <= white_level, (peak, brightest, white_level)
-    assert z_context.spec_record(4.0, peak)['white_level'] == white_level
+    for z_step in (max(z_context.Z_STEPS), min(z_context.Z_STEPS)):
+      brightest = max(int(phantom.phantom_scene(z_context.spec_at(z_step, peak), seed)[0].max())
+                      for seed in results_volumes.TRAIN_SEEDS)
+      assert 0.75 * white_level <= brightest <= white_level, (peak, z_step, brightest)
+      assert z_context.spec_record(z_step, peak)['white_level'] == white_level
+
+
+def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_level(tmp_path,
+                                                                                  monkeypatch):
+  import numpy as np  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  monkeypatch.setattr(results_volumes, 'DATA', str(tmp_path / 'volumes'))
+  calls = {}
+
+  def ensure_volumes(spec, data, white_level):
+    calls['ensure'] = (spec, data, white_level)
+
+  def train_equal_time(method, runs_dir, names, steps_3d, extra_flags, stamp):
+    calls['train'] = (method, names, steps_3d, extra_flags, stamp)
+    return {dims: {'steps': dims} for dims in (3, 2)}
+
+  def test_volumes(data, white_level):
+    calls['test'] = (data, white_level)
+    # Counts on the white level's scale: 150 counts of noise around 300 counts of signal.
+    return [(np.full([2, 4, 4, 1], 450.0 / white_level, np.float32),
+             np.full([2, 4, 4], 300.0 / white_level))]
+
+  def denoiser(model_dir, dims):
+    calls.setdefault('denoisers', []).append((model_dir, dims))
+    return lambda noisy: noisy - 150.0 / 300.0 if dims == 3 else noisy
+
+  monkeypatch.setattr(results_volumes, 'ensure_volumes', ensure_volumes)
+  monkeypatch.setattr(results_volumes, 'train_equal_time', train_equal_time)
+  monkeypatch.setattr(results_volumes, 'test_volumes', test_volumes)
+  monkeypatch.setattr(results_volumes, 'denoiser', denoiser)
+  monkeypatch.setattr(results_volumes, 'psnr',
+                      lambda estimate, reference: float(np.abs(estimate - reference).max()))
+  runs = z_context.train_and_score(4.0, 5.0, 'pairs', str(tmp_path / 'runs'), {'commit': 'c'})
+  data = str(tmp_path / 'volumes' / 'z_step_4_peak_5')
+  assert calls['ensure'] == (z_context.spec_at(4.0, 5.0), data, 300.0)
+  assert calls['test'] == (data, 300.0)
+  method, names, steps_3d, extra_flags, stamp = calls['train']
+  assert (method, steps_3d, stamp) == ('pairs', results_volumes.THREE_D_STEPS, {'commit': 'c'})
+  assert names == {3: 'pairs_3d_z4_p5', 2: 'pairs_2d_z4_p5',
+                   'calibration': 'calibration_2d_pairs_z4_p5'}
+  assert extra_flags == {3: (f'--train_data={data}/records_3d',),
+                         2: (f'--train_data={data}/records_2d',)}
+  assert calls['denoisers'] == [(str(tmp_path / 'runs' / 'pairs_3d_z4_p5'), 3),
+                                (str(tmp_path / 'runs' / 'pairs_2d_z4_p5'), 2)]
+  # Each run scored on its own denoiser's output (the 3D fake removes the 150
+  # counts exactly, on the 300 white level's scale; the 2D one leaves them).
+  assert runs[3]['psnr'] == [0.0] and runs[2]['psnr'] == [0.5]
+  # The table's photons keep the table's folder and white level.
+  z_context.train_and_score(2.0, 30.0, 'pairs', str(tmp_path / 'runs'), {})
+  assert calls['ensure'][1:] == (str(tmp_path / 'volumes' / 'z_step_2'),
+                                 results_volumes.WHITE_LEVEL)

@@ -142,8 +142,12 @@ def _make_records(source, records, *options, data=None, white_level=None):
              *options, f'--white_level={white_level or WHITE_LEVEL:g}', '--overwrite',
              f'--input_dir={os.path.join(data, source)}',
              f'--output_dir={os.path.join(data, records)}']
-  subprocess.run(command, cwd=REPO_ROOT, check=True, stdout=subprocess.DEVNULL,
-                 stderr=subprocess.DEVNULL)
+  finished = subprocess.run(command, cwd=REPO_ROOT, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True)
+  if finished.returncode:
+    # Its own one-line error (e.g. counts above the white level), not a traceback of ours.
+    lines = finished.stderr.strip().splitlines() or [f'exited with {finished.returncode}']
+    raise SystemExit(f'datasets/make_tfrecords.py for {os.path.join(data, records)}: {lines[-1]}')
 
 
 # What prepare_volumes writes in its data folder.
@@ -211,13 +215,19 @@ def volume_record(spec=None, white_level=None):
 
 def ensure_volumes(spec=None, data=None, white_level=None):
   """prepare_volumes(spec, data, white_level) unless data holds them already,
-  written from this spec and white level (its spec.json, volume_record): volumes
-  written from another
-  phantom, or left half-written, are removed and written again (VOLUME_PARTS
+  written from this spec and white level (its spec.json, volume_record), with
+  both datasets' manifests: volumes written from another phantom or white
+  level, or left half-written, are removed and written again (VOLUME_PARTS
   only: the movies and other folders in data stay)."""
   spec, data = spec or SPEC, data or DATA
   record = os.path.join(data, 'spec.json')
-  if read_json(record) == volume_record(spec, white_level):
+  try:
+    written = read_json(record)
+  except ValueError:  # Cut off mid-write: as if missing.
+    written = None
+  if written == volume_record(spec, white_level) and all(
+      os.path.exists(os.path.join(data, records, 'manifest.json'))
+      for records in ('records_3d', 'records_2d')):
     return
   for part in ('spec.json',) + VOLUME_PARTS:
     path = os.path.join(data, part)
@@ -226,9 +236,10 @@ def ensure_volumes(spec=None, data=None, white_level=None):
     elif os.path.exists(path):
       os.remove(path)
   prepare_volumes(spec, data, white_level)
-  # Written last: a folder without it is incomplete.
-  with open(record, 'w') as output:
+  # Written last, whole or not at all: a folder without it is incomplete.
+  with open(record + '.partial', 'w') as output:
     json.dump(volume_record(spec, white_level), output, indent=1)
+  os.replace(record + '.partial', record)
 
 
 def prepare_data():

@@ -17,7 +17,7 @@ imaged with the table's peak photons (30) and with fewer (10, 5: the same object
 and the same seeds, noisier). The fewer photons a plane has, the more its signal
 is told from noise by what its neighbours share. For each, the best Gaussian blur in xy only (sigma_z = 0) and the best in xyz, over a grid
 of widths. A linear filter shows how much signal the neighbouring planes share, not
-what a network can make of it. The filters take under a minute on a CPU.
+what a network can make of it. The filters take about 8 minutes on 2 cores.
 
 Then, at each of --network_z_steps and --network_peak_photons, the rows of
 --network_methods in the table are measured again on that phantom (data in
@@ -27,8 +27,8 @@ does), scored as the table scores (tools/results_volumes.py's functions and conf
 15 to 25 minutes per phantom and method on 2 cores). Rows not measured again are
 kept with their commit if the phantom they were measured on is the one of now.
 Each photon count has its white level (WHITE_LEVELS), so that the data fill most
-of the network's 0-1 range at each: the same 2D pairs network at 5 photons scored
-26.13 dB with the table's 600 and 31.10 dB with 300 (one seed each, at 96d6457). Trains and
+of the network's 0-1 range at each (with the table's 600 at every count, the
+networks at 5 photons all scored below a Gaussian blur: this JSON at 8dae7de). Trains and
 measures from a clean checkout only (as tools/results_grid.py).
 """
 
@@ -58,9 +58,8 @@ Z_STEPS = (4.0, 2.0, 1.0)
 # Peak photons of the filters' rows: the table's, then dimmer.
 PEAK_PHOTONS = (results_volumes.SPEC.peak_photons, 10.0, 5.0)
 # The white level of the networks' data at each photon count: the brightest
-# noisy count of the phantom's stacks rounded up to 50 (at z step 4: 539, 312 and
-# 266 counts; the table's 600 also covers its 600 at z step 1). Networks train
-# only at these photons.
+# noisy count of the phantom's stacks at any of Z_STEPS, rounded up to 50 (600,
+# 350 and 271 counts, all at z step 1). Networks train only at these photons.
 WHITE_LEVELS = {results_volumes.SPEC.peak_photons: results_volumes.WHITE_LEVEL,
                 10.0: 350.0, 5.0: 300.0}
 # Blur widths searched, standard deviations: xy in pixels, z in planes (0: xy only).
@@ -192,8 +191,9 @@ def kept_networks(previous, measured):
       continue
     if key[1] not in WHITE_LEVELS or row.get('spec') != spec_record(key[0], key[1]):
       raise ValueError(f'the {row["method"]} row at z step {key[0]:g}, {key[1]:g} photons in '
-                       f'{RESULTS_JSON} was measured on another phantom; measure it again '
-                       '(--network_z_steps, --network_peak_photons, --network_methods)')
+                       f'{RESULTS_JSON} was measured on another phantom or white level; '
+                       'measure it again (--network_z_steps, --network_peak_photons, '
+                       '--network_methods) or remove it')
     kept.append(row)
   return kept
 
@@ -310,10 +310,22 @@ def table_matches(table):
           table['spec']['read_noise'] == spec.read_noise)
 
 
+def current_networks(results):
+  """The network rows of results measured on the phantom and white level that
+  spec_at and WHITE_LEVELS give now (rows without a spec, or at photons without
+  a white level, are not)."""
+  current = []
+  for row in results.get('networks', []):
+    peak = float(row.get('spec', {}).get('peak_photons', 0.0))
+    if peak in WHITE_LEVELS and row['spec'] == spec_record(float(row['z_step']), peak):
+      current.append(row)
+  return current
+
+
 def network_rows(results, table):
   """[(z step, peak photons, method, 2D dB, 3D dB, steps 2D / 3D, training s
   2D / 3D, measured at)]: the table's own rows (tools/results_volumes.py), if
-  measured on this phantom, then the networks measured here."""
+  measured on this phantom, then the networks measured here (current_networks)."""
   rows = []
   pairs = []
   if table is not None and table_matches(table):
@@ -322,7 +334,7 @@ def network_rows(results, table):
         pairs.append((float(table['spec']['z_spacing']), float(table['spec']['peak_photons']),
                        method, table['runs'][f'{method}_2d'], table['runs'][f'{method}_3d'],
                        table, ' (the table above)'))
-  for row in results.get('networks', []):
+  for row in current_networks(results):
     method = row.get('method', 'pairs')
     stamped = {field: row.get(field, results[field]) for field in ('commit', 'machine', 'date')}
     pairs.append((float(row['z_step']), float(row['spec']['peak_photons']), method,
@@ -369,7 +381,7 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
     return out + ['']
   levels = ', '.join(f'{level:g} counts at {peak:g} photons'
                      for peak, level in sorted(WHITE_LEVELS.items(), reverse=True))
-  out += ['', 'The networks of the table on some of those phantoms, trained and scored as '
+  out += ['', 'The networks of the table on the phantoms each row names, trained and scored as '
           'there: 3D for the table\'s steps, 2D per plane for the time a short calibration run '
           'predicts (one seed per row). Their data\'s white level follows the photons '
           f'({levels}), so that the counts fill most of the network\'s 0-1 range at each:', '',
@@ -386,14 +398,22 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
           f'{", ".join(met) if met else "in no row"}.']
   blur_xy = {(float(row['z_step']), float(row.get('peak_photons', spec['peak_photons']))):
              row['xy']['psnr'] for row in results['z_steps']}
-  below = [f'{results_volumes.METHOD_SHORT[method]} '
-           f'{" and ".join(name for name, score in (("2D", flat), ("3D", deep)) if score < blur)} '
-           f'at z step {z_step:g}, {peak:g} photons'
-           for z_step, peak, method, flat, deep, _, _, _ in rows
-           for blur in [blur_xy.get((z_step, peak))] if blur is not None and min(flat, deep) < blur]
+  below = []
+  for z_step, peak, method, flat, deep, _, _, _ in rows:
+    blur = blur_xy.get((z_step, peak))
+    # Compared as the tables show them, to 0.01 dB.
+    losers = [name for name, score in (('2D', flat), ('3D', deep))
+              if blur is not None and round(score, 2) < round(blur, 2)]
+    if losers:
+      below.append(f'{results_volumes.METHOD_SHORT[method]} {" and ".join(losers)} at z step '
+                   f'{z_step:g}, {peak:g} photons')
   if below:
     out[-1] += (' Networks that scored below the best blur in xy alone of their phantom (the '
                 f'first table): {"; ".join(below)}.')
+  stale = len(results.get('networks', [])) - len(current_networks(results))
+  if stale:
+    out[-1] += (f' Left out: {stale} row{"s" if stale > 1 else ""} of the JSON measured on '
+                'another phantom or white level than these.')
   return out + ['']
 
 
