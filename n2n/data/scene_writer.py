@@ -36,6 +36,7 @@ class CheckedScene:
   has_reference: bool
   nbytes: int
   depth: int = 0  # planes of a volume (or frames of a movie); 0 for images
+  brightest: float = 0.0  # the largest value of its captures
 
 
 def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES,
@@ -81,7 +82,8 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
     checked.append(CheckedScene(scene, arrays.dtype, (shape[0],) + shape[-3:],
                                 arrays.reference is not None,
                                 arrays.captures.nbytes + reference_bytes,
-                                shape[1] if len(shape) == 5 else 0))
+                                shape[1] if len(shape) == 5 else 0,
+                                float(arrays.captures.max())))
   if not checked:
     raise ValueError('no usable scene')
   first = checked[0]
@@ -185,6 +187,8 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   # What the records hold: scenes, or with planes each plane of each stack.
   written = [plane for entry in checked for plane in plane_entries(entry)] if planes else checked
   resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
+  warn_if_dim(max(entry.brightest for entry in checked), resolved_white_level,
+              bool(white_level), bool(first.depth))
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
     num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
@@ -216,6 +220,35 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   return manifest
 
 
+# Below this fraction of the white level the data reach the network nearly
+# black: on the phantom at 5 photons (brightest count 266), the white level 600
+# left every network below a Gaussian blur (docs/results/volumes_z_context.json
+# at 8dae7de); 300 did not.
+DIM_FRACTION = 0.5
+
+
+def dim_data_warning(brightest, white_level, white_level_given, stacks):
+  """One line on data whose brightest value is under DIM_FRACTION of the white
+  level (what the network's 1.0 is), naming the value and the way out; None
+  for data that fill more of it."""
+  if brightest >= DIM_FRACTION * white_level:
+    return None
+  given = (f'--white_level={white_level:g}' if white_level_given
+           else f'the default white level {white_level:g}')
+  way_out = ('pass --white_level near it' if stacks else
+             'pass --white_level near it, or train with --normalization=percentile')
+  return (f'the brightest value of the captures, {brightest:g}, is {brightest / white_level:.1%} '
+          f'of {given}: the network sees the data nearly black and learns less from them; '
+          f'{way_out}')
+
+
+def warn_if_dim(brightest, white_level, white_level_given, stacks):
+  """Logs dim_data_warning's line, if any."""
+  line = dim_data_warning(brightest, white_level, white_level_given, stacks)
+  if line:
+    logging.warning('%s', line)
+
+
 def plane_name(scene_name, plane):
   """The name of a stack's plane written as a 2D scene (write_scene_dataset's planes)."""
   return f'{scene_name} z{plane:04d}'
@@ -224,7 +257,8 @@ def plane_name(scene_name, plane):
 def plane_entries(entry):
   """CheckedScene of a stack -> one CheckedScene per plane, as a 2D scene of its own."""
   return [CheckedScene(dataclasses.replace(entry.scene, name=plane_name(entry.scene.name, plane)),
-                       entry.dtype, entry.shape, entry.has_reference, entry.nbytes // entry.depth)
+                       entry.dtype, entry.shape, entry.has_reference, entry.nbytes // entry.depth,
+                       brightest=entry.brightest)
           for plane in range(entry.depth)]
 
 

@@ -265,3 +265,46 @@ def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scen
       assert levels & {-200, -100, 100, 200}, levels
       differences.add(round(float(np.sign(difference))))
   assert differences == {-1, 1}
+
+
+def test_the_dim_data_warning_names_the_brightest_value_and_the_way_out():
+  # The phantom at 5 photons: counts up to 266 under the table's white level 600.
+  line = scene_writer.dim_data_warning(266.0, 600.0, True, stacks=True)
+  assert line.startswith('the brightest value of the captures, 266, is 44.3% of '
+                         '--white_level=600: ')
+  assert line.endswith('pass --white_level near it') and '\n' not in line
+  # Images have percentile normalisation too; volumes do not (yet).
+  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, stacks=False).startswith(
+      'the brightest value of the captures, 4095, is 6.2% of the default white level 65535')
+  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, stacks=False).endswith(
+      'or train with --normalization=percentile')
+  # Half the white level or more: no warning.
+  assert scene_writer.dim_data_warning(300.0, 600.0, True, stacks=True) is None
+  assert scene_writer.dim_data_warning(539.0, 600.0, True, stacks=True) is None
+
+
+def test_writing_dim_scenes_warns_once_and_a_fitting_white_level_does_not(tmp_path, caplog):
+  import logging  # pylint: disable=g-import-not-at-top
+  # 16-bit microscopy using a few hundred levels: two scenes, counts 100 to about 300.
+  rng = np.random.default_rng(1)
+  for name in ('one', 'two'):
+    base = smooth_image(rng, 40, 48, 1)[:, :, 0].astype(np.float64)
+    for index in range(2):
+      _write(tmp_path / 'dim' / name / f'capture_{index}.png',
+             np.round(100 + 200 * base / base.max() - 10 * index).astype(np.uint16)[:, :, None])
+  brightest = max(int(native_images.read_pages(str(path))[0].max())
+                  for path in (tmp_path / 'dim').glob('*/capture_*.png'))
+  assert 250 <= brightest <= 300
+  with caplog.at_level(logging.WARNING):
+    scene_writer.write_scene_dataset(str(tmp_path / 'dim'), str(tmp_path / 'default'))
+  warned = [record.getMessage() for record in caplog.records
+            if 'brightest value' in record.getMessage()]
+  assert warned == [f'the brightest value of the captures, {brightest}, is '
+                    f'{brightest / 65535:.1%} of the default white level 65535: the network sees '
+                    'the data nearly black and learns less from them; pass --white_level near '
+                    'it, or train with --normalization=percentile']
+  caplog.clear()
+  with caplog.at_level(logging.WARNING):
+    scene_writer.write_scene_dataset(str(tmp_path / 'dim'), str(tmp_path / 'fitting'),
+                                     white_level=float(brightest))
+  assert not [record for record in caplog.records if 'brightest value' in record.getMessage()]
