@@ -875,23 +875,30 @@ def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp
   assert '--network_peak_photons: peak photons -5: not a positive number' in refused.stderr
 
 
-def test_z_context_white_levels_hold_every_count_and_are_mostly_filled():
-  """make_tfrecords refuses counts above the white level; far above them, the
-  network sees the phantom nearly black."""
+def test_volume_records_above_their_white_level_stop_the_tool_with_make_tfrecords_line(tmp_path):
+  """Each phantom's white level (z-context WHITE_LEVELS) must hold its counts:
+  where it does not, the tool stops with make_tfrecords' own line, not a
+  traceback (and where the counts fill under half of it, make_tfrecords warns)."""
   import numpy as np  # pylint: disable=g-import-not-at-top
-  from n2n.data import phantom  # pylint: disable=g-import-not-at-top
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from tools import results_volumes  # pylint: disable=g-import-not-at-top
   from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   assert z_context.WHITE_LEVELS[results_volumes.SPEC.peak_photons] == results_volumes.WHITE_LEVEL
-  # The training stacks (what make_tfrecords checks) at the coarsest and the
-  # finest z step: finer sampling meets the PSF's peaks and holds the brightest
-  # counts; z step 2 lies between (its maxima 531, 322 and 263 when chosen).
-  for peak, white_level in z_context.WHITE_LEVELS.items():
-    for z_step in (max(z_context.Z_STEPS), min(z_context.Z_STEPS)):
-      brightest = max(int(phantom.phantom_scene(z_context.spec_at(z_step, peak), seed)[0].max())
-                      for seed in results_volumes.TRAIN_SEEDS)
-      assert 0.75 * white_level <= brightest <= white_level, (peak, z_step, brightest)
-      assert z_context.spec_record(z_step, peak)['white_level'] == white_level
+  scene = tmp_path / 'planes' / 'volume_000_z00'
+  scene.mkdir(parents=True)
+  for number in (1, 2):
+    tf.io.write_file(str(scene / f'acquisition_{number}.png'), tf.io.encode_png(
+        np.full([8, 8, 1], 250 + 60 * number, np.uint16)))
+  with pytest.raises(SystemExit) as stopped:
+    results_volumes._make_records('planes', 'records_2d', '--scenes', data=str(tmp_path),
+                                  white_level=300.0)
+  assert str(stopped.value) == (
+      f'datasets/make_tfrecords.py for {tmp_path / "records_2d"}: make_tfrecords.py: error: '
+      f'{scene / "acquisition_1.png"} holds values up to 310, above --white_level=300; pass '
+      'the sensor\'s white level')
+  results_volumes._make_records('planes', 'records_2d', '--scenes', data=str(tmp_path),
+                                white_level=400.0)
+  assert (tmp_path / 'records_2d' / 'manifest.json').exists()
 
 
 def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_level(tmp_path,
