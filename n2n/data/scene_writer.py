@@ -220,17 +220,18 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   return manifest
 
 
-# Below this fraction of the white level the data reach the network nearly
-# black: on the phantom at 5 photons (brightest count 266), the white level 600
-# left every network below a Gaussian blur (docs/results/volumes_z_context.json
-# at 8dae7de); 300 did not.
-DIM_FRACTION = 0.5
+# Below this fraction of the white level the data reach the network too dark to
+# learn well. On the phantom at 5 and 10 photons (brightest counts 266 and 312,
+# 44% and 52% of the white level 600), the 2D pairs network scored 26.13 and
+# 30.86 dB (docs/results/volumes_z_context.json at 8dae7de); at white levels the
+# counts fill to 89% (300, 350), 31.10 and 33.76 dB (the same file now).
+DIM_FRACTION = 0.75
 
 
 def dim_data_warning(brightest, white_level, white_level_given, stacks):
   """One line on data whose brightest value is under DIM_FRACTION of the white
   level (what the network's 1.0 is), naming the value and the way out; None
-  for data that fill more of it."""
+  for data that fill at least that much of it."""
   if brightest >= DIM_FRACTION * white_level:
     return None
   given = (f'--white_level={white_level:g}' if white_level_given
@@ -238,7 +239,7 @@ def dim_data_warning(brightest, white_level, white_level_given, stacks):
   way_out = ('pass --white_level near it' if stacks else
              'pass --white_level near it, or train with --normalization=percentile')
   return (f'the brightest value of the captures, {brightest:g}, is {brightest / white_level:.1%} '
-          f'of {given}: the network sees the data nearly black and learns less from them; '
+          f'of {given}: the network sees the data dark and learns less from them; '
           f'{way_out}')
 
 

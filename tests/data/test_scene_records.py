@@ -278,8 +278,11 @@ def test_the_dim_data_warning_names_the_brightest_value_and_the_way_out():
       'the brightest value of the captures, 4095, is 6.2% of the default white level 65535')
   assert scene_writer.dim_data_warning(4095.0, 65535.0, False, stacks=False).endswith(
       'or train with --normalization=percentile')
-  # Half the white level or more: no warning.
-  assert scene_writer.dim_data_warning(300.0, 600.0, True, stacks=True) is None
+  # At 10 photons (52% of 600) it still cost 2.9 dB: warned. Three quarters or more: not.
+  assert scene_writer.dim_data_warning(312.0, 600.0, True, stacks=True).startswith(
+      'the brightest value of the captures, 312, is 52.0% of --white_level=600')
+  assert scene_writer.dim_data_warning(449.0, 600.0, True, stacks=True) is not None
+  assert scene_writer.dim_data_warning(450.0, 600.0, True, stacks=True) is None
   assert scene_writer.dim_data_warning(539.0, 600.0, True, stacks=True) is None
 
 
@@ -301,7 +304,7 @@ def test_writing_dim_scenes_warns_once_and_a_fitting_white_level_does_not(tmp_pa
             if 'brightest value' in record.getMessage()]
   assert warned == [f'the brightest value of the captures, {brightest}, is '
                     f'{brightest / 65535:.1%} of the default white level 65535: the network sees '
-                    'the data nearly black and learns less from them; pass --white_level near '
+                    'the data dark and learns less from them; pass --white_level near '
                     'it, or train with --normalization=percentile']
   caplog.clear()
   with caplog.at_level(logging.WARNING):
