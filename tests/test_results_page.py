@@ -517,20 +517,26 @@ def test_z_context_samples_the_same_objects_in_the_same_depth_at_every_z_step():
   assert correlation < 0.8, correlation
 
 
-def test_z_context_refuses_z_steps_that_are_not_positive_whole_plane_counts_or_repeat():
-  import pytest  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
-  assert results_volumes_z_context.parse_z_steps(['2', '1', '0.5']) == [2.0, 1.0, 0.5]
-  for values, message in ((['x'], "--network_z_steps: 'x' is not a number"),
-                          (['0'], '--network_z_steps: z step 0: '),
-                          (['-2'], '--network_z_steps: z step -2: '),
-                          (['3'], '--network_z_steps: z step 3: the table\'s 32 planes at z step '
-                                  '4 are no whole number of planes at it'),
-                          (['2', '2.0'], '--network_z_steps: 2.0 is given twice')):
+def _assert_refuses_in_one_line(parse, cases):
+  """For each (values, message): parse(values) raises a one-line ValueError
+  starting with message."""
+  for values, message in cases:
     with pytest.raises(ValueError) as error:
-      results_volumes_z_context.parse_z_steps(values)
+      parse(values)
     assert str(error.value).startswith(message), values
     assert '\n' not in str(error.value)
+
+
+def test_z_context_refuses_z_steps_that_are_not_positive_whole_plane_counts_or_repeat():
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  assert results_volumes_z_context.parse_z_steps(['2', '1', '0.5']) == [2.0, 1.0, 0.5]
+  _assert_refuses_in_one_line(results_volumes_z_context.parse_z_steps, (
+      (['x'], "--network_z_steps: 'x' is not a number"),
+      (['0'], '--network_z_steps: z step 0: '),
+      (['-2'], '--network_z_steps: z step -2: '),
+      (['3'], '--network_z_steps: z step 3: the table\'s 32 planes at z step 4 are no whole '
+              'number of planes at it'),
+      (['2', '2.0'], '--network_z_steps: 2.0 is given twice')))
 
 
 def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_commit():
@@ -668,19 +674,15 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
 
 
 def test_z_context_refuses_peak_photons_not_positive_repeated_or_without_a_white_level():
-  import pytest  # pylint: disable=g-import-not-at-top
   from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
   assert results_volumes_z_context.parse_peak_photons(['30', '5', '10']) == [30.0, 5.0, 10.0]
-  for values, message in ((['dim'], "--network_peak_photons: 'dim' is not a number"),
-                          (['2.5'], '--network_peak_photons: 2.5 photons: no white level chosen '
-                                    'for it; one of 30, 10, 5'),
-                          (['0'], '--network_peak_photons: peak photons 0: not a positive'),
-                          (['-5'], '--network_peak_photons: peak photons -5: not a positive'),
-                          (['5', '5.0'], '--network_peak_photons: 5.0 is given twice')):
-    with pytest.raises(ValueError) as error:
-      results_volumes_z_context.parse_peak_photons(values)
-    assert str(error.value).startswith(message), values
-    assert '\n' not in str(error.value)
+  _assert_refuses_in_one_line(results_volumes_z_context.parse_peak_photons, (
+      (['dim'], "--network_peak_photons: 'dim' is not a number"),
+      (['2.5'], '--network_peak_photons: 2.5 photons: no white level chosen for it; one of '
+                '30, 10, 5'),
+      (['0'], '--network_peak_photons: peak photons 0: not a positive'),
+      (['-5'], '--network_peak_photons: peak photons -5: not a positive'),
+      (['5', '5.0'], '--network_peak_photons: 5.0 is given twice')))
 
 
 def test_z_context_phantoms_at_fewer_photons_keep_the_objects_and_add_noise():

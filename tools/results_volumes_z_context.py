@@ -152,15 +152,15 @@ def train_and_score(z_step, peak_photons, method, runs_dir, stamp):
   and scored on its held-out volumes."""
   data = data_folder(z_step, peak_photons)
   white_level = WHITE_LEVELS[peak_photons]
+  names = run_names(z_step, peak_photons, method)
   results_volumes.ensure_volumes(spec_at(z_step, peak_photons), data, white_level)
   runs = results_volumes.train_equal_time(
-      method, runs_dir, run_names(z_step, peak_photons, method), results_volumes.THREE_D_STEPS,
+      method, runs_dir, names, results_volumes.THREE_D_STEPS,
       {dims: (f'--train_data={os.path.join(data, f"records_{dims}d")}',) for dims in (2, 3)},
       stamp)
   tests = results_volumes.test_volumes(data, white_level)
   for dims, run in runs.items():
-    denoise = results_volumes.denoiser(os.path.join(runs_dir, run_names(
-        z_step, peak_photons, method)[dims]), dims)
+    denoise = results_volumes.denoiser(os.path.join(runs_dir, names[dims]), dims)
     run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
                    for noisy, reference in tests]
   return runs
@@ -173,6 +173,20 @@ def run_names(z_step, peak_photons, method):
           'calibration': f'calibration_2d_{method}_{phantom_name}'}
 
 
+def row_peak_photons(row):
+  """A network row's peak photons (rows of the first format have no spec: they
+  were at the table's)."""
+  return float(row.get('spec', {}).get('peak_photons', results_volumes.SPEC.peak_photons))
+
+
+def measured_now(row):
+  """Whether a network row was measured on the phantom and white level that
+  spec_at and WHITE_LEVELS give now (a row without a spec, or at photons
+  without a white level, was not)."""
+  peak = row_peak_photons(row)
+  return peak in WHITE_LEVELS and row.get('spec') == spec_record(float(row['z_step']), peak)
+
+
 def kept_networks(previous, measured):
   """The network rows of an earlier JSON that this run does not measure again
   (keys (z step, peak photons, method) in measured), each with the commit,
@@ -183,13 +197,10 @@ def kept_networks(previous, measured):
   for row in (previous or {}).get('networks', []):
     row = {'method': 'pairs', **{field: previous[field] for field in ('commit', 'machine', 'date')},
            **row}
-    # Rows of the first format have no spec: they were at the table's photons.
-    key = (float(row['z_step']),
-           float(row.get('spec', {}).get('peak_photons', results_volumes.SPEC.peak_photons)),
-           row['method'])
+    key = (float(row['z_step']), row_peak_photons(row), row['method'])
     if key in measured:
       continue
-    if key[1] not in WHITE_LEVELS or row.get('spec') != spec_record(key[0], key[1]):
+    if not measured_now(row):
       raise ValueError(f'the {row["method"]} row at z step {key[0]:g}, {key[1]:g} photons in '
                        f'{RESULTS_JSON} was measured on another phantom or white level; '
                        'measure it again (--network_z_steps, --network_peak_photons, '
@@ -312,14 +323,8 @@ def table_matches(table):
 
 def current_networks(results):
   """The network rows of results measured on the phantom and white level that
-  spec_at and WHITE_LEVELS give now (rows without a spec, or at photons without
-  a white level, are not)."""
-  current = []
-  for row in results.get('networks', []):
-    peak = float(row.get('spec', {}).get('peak_photons', 0.0))
-    if peak in WHITE_LEVELS and row['spec'] == spec_record(float(row['z_step']), peak):
-      current.append(row)
-  return current
+  spec_at and WHITE_LEVELS give now (measured_now)."""
+  return [row for row in results.get('networks', []) if measured_now(row)]
 
 
 def network_rows(results, table):

@@ -82,8 +82,7 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
     checked.append(CheckedScene(scene, arrays.dtype, (shape[0],) + shape[-3:],
                                 arrays.reference is not None,
                                 arrays.captures.nbytes + reference_bytes,
-                                shape[1] if len(shape) == 5 else 0,
-                                float(arrays.captures.max())))
+                                shape[1] if len(shape) == 5 else 0, arrays.brightest))
   if not checked:
     raise ValueError('no usable scene')
   first = checked[0]

@@ -57,10 +57,12 @@ class SceneArrays:
       a noisy image); [N, D, H, W, C] for stacks (volumes, or movies with
       time as D).
     reference: [H, W, C] (or [D, H, W, C]) of the same dtype, or None.
+    brightest: the largest value of the captures.
   """
   name: str
   captures: np.ndarray
   reference: np.ndarray = None
+  brightest: float = 0.0
 
   @property
   def dtype(self):
@@ -208,15 +210,16 @@ def read_scene(scene, white_level=0.0, axes=''):
                          f'{first.dtype.name}; a scene mixes bit depths')
     arrays.append(array)
   resolved_white_level = white_level or default_white_level(arrays[0].dtype)
-  for path, array in zip(paths, arrays):
-    top = float(array.max())
+  tops = [float(array.max()) for array in arrays]
+  for path, top in zip(paths, tops):
     if top > resolved_white_level:
       flag = (f'--white_level={resolved_white_level:g}' if white_level
               else f'the default white level {resolved_white_level:g}')
       raise SceneError(f'{path} holds values up to {top:g}, above {flag}; pass the sensor\'s '
                        'white level')
   captures = np.stack(arrays[:len(scene.captures)])
-  return SceneArrays(scene.name, captures, arrays[-1] if scene.reference else None)
+  return SceneArrays(scene.name, captures, arrays[-1] if scene.reference else None,
+                     max(tops[:len(scene.captures)]))
 
 
 def _describe(array):
