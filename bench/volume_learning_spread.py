@@ -10,7 +10,11 @@ scored stack, denoised as denoise.py does by default:
     volumes of one acquisition, scored on the volumes trained on);
   - neighbouring_frames: tests/methods/test_neighbouring_frames.py (two drifting movies);
   - pairs_gaussian: tests/training/test_volume_synthetic_noise.py (three clean stacks,
-    Gaussian sigma 25 drawn on the crops; scored on two held-out volumes).
+    Gaussian sigma 25 drawn on the crops; scored on two held-out volumes);
+  - pairs_percentile: tests/training/test_volume_percentile.py (the pairs data written
+    with the default white level, 65535, and --normalization=percentile);
+  - pairs_dim: the same data divided by that white level, for comparison (what the
+    percentiles are for).
 """
 
 import json
@@ -34,7 +38,7 @@ from tools import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames',
-                             'pairs_gaussian'],
+                             'pairs_gaussian', 'pairs_percentile', 'pairs_dim'],
                   'Which tests\' setups.')
 flags.DEFINE_float('blind_spot_fraction', 0.05,
                    'Masked fraction of the blind_spot runs (the test uses 0.05; the default of '
@@ -54,9 +58,12 @@ def _setups(root, blind_spot_fraction):
   movie_records = test_neighbouring_frames._movie_dataset(  # pylint: disable=protected-access
       root / 'movies', [noisy for noisy, _ in movies])
   clean_records = volume_helpers.write_clean_stack_dataset(root / 'clean')
+  dim_records, _ = volume_helpers.write_phantom_dataset(root / 'dim', white_level=0.0)
   sigma = 25.0
   return {
       'pairs': (pairs_records, pairs_scored, {}),
+      'pairs_percentile': (dim_records, pairs_scored, dict(normalization='percentile')),
+      'pairs_dim': (dim_records, pairs_scored, {}),
       'pairs_gaussian': (clean_records, volume_helpers.gaussian_held_out_volumes(sigma),
                          dict(noise='gaussian', noise_range=(sigma, sigma))),
       'neighbor2neighbor': (single_records, single_scored,

@@ -47,12 +47,13 @@ def scene_pair(scene, target, dtype, data_channels, seed, decode=tfrecord.decode
   return tf.concat([pixels(scene['captures'][first]), pixels(target_bytes)], axis=-1), first
 
 
-def with_capture_maps(scene, dtype, data_channels, rule):
+def with_capture_maps(scene, dtype, data_channels, rule, decode=tfrecord.decode_pixels):
   """scene with 'maps' [N, 2] float32: each capture's (offset, scale) by its
-  percentiles (normalization.percentile_maps_tf), computed once per scene."""
+  percentiles (normalization.percentile_maps_tf) over all its pixels (a
+  stack's voxels, with decode=tfrecord.decode_volume), computed once per scene."""
 
   def map_of(data):
-    pixels = tf.cast(tfrecord.decode_pixels(data, dtype, data_channels), tf.float32)
+    pixels = tf.cast(decode(data, dtype, data_channels), tf.float32)
     offset, scale = normalization.percentile_maps_tf(pixels[tf.newaxis], rule)
     return tf.stack([tf.reshape(offset, []), tf.reshape(scale, [])])
 

@@ -187,7 +187,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   written = [plane for entry in checked for plane in plane_entries(entry)] if planes else checked
   resolved_white_level = white_level or scenes_lib.default_white_level(first.dtype)
   warn_if_dim(max(entry.brightest for entry in checked), resolved_white_level,
-              bool(white_level), bool(first.depth))
+              bool(white_level), clean_stacks)
   total_bytes = sum(entry.nbytes for entry in checked)
   if num_shards <= 0:
     num_shards = math.ceil(total_bytes / dataset_writer.TARGET_SHARD_BYTES)
@@ -227,24 +227,26 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
 DIM_FRACTION = 0.75
 
 
-def dim_data_warning(brightest, white_level, white_level_given, stacks):
+def dim_data_warning(brightest, white_level, white_level_given, clean):
   """One line on data whose brightest value is under DIM_FRACTION of the white
   level (what the network's 1.0 is), naming the value and the way out; None
-  for data that fill at least that much of it."""
+  for data that fill at least that much of it. Clean stacks (clean=True) train
+  on synthetic noise, which has no percentile normalisation: their only way
+  out is the white level."""
   if brightest >= DIM_FRACTION * white_level:
     return None
   given = (f'--white_level={white_level:g}' if white_level_given
            else f'the default white level {white_level:g}')
-  way_out = ('pass --white_level near it' if stacks else
+  way_out = ('pass --white_level near it' if clean else
              'pass --white_level near it, or train with --normalization=percentile')
   return (f'the brightest value of the captures, {brightest:g}, is {brightest / white_level:.1%} '
           f'of {given}: the network sees the data dark and learns less from them; '
           f'{way_out}')
 
 
-def warn_if_dim(brightest, white_level, white_level_given, stacks):
+def warn_if_dim(brightest, white_level, white_level_given, clean):
   """Logs dim_data_warning's line, if any."""
-  line = dim_data_warning(brightest, white_level, white_level_given, stacks)
+  line = dim_data_warning(brightest, white_level, white_level_given, clean)
   if line:
     logging.warning('%s', line)
 

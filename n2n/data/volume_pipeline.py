@@ -2,9 +2,10 @@
 
 Training elements are dicts of per-replica batches, as for images, one axis more:
   'input'   [B, D, S, S, C] float32, a crop of one acquisition (1.0 at the
-            data's white level)
+            data's white level, or, with --normalization=percentile, the
+            acquisition's own percentiles over all its voxels mapped to 0 and 1)
   'target'  [B, D, S, S, C] float32, the same crop of another acquisition of
-            the stack, or of its reference
+            the stack, or of its reference, on the input acquisition's scale
 or, for clean stacks with synthetic noise, two independent corruptions of one
 clean crop (and 'target_mask' for corruptions that drop voxels),
 with D = --crop_depth and S = --crop_size. Stacks are decoded and cropped at
@@ -18,17 +19,17 @@ import itertools
 import tensorflow as tf
 
 from n2n.data import input_pipeline
+from n2n.data import normalization
 from n2n.data import scene_pipeline
 from n2n.data import tfrecord
 
 
 def stack_pair(scene, target, dtype, data_channels, seed):
   """Two different acquisitions of one stack (or one and its reference), native
-  pixels: [D, H, W, 2 * data_channels], input channels then target channels
-  (scene_pipeline.scene_pair on volumes)."""
-  stacked, _ = scene_pipeline.scene_pair(scene, target, dtype, data_channels, seed,
-                                         decode=tfrecord.decode_volume)
-  return stacked
+  pixels: ([D, H, W, 2 * data_channels], input channels then target channels;
+  the input acquisition's index) (scene_pipeline.scene_pair on volumes)."""
+  return scene_pipeline.scene_pair(scene, target, dtype, data_channels, seed,
+                                   decode=tfrecord.decode_volume)
 
 
 def random_volume_crops(stack, crop_depth, crop_size, count, seed):
@@ -61,29 +62,52 @@ def augment_volume(crop, seed, flips=True, rotations=True):
 def _volume_batches(config, per_replica_batch, cache, start_step, input_context, crop_depth,
                     crop_of, parts_of):
   """The shared stream: stacks at least crop_depth deep, crop_of(scene, pick
-  seed, crop seed) -> [count, crop_depth, S, S, C'] native crops, parts_of(crop
-  [..., C'] float32 in white-level units, [2] int32 seed of the crop) -> {name:
-  [D', S, S, C_name]}, every part augmented alike (one flip or turn moves them
-  all), batched."""
+  seed, crop seed) -> ([count, crop_depth, S, S, C'] native crops, the index of
+  the acquisition the input comes from, that acquisition [D, H, W, C] native),
+  parts_of(crop [..., C'] float32 in network units, [2] int32 seed of the crop)
+  -> {name: [D', S, S, C_name]}, every part augmented alike (one flip or turn
+  moves them all), batched. Network units: divided by the white level, or,
+  with --normalization=percentile, mapped by the input acquisition's own
+  percentiles (the target too, so the network answers on the input's scale,
+  which denoising undoes)."""
   records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
   scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
+  rule = normalization.rule_of(config)
+  dtype = tf.as_dtype(config.data.dtype)
+  # As for images: with the cache every acquisition is sorted once, before it;
+  # without, only the input acquisition a visit decodes anyway.
+  precomputed_maps = rule.per_image and cache
+  if precomputed_maps:
+    scenes = scenes.map(lambda scene: scene_pipeline.with_capture_maps(
+        scene, dtype, config.data.channels, rule, decode=tfrecord.decode_volume),
+                        num_parallel_calls=tf.data.AUTOTUNE)
   scenes = input_pipeline.usable_items(scenes, config, cache,
                                       height_width=lambda scene: scene['shape'][:2])
   pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
                                                                    start_step, 3)
 
   def crops_of(index, scene):
-    return crop_of(scene, tf.random.experimental.stateless_fold_in(pick_seed, index),
-                   tf.random.experimental.stateless_fold_in(crop_seed, index))
+    crops, first, acquisition = crop_of(
+        scene, tf.random.experimental.stateless_fold_in(pick_seed, index),
+        tf.random.experimental.stateless_fold_in(crop_seed, index))
+    if not rule.per_image:
+      return crops  # native: the shuffle buffer holds uint8/uint16, not float
+    if precomputed_maps:
+      offset, scale = scene['maps'][first][0], scene['maps'][first][1]
+    else:
+      offset, scale = normalization.percentile_maps_tf(
+          tf.cast(acquisition, tf.float32)[tf.newaxis], rule)
+    return (tf.cast(crops, tf.float32) - offset) / scale
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
                                         pipeline_id, start_step)
   augment = config.data.augment
+  divisor = 1.0 if rule.per_image else config.data.white_level
 
   def augmented(index, crop):
     seed = tf.random.experimental.stateless_fold_in(augment_seed, index)
-    parts = parts_of(tf.cast(crop, tf.float32) / config.data.white_level,
+    parts = parts_of(tf.cast(crop, tf.float32) / divisor,
                      tf.random.experimental.stateless_fold_in(seed, 1))
     names = sorted(parts)
     # The parts stacked on channels: one transform moves them all.
@@ -103,11 +127,10 @@ def _one_acquisition_crops(config, depth):
 
   def crop_of(scene, pick_seed, crop_seed):
     count = tf.shape(scene['captures'])[0]
-    stack = tfrecord.decode_volume(
-        scene['captures'][tf.random.stateless_uniform([], pick_seed, 0, count, dtype=tf.int32)],
-        dtype, config.data.channels)
-    return random_volume_crops(stack, depth, config.data.crop_size,
-                               config.data.crops_per_image, crop_seed)
+    pick = tf.random.stateless_uniform([], pick_seed, 0, count, dtype=tf.int32)
+    stack = tfrecord.decode_volume(scene['captures'][pick], dtype, config.data.channels)
+    return (random_volume_crops(stack, depth, config.data.crop_size,
+                                config.data.crops_per_image, crop_seed), pick, stack)
 
   return crop_of
 
@@ -157,9 +180,10 @@ def build_volume_dataset(config, per_replica_batch, cache, start_step=0, input_c
   crop_depth = config.data.crop_depth
 
   def crop_of(scene, pick_seed, crop_seed):
-    stacked = stack_pair(scene, config.method.target, dtype, data_channels, pick_seed)
-    return random_volume_crops(stacked, crop_depth, config.data.crop_size,
-                               config.data.crops_per_image, crop_seed)
+    stacked, first = stack_pair(scene, config.method.target, dtype, data_channels, pick_seed)
+    return (random_volume_crops(stacked, crop_depth, config.data.crop_size,
+                                config.data.crops_per_image, crop_seed),
+            first, stacked[..., :data_channels])
 
   return _volume_batches(config, per_replica_batch, cache, start_step, input_context, crop_depth,
                          crop_of, lambda crop, _: {'input': crop[..., :data_channels],

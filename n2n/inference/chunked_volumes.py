@@ -23,6 +23,13 @@ not match the ones already written. After `--overwrite` with new settings,
 chunks whose marker holds the old digest count as not done, whichever shard
 reruns them.
 
+With --normalization=percentile a first pass reads the input chunk by chunk
+and takes each volume's percentiles (per time point of a z-stack, or of the
+whole movie with time as depth, over all its voxels and channels, as the
+in-memory path does) from at most MAX_PERCENTILE_SAMPLES of its values:
+every value when the volume has no more (then the map equals the in-memory
+one), else every k-th value of each chunk.
+
 A chunk's faces see only the margin of context, and neighbouring chunks are not
 blended: where the margin is less than the network's reach (its halo), voxels
 at chunk faces differ slightly from denoising the whole volume at once.
@@ -41,6 +48,7 @@ from absl import logging
 import numpy as np
 
 from n2n.data import native_images
+from n2n.data import normalization
 from n2n.data import ome_zarr
 from n2n.data import volumes
 from n2n.inference import noisy_files
@@ -49,7 +57,12 @@ DONE_DIR = os.path.join('.n2n', 'done')
 SETTINGS_FILE = os.path.join('.n2n', 'settings.json')
 # The flag behind each recorded setting, for messages.
 SETTING_FLAGS = {'model': '--model', 'precision': '--precision', 'tile': '--volume_tile',
-                 'context': '--volume_overlap', 'white_level': '--white_level'}
+                 'context': '--volume_overlap', 'white_level': '--white_level',
+                 'normalization': "the run's --normalization"}
+# The most values a volume's percentiles are taken from (2**24: 32 MB of
+# uint16, and np.percentile's float64 copy 128 MB); a 1024 x 2048 x 2048 volume
+# is sampled every 256th value.
+MAX_PERCENTILE_SAMPLES = 1 << 24
 
 
 @dataclasses.dataclass
@@ -106,23 +119,64 @@ def chunk_region(index, chunks, shape, axes, spatial, margin):
   return tuple(read), tuple(crop)
 
 
-def denoise_region(region, axes, depth_letter, denoise, white_level):
+def _volume_letters(axes, depth_letter):
+  """The letters volumes.to_canonical reads the array by: a movie's time as z."""
+  return axes.replace('T', 'Z') if depth_letter == 'T' else axes
+
+
+def denoise_region(region, axes, depth_letter, denoise, white_level, frame_maps=None):
   """A region [...] in `axes` order denoised volume by volume, channel by channel, same dtype.
 
   Args:
     denoise: fn([D, H, W, 1] float32) -> same (a one-channel 3D network).
     white_level: what maps to 1.0 (None: the dtype's range).
+    frame_maps: None (the white level), or, with --normalization=percentile,
+      one normalization.PixelMap per volume of the region (its time points;
+      one for a movie with time as depth), from percentile_maps.
   """
-  letters = axes.replace('T', 'Z') if depth_letter == 'T' else axes
+  letters = _volume_letters(axes, depth_letter)
   canonical = volumes.to_canonical(region, letters)
   output = np.empty_like(canonical)
   for frame in range(canonical.shape[0]):
     for channel in range(canonical.shape[4]):
       volume = canonical[frame, ..., channel:channel + 1]
-      values = native_images.to_unit_range(volume, white_level)
-      output[frame, ..., channel:channel + 1] = native_images.like_input(
-          denoise(values), volume, white_level)
+      if frame_maps is None:
+        denoised = native_images.like_input(
+            denoise(native_images.to_unit_range(volume, white_level)), volume, white_level)
+      else:
+        pixel_map = frame_maps[frame]
+        denoised = native_images.in_dtype_of(normalization.denormalize(
+            denoise(normalization.normalize(volume, pixel_map)), pixel_map), volume)
+      output[frame, ..., channel:channel + 1] = denoised
   return volumes.from_canonical(output, letters)
+
+
+def percentile_maps(array, axes, depth_letter, rule, max_samples=MAX_PERCENTILE_SAMPLES):
+  """Each volume's normalization.PixelMap by rule's percentiles, read chunk by chunk.
+
+  Args:
+    array: the image's zarr array (or any array with .shape and .chunks) in `axes` order.
+    depth_letter: depth_axis's letter; with 'T' the whole movie is one volume.
+    rule: normalization.Rule with kind PERCENTILE.
+    max_samples: the most values one volume's percentiles are taken from.
+
+  Returns:
+    list of PixelMap, one per time point (one where there is no T, or T is depth).
+  """
+  time_axis = axes.index('T') if 'T' in axes and depth_letter != 'T' else None
+  frames = array.shape[time_axis] if time_axis is not None else 1
+  values_per_frame = math.prod(size for axis, size in enumerate(array.shape)
+                               if axis != time_axis)
+  stride = math.ceil(values_per_frame / max_samples)
+  samples = [[] for _ in range(frames)]
+  for index in chunk_indices(array.shape, array.chunks):
+    read, _ = chunk_region(index, array.chunks, array.shape, axes, (), {})
+    block = np.asarray(array[read])
+    first = read[time_axis].start if time_axis is not None else 0
+    for offset in range(block.shape[time_axis] if time_axis is not None else 1):
+      frame = block if time_axis is None else np.take(block, offset, axis=time_axis)
+      samples[first + offset].append(frame.reshape(-1)[::stride])
+  return [normalization.percentile_map(np.concatenate(parts), rule) for parts in samples]
 
 
 def _create_output(destination, image, settings):
@@ -255,13 +309,18 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
   depth_letter = depth_axis(image.axes, source)
   spatial = (depth_letter, 'Y', 'X')
   margins = dict(zip(spatial, margin))
-  white_level = noisy_files.effective_white_level(run_config, image.array.dtype,
-                                                  white_level_override)
+  rule = normalization.rule_of(run_config)
+  white_level = (None if rule.per_image else
+                 noisy_files.effective_white_level(run_config, image.array.dtype,
+                                                   white_level_override))
   # Through JSON and back, so that what is compared is what the file holds (tuples
   # become lists).
   recorded = json.loads(json.dumps(dict(
       settings or {}, context=[int(value) for value in margin],
       white_level=None if white_level is None else float(white_level))))
+  if rule.per_image:
+    recorded['normalization'] = (f'percentile {rule.low_percentile:g} '
+                                 f'{rule.high_percentile:g}')
   output = open_output(destination, image, recorded, overwrite,
                        sharded=shard is not None and shard.count > 1)
   summary = ChunkedSummary()
@@ -273,6 +332,11 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
     for index in planned:
       if os.path.exists(marker_path(destination, index)):
         os.remove(marker_path(destination, index))
+  frame_maps = None  # each volume's percentile map, read only when a chunk is left to do
+  if rule.per_image and not all(_is_done(marker_path(destination, index), digest)
+                                for index in planned):
+    frame_maps = percentile_maps(image.array, image.axes, depth_letter, rule)
+  time_axis = image.axes.index('T') if 'T' in image.axes and depth_letter != 'T' else None
   for place, index in enumerate(planned, 1):
     marker = marker_path(destination, index)
     if _is_done(marker, digest):
@@ -280,8 +344,11 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
       continue
     read, crop = chunk_region(index, image.array.chunks, image.array.shape, image.axes, spatial,
                               margins)
+    region_maps = frame_maps
+    if frame_maps is not None and time_axis is not None:
+      region_maps = frame_maps[read[time_axis]]
     denoised = denoise_region(np.asarray(image.array[read]), image.axes, depth_letter, denoise,
-                              white_level)[crop]
+                              white_level, region_maps)[crop]
     write = tuple(slice(region.start + inner.start, region.start + inner.stop)
                   for region, inner in zip(read, crop))
     output[write] = denoised

@@ -117,6 +117,28 @@ def effective_white_level(run_config, dtype, override=0.0):
   return run_config.data.white_level or None
 
 
+def network_values(pixels, run_config=None, white_level_override=0.0):
+  """pixels as the run's network sees them, and the way back.
+
+  Args:
+    pixels: an image [H, W, C] or a volume [D, H, W, C], any image dtype.
+    run_config, white_level_override: as denoise_page.
+
+  Returns:
+    (values: pixels' shape float32; back: fn(denoised values, float32 of that
+    shape) -> pixels' shape and dtype). With --normalization=percentile one map
+    for the whole array, never per tile: the tiles of an image share it.
+  """
+  if normalization.rule_of(run_config).per_image and pixels.dtype != bool:
+    pixel_map = normalization.percentile_map(pixels, normalization.rule_of(run_config))
+    return (normalization.normalize(pixels, pixel_map),
+            lambda denoised: native_images.in_dtype_of(
+                normalization.denormalize(denoised, pixel_map), pixels))
+  white_level = effective_white_level(run_config, pixels.dtype, white_level_override)
+  return (native_images.to_unit_range(pixels, white_level),
+          lambda denoised: native_images.like_input(denoised, pixels, white_level))
+
+
 def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
                  white_level_override=0.0):
   """Denoises one page, keeping its dtype, shape, alpha and extra samples.
@@ -137,17 +159,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
   """
   colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
-  rule = normalization.rule_of(run_config)
-  if rule.per_image and colour.dtype != bool:
-    # One map for the whole page, never per tile: the tiles of an image share it.
-    pixel_map = normalization.percentile_map(colour, rule)
-    values = normalization.normalize(colour, pixel_map)
-    back = lambda denoised: native_images.in_dtype_of(
-        normalization.denormalize(denoised, pixel_map), colour)
-  else:
-    page_white_level = effective_white_level(run_config, colour.dtype, white_level_override)
-    values = native_images.to_unit_range(colour, page_white_level)
-    back = lambda denoised: native_images.like_input(denoised, colour, page_white_level)
+  values, back = network_values(colour, run_config, white_level_override)
   if values.shape[2] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:

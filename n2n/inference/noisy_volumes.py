@@ -5,8 +5,11 @@ A 3D run (--spatial_dims=3) sees a stack as volumes [D, H, W, C]: a z-stack
 is one volume per time point; a movie without z (axes like TYX) is one volume
 whose depth is time. Axes order, dtype, format (plain, ImageJ or OME TIFF),
 voxel sizes and time step come back as they went in (n2n/data/volumes.py).
-Pixels map to network values by the white level rules of 2D files
-(noisy_files.effective_white_level).
+Pixels map to network values by the rules of 2D files
+(noisy_files.network_values): the white level, or, for a
+--normalization=percentile run, each volume's own percentiles over all its
+voxels and channels (as in training, where each acquisition is mapped by its
+own).
 """
 
 import dataclasses
@@ -65,8 +68,7 @@ def denoise_volume(volume, denoise, model_channels, run_config=None, white_level
     denoise: fn([D, H, W, model_channels] float32) -> same.
     model_channels: 1 or 3: a 1-channel network denoises each channel alone.
   """
-  white_level = noisy_files.effective_white_level(run_config, volume.dtype, white_level_override)
-  values = native_images.to_unit_range(volume, white_level)
+  values, back = noisy_files.network_values(volume, run_config, white_level_override)
   if values.shape[-1] == model_channels:
     denoised = denoise(values)
   elif model_channels == 3:
@@ -74,7 +76,7 @@ def denoise_volume(volume, denoise, model_channels, run_config=None, white_level
   else:
     denoised = np.concatenate([denoise(values[..., [channel]])
                                for channel in range(values.shape[-1])], axis=-1)
-  return native_images.like_input(denoised, volume, white_level)
+  return back(denoised)
 
 
 def denoise_stack(stack, denoise, model_channels, run_config=None, white_level_override=0.0):

@@ -215,8 +215,7 @@ def check_spatial_dims(config, manifests):
   if config.data.crop_depth % multiple:
     raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of {multiple} '
                      f'(2**--z_pools, --z_pools={config.model.z_pools})')
-  _refuse_first([(config.data.normalization != 'white_level', '--normalization=percentile'),
-                 (config.model.downsampling != 'max_pool',
+  _refuse_first([(config.model.downsampling != 'max_pool',
                   f'--downsampling={config.model.downsampling}')],
                 'does not work with --spatial_dims=3 yet; leave it out')
 

@@ -269,21 +269,22 @@ def test_percentile_pairs_put_the_target_on_the_input_captures_scale(offset_scen
 
 def test_the_dim_data_warning_names_the_brightest_value_and_the_way_out():
   # The phantom at 5 photons: counts up to 266 under the table's white level 600.
-  line = scene_writer.dim_data_warning(266.0, 600.0, True, stacks=True)
+  line = scene_writer.dim_data_warning(266.0, 600.0, True, clean=False)
   assert line.startswith('the brightest value of the captures, 266, is 44.3% of '
                          '--white_level=600: ')
-  assert line.endswith('pass --white_level near it') and '\n' not in line
-  # Images have percentile normalisation too; volumes do not (yet).
-  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, stacks=False).startswith(
+  assert line.endswith('pass --white_level near it, or train with --normalization=percentile')
+  assert '\n' not in line
+  # Clean stacks train on synthetic noise, which has no percentile normalisation.
+  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, clean=True).startswith(
       'the brightest value of the captures, 4095, is 6.2% of the default white level 65535')
-  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, stacks=False).endswith(
-      'or train with --normalization=percentile')
+  assert scene_writer.dim_data_warning(4095.0, 65535.0, False, clean=True).endswith(
+      ': the network sees the data dark and learns less from them; pass --white_level near it')
   # At 10 photons (52% of 600) it still cost 2.9 dB: warned. Three quarters or more: not.
-  assert scene_writer.dim_data_warning(312.0, 600.0, True, stacks=True).startswith(
+  assert scene_writer.dim_data_warning(312.0, 600.0, True, clean=False).startswith(
       'the brightest value of the captures, 312, is 52.0% of --white_level=600')
-  assert scene_writer.dim_data_warning(449.0, 600.0, True, stacks=True) is not None
-  assert scene_writer.dim_data_warning(450.0, 600.0, True, stacks=True) is None
-  assert scene_writer.dim_data_warning(539.0, 600.0, True, stacks=True) is None
+  assert scene_writer.dim_data_warning(449.0, 600.0, True, clean=False) is not None
+  assert scene_writer.dim_data_warning(450.0, 600.0, True, clean=False) is None
+  assert scene_writer.dim_data_warning(539.0, 600.0, True, clean=False) is None
 
 
 def test_writing_dim_scenes_warns_once_and_a_fitting_white_level_does_not(tmp_path, caplog):

@@ -17,7 +17,9 @@ import yaml
 
 from n2n import config as config_lib
 from n2n.apps import exporting
+from n2n.data import normalization
 from n2n.exports import bioimageio_package
+from n2n.exports import saved_model
 from n2n.inference import exported_model
 from n2n.inference import loading
 from n2n.inference import restore
@@ -71,6 +73,22 @@ def test_saved_model_and_onnx_take_volumes_of_any_size_and_tile_like_the_checkpo
            for network in (loading.from_export(str(tmp_path / 'e')),
                            loading.from_checkpoint(str(thin_run), 'float32'))]
   np.testing.assert_allclose(tiled[0], tiled[1], atol=1e-4)
+
+
+def test_a_percentile_export_maps_each_volume_by_its_own_percentiles_and_back(thin_run):
+  model = restore.restore_model(str(thin_run), 'float32', upsampling='resize').model
+  rule = normalization.Rule(normalization.PERCENTILE, 1.0, 99.8)
+  serve = saved_model.serving_function(model, rule, (8, 32, 32))
+  rng = np.random.default_rng(4)
+  # Two volumes of one batch, one dim and one bright: each by its own map.
+  batch = np.stack([rng.uniform(100, 400, (11, 40, 45, 1)),
+                    rng.uniform(2000, 9000, (11, 40, 45, 1))]).astype(np.float32)
+  served = serve(tf.constant(batch))[exported_model.OUTPUT_NAME].numpy()
+  for volume, output in zip(batch, served):
+    low, high = np.percentile(volume.astype(np.float64), [1.0, 99.8])
+    mapped = ((volume - low) / (high - low)).astype(np.float32)
+    expected = _reference(model, mapped).astype(np.float64) * (high - low) + low
+    np.testing.assert_allclose(output, expected, rtol=1e-4, atol=1e-3 * (high - low))
 
 
 def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_run, tmp_path):

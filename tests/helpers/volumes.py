@@ -3,6 +3,7 @@
 import numpy as np
 
 from n2n import config as config_lib
+from n2n.data import normalization
 from n2n.data import phantom
 from n2n.data import scene_writer
 from n2n.data import volumes
@@ -22,8 +23,9 @@ def write_stack(path, array, axes, volume_format='imagej'):
   volumes.write_volume(str(path), like.pixels, like)
 
 
-def write_phantom_dataset(root, count=3, first_seed=10):
-  """root/raw/scene_i/{acquisition_0,1,reference}.tif (ZYX) and root/records; returns both."""
+def write_phantom_dataset(root, count=3, first_seed=10, white_level=WHITE_LEVEL):
+  """root/raw/scene_i/{acquisition_0,1,reference}.tif (ZYX) and root/records (white_level
+  0: the default, the type's maximum); returns both."""
   for index in range(count):
     captures, reference = phantom.phantom_scene(SPEC, seed=first_seed + index)
     folder = root / 'raw' / f'scene_{index}'
@@ -32,7 +34,7 @@ def write_phantom_dataset(root, count=3, first_seed=10):
       write_stack(folder / f'acquisition_{number}.tif', capture, 'ZYX')
     write_stack(folder / 'reference.tif', reference, 'ZYX')
   scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
-                                   white_level=WHITE_LEVEL)
+                                   white_level=white_level)
   return root / 'records', root / 'raw'
 
 
@@ -65,16 +67,20 @@ def denoise_py_gains(model_dir, scored):
 
   Args:
     model_dir: the run.
-    scored: [(noisy [D, H, W] uint16, reference [D, H, W])] on WHITE_LEVEL's scale.
+    scored: [(noisy [D, H, W] uint16, reference [D, H, W])] in counts. Each noisy
+      volume is mapped as the run maps its data: by its white level, or, for a
+      --normalization=percentile run, by the volume's own percentiles (and back).
   """
   network = loading.from_checkpoint(str(model_dir), 'float32')
   tile, overlap = config_lib.default_volume_tiling(network.run_config.data.crop_depth)
   denoise = loading.volume_function(network, tile, overlap, 1)
+  rule = normalization.rule_of(network.run_config)
   gains = []
   for noisy, reference in scored:
-    values = noisy.astype(np.float32)[..., np.newaxis] / WHITE_LEVEL
-    clean = np.asarray(reference, np.float64) / WHITE_LEVEL
-    gains.append(psnr(denoise(values)[..., 0], clean) - psnr(values[..., 0], clean))
+    pixel_map = normalization.image_map(noisy, rule, network.run_config.data.white_level)
+    values = normalization.normalize(noisy, pixel_map)[..., np.newaxis]
+    estimate = normalization.denormalize(denoise(values)[..., 0], pixel_map)
+    gains.append(psnr(estimate, reference) - psnr(noisy, reference))
   return gains
 
 

@@ -12,6 +12,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from n2n import config as config_lib
+from n2n.data import normalization
 from n2n.data import ome_zarr
 from n2n.data import phantom
 from n2n.inference import chunked_volumes
@@ -78,6 +80,92 @@ def test_a_movie_without_z_is_denoised_with_time_as_depth(tmp_path):
                                    denoise, (1, 1, 1), white_level_override=600.0)
   np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...],
                                 _whole(movie, denoise, 600.0))
+
+
+def _percentile_run():
+  """A 3D --normalization=percentile run's TrainConfig (1 and 99.8, 16-bit)."""
+  return config_lib.resolve_data(config_lib.train_config(
+      train_data='data/stacks', model_dir='runs/x', noise='none', normalization='percentile',
+      spatial_dims=3), 1, 'uint16', 65535.0)
+
+
+def _whole_by_percentiles(volume, denoise):
+  """The reference of a percentile run: the whole volume [D, H, W] uint16 mapped by
+  its own 1st and 99.8th percentiles (NumPy, float64), denoised at once, mapped
+  back, rounded and clipped to uint16."""
+  low, high = np.percentile(volume.astype(np.float64), [1.0, 99.8])
+  values = ((volume - low) / (high - low)).astype(np.float32)[..., np.newaxis]
+  back = denoise(values)[..., 0].astype(np.float64) * (high - low) + low
+  return np.clip(np.round(back), 0, 65535).astype(np.uint16)
+
+
+def test_a_percentile_run_maps_each_time_point_by_its_own_percentiles(tmp_path):
+  # Two time points of very different brightness, chunked across both T and space:
+  # each must be mapped by its own percentiles, taken over the whole volume, not
+  # the chunk (a chunk's percentiles would differ from chunk to chunk).
+  rng = np.random.default_rng(4)
+  dim = rng.integers(100, 500, (12, 40, 40))
+  bright = rng.gamma(2.0, 900.0, (12, 40, 40)) + 3000
+  stack = np.stack([dim, np.minimum(bright, 65535)]).astype(np.uint16)
+  _write_zarr(tmp_path / 'in.zarr', stack, 'TZYX', (1, 6, 16, 16))
+  denoise = _local_network(radius=1)
+  summary = chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'),
+                                             str(tmp_path / 'out.zarr'), denoise, (1, 1, 1),
+                                             _percentile_run())
+  assert summary.written == 2 * 2 * 3 * 3
+  written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
+  for frame in range(2):
+    # Within one count: the reference maps in float64, denoise.py in float32.
+    difference = written[frame].astype(np.int64) - _whole_by_percentiles(stack[frame], denoise)
+    assert np.abs(difference).max() <= 1
+  settings = (tmp_path / 'out.zarr' / chunked_volumes.SETTINGS_FILE).read_text()
+  assert '"normalization": "percentile 1 99.8"' in settings and '"white_level": null' in settings
+
+
+def test_a_percentile_movie_without_z_has_one_map_for_the_whole_movie(tmp_path):
+  rng = np.random.default_rng(5)
+  # The brightness climbs frame by frame: per-frame maps would flatten the climb.
+  movie = (rng.integers(100, 300, (12, 24, 24)) * np.linspace(1, 8, 12)[:, None, None])
+  movie = movie.astype(np.uint16)
+  _write_zarr(tmp_path / 'movie.zarr', movie, 'TYX', (4, 16, 16))
+  denoise = _local_network(radius=1)
+  chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
+                                   denoise, (1, 1, 1), _percentile_run())
+  difference = (ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...].astype(np.int64)
+                - _whole_by_percentiles(movie, denoise))
+  assert np.abs(difference).max() <= 1  # float32 against the reference's float64
+
+
+def test_a_volume_above_the_sample_budget_is_mapped_from_a_sample_close_to_exact():
+  rng = np.random.default_rng(6)
+  volume = rng.gamma(3.0, 200.0, (2, 16, 64, 64)).astype(np.float32)
+  rule = normalization.rule_of(_percentile_run())
+  array = _ChunkedArray(volume, (1, 5, 32, 32))
+  exact = chunked_volumes.percentile_maps(array, 'TZYX', 'Z', rule)
+  sampled = chunked_volumes.percentile_maps(array, 'TZYX', 'Z', rule, max_samples=16384)
+  for frame in range(2):
+    low, high = np.percentile(volume[frame], [1.0, 99.8])
+    assert (exact[frame].offset, exact[frame].scale) == pytest.approx((low, high - low),
+                                                                     rel=1e-6)
+    # Every 4th value of each chunk (65536 / 16384), 16384 values: within 3%
+    # of the spread.
+    assert abs(sampled[frame].offset - low) < 0.03 * (high - low)
+    assert abs(sampled[frame].offset + sampled[frame].scale - high) < 0.03 * (high - low)
+  # Read chunk by chunk: never more than one chunk at a time.
+  assert max(array.reads) == 1 * 5 * 32 * 32
+
+
+class _ChunkedArray:
+  """An in-memory array with zarr's .shape, .chunks and slicing, that records
+  the size of every read."""
+
+  def __init__(self, values, chunks):
+    self.values, self.shape, self.chunks, self.reads = values, values.shape, chunks, []
+
+  def __getitem__(self, key):
+    part = self.values[key]
+    self.reads.append(part.size)
+    return part
 
 
 def test_shards_split_the_chunks_between_them_and_cover_every_one():

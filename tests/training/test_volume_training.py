@@ -105,7 +105,8 @@ def test_augmentation_turns_and_flips_xy_and_flips_z_but_never_swaps_z():
     (dict(method='neighbor2neighbor', crop_size=32), r'--crop_size=32: --method=neighbor2neighbor needs a multiple of 64'),
     (dict(crop_depth=12), r'--crop_depth=12 must be a multiple of 8'),
     (dict(crop_depth=24), r'--crop_depth=24 is deeper than every stack'),
-    (dict(normalization='percentile'), r'--normalization=percentile does not work'),
+    (dict(downsampling='max_blur_pool'), r'--downsampling=max_blur_pool does not work with '
+                                         r'--spatial_dims=3 yet'),
     (dict(method='blind_spot', blind_spot_refinement_passes=2),
      r'--blind_spot_refinement_passes=2: the refinement is 2D only'),
 ])
