@@ -32,6 +32,8 @@ BASE = dict(train_data='x', val_data='', model_dir='m')
      r'^--percentile_low=99 must be below --percentile_high=50$'),
     (dict(noise='none', percentile_high=120.0), r'--percentile_high=120.0 must be <= 100'),
     (dict(normalization='minmax'), r"--normalization='minmax' is not one of white_level, "),
+    (dict(method='neighbor2neighbor', crop_size=64, neighbor2neighbor_cells='xyz',
+          spatial_dims=2), r'^--neighbor2neighbor_cells=xyz samples 2x2x2 cells of stacks'),
 ])
 def test_bad_values_name_the_flag(overrides, message):
   with pytest.raises(ValueError, match=message):
@@ -170,7 +172,7 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
       corruption=dict(noise='gaussian', noise_range=(0.0, 50.0), eval_noise_levels=(25.0,),
                       noise_captures=1),
       method=dict(name='blind_spot', target='noisy', loss='masked_l2',
-                  neighbor2neighbor=dict(gamma=1.5, **_NO_SCHEME),
+                  neighbor2neighbor=dict(gamma=1.5, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=3, downsampling='max_blur_pool',
                  top_skip=False, spatial_dims=0, z_pools=3),
@@ -202,7 +204,7 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
                 crop_depth=16, spatial_dims=2),
       corruption=dict(noise='none', noise_range=(), eval_noise_levels=(), noise_captures=0),
       method=dict(name='neighbor2neighbor', target='noisy', loss='l1',
-                  neighbor2neighbor=dict(gamma=1.0, **_NO_SCHEME),
+                  neighbor2neighbor=dict(gamma=1.0, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=1, downsampling='max_blur_pool',
                  top_skip=False, spatial_dims=0, z_pools=3),

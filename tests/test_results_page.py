@@ -466,8 +466,8 @@ def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names
   page = '\n'.join(results_volumes.section(results))
   assert 'met for 1 of 2 methods** (Noise2Noise pairs' in page
   assert '| noisy input (movies)' not in page and 'neighbouring frames +3.00' not in page
-  assert 'Not measured here yet: blind-spot, neighbouring frames, Neighbor2Neighbor in 2 x 2 x 2' \
-      in page
+  assert ('Not measured here yet: Neighbor2Neighbor in 2x2x2 cells, blind-spot, neighbouring '
+          'frames.') in page
 
 
 def test_z_context_blur_finds_z_worth_blurring_only_where_planes_share_signal():

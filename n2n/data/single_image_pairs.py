@@ -28,6 +28,12 @@ import tensorflow as tf
 # The 2x2 cell's pixels are numbered 0 1 / 2 3. The sampler's ordered pairs of
 # different, adjacent pixels: right/left and down/up neighbours (never diagonal).
 NEIGHBOUR_PAIRS = ((0, 1), (0, 2), (1, 3), (2, 3), (1, 0), (2, 0), (3, 1), (3, 2))
+# A 2x2x2 cell's voxels are numbered 4 z + 2 y + x. The ordered pairs of voxels
+# adjacent along one axis (z, y or x; never diagonal): the 12 edges of the cube,
+# each either way.
+VOXEL_NEIGHBOUR_PAIRS = tuple((first, first ^ step) for first in range(8) for step in (1, 2, 4))
+# --neighbor2neighbor_cells: 2x2 cells in each xy plane, or 2x2x2 cells.
+PLANE_CELLS, CUBE_CELLS = 'xy', 'xyz'
 # N2V2's replacement window: the median of the 5x5 neighbourhood without its centre.
 BLIND_SPOT_WINDOW = 5
 
@@ -77,35 +83,68 @@ def _volumes(planes, depth):
   return tf.reshape(planes, tf.concat([[shape[0] // depth, depth], shape[1:]], axis=0))
 
 
-def subsample(images, positions):
+def _voxel_cells(volumes):
+  """[B, D, H, W, C] (D, H, W even) -> [B, D/2, H/2, W/2, 8, C]: each 2x2x2
+  cell's voxels, numbered 4 z + 2 y + x."""
+  shape = tf.shape(volumes)
+  batch, depth, height, width = shape[0], shape[1], shape[2], shape[3]
+  channels = volumes.shape[-1]
+  cells = tf.reshape(volumes, [batch, depth // 2, 2, height // 2, 2, width // 2, 2, channels])
+  return tf.reshape(tf.transpose(cells, [0, 1, 3, 5, 2, 4, 6, 7]),
+                    [batch, depth // 2, height // 2, width // 2, 8, channels])
+
+
+def voxel_neighbour_positions(batch, depth, height, width, seed):
+  """The sampler's choice for every 2x2x2 cell of a batch of volumes (D, H, W even):
+  [batch, depth // 2, height // 2, width // 2, 2] int32 in 0..7, two voxels of
+  the cell adjacent along z, y or x (VOXEL_NEIGHBOUR_PAIRS, drawn uniformly)."""
+  choice = tf.random.stateless_uniform([batch, depth // 2, height // 2, width // 2], seed, 0,
+                                       len(VOXEL_NEIGHBOUR_PAIRS), dtype=tf.int32)
+  return tf.gather(tf.constant(VOXEL_NEIGHBOUR_PAIRS, tf.int32), choice)
+
+
+def subsample(images, positions, cells=PLANE_CELLS):
   """One pixel of every 2x2 cell: [B, H, W, C] (H, W even), [B, H/2, W/2] in 0..3
   -> [B, H/2, W/2, C]. Every channel takes the same pixel.
 
   Volumes [B, D, H, W, C] with positions [B, D, H/2, W/2] are sub-sampled plane
-  by plane in xy (-> [B, D, H/2, W/2, C]): z keeps every plane.
+  by plane in xy (-> [B, D, H/2, W/2, C]): z keeps every plane. With
+  cells=CUBE_CELLS, one voxel of every 2x2x2 cell: positions [B, D/2, H/2, W/2]
+  in 0..7 -> [B, D/2, H/2, W/2, C].
   """
   if images.shape.rank == 5:
+    if cells == CUBE_CELLS:
+      return tf.gather(_voxel_cells(images), positions, axis=4, batch_dims=4)
     depth = tf.shape(images)[1]
     return _volumes(subsample(_planes(images), _planes(positions)), depth)
   return tf.gather(_cells(images), positions, axis=3, batch_dims=3)
 
 
-def neighbor2neighbor_pair(noisy, seed):
+def neighbor2neighbor_pair(noisy, seed, cells=PLANE_CELLS):
   """The training element of one batch of noisy crops.
 
   Args:
     noisy: [B, S, S, C] float32, S a multiple of 64 (the sub-images pass the
-      U-Net's five poolings); or volumes [B, D, S, S, C], sub-sampled plane by
-      plane in xy with a sampler draw of their own (z keeps every plane: on
-      anisotropic stacks a z neighbour is several xy pixels away, and thin
-      crops could not lose half their planes).
+      U-Net's five poolings); or volumes [B, D, S, S, C], by default
+      sub-sampled plane by plane in xy with a sampler draw of their own (z keeps
+      every plane: on anisotropic stacks a z neighbour is several xy pixels
+      away, and thin crops could not lose half their planes).
     seed: [2] int32 stateless seed.
+    cells: for volumes, PLANE_CELLS (as above) or CUBE_CELLS: 2x2x2 cells, the
+      two voxels adjacent along z, y or x, sub-volumes [B, D/2, S/2, S/2, C]
+      (D a multiple of twice the network's z multiple).
 
   Returns:
     {'input': first sub-image, 'target': second sub-image ([B, S/2, S/2, C]),
      'full': noisy, 'positions': [B, S/2, S/2, 2] int32} for the regulariser
-    (n2n/methods/neighbor2neighbor.py); volumes' have D after B.
+    (n2n/methods/neighbor2neighbor.py); volumes' have D (or D/2) after B.
   """
+  if noisy.shape.rank == 5 and cells == CUBE_CELLS:
+    shape = tf.shape(noisy)
+    positions = voxel_neighbour_positions(shape[0], shape[1], shape[2], shape[3], seed)
+    both = tf.gather(_voxel_cells(noisy), positions, axis=4, batch_dims=4)
+    return {'input': both[..., 0, :], 'target': both[..., 1, :], 'full': noisy,
+            'positions': positions}
   if noisy.shape.rank == 5:
     depth = tf.shape(noisy)[1]
     planes = neighbor2neighbor_pair(_planes(noisy), seed)

@@ -109,6 +109,11 @@ class Method(abc.ABC):
     once resolved.
     """
 
+  def depth_factor(self, config):
+    """3D: how many times the crop's depth exceeds the network input's (crop depths
+    are multiples of this times the z pools' multiple)."""
+    return 1
+
   def check_data_kinds(self, kinds):
     """Refuses training data of kinds ('images', 'scenes', 'noisy_images') it cannot use."""
 

@@ -20,6 +20,12 @@ class Settings(single_image.ShuffleSettings):
   gamma: float = setting(
       2.0, "Neighbor2Neighbor's regulariser weight at the end of training, ramped linearly from "
       '0 (the official schedule reaches 2).', minimum=0.0)
+  cells: str = setting(
+      'xy', '3D only: the sub-sampler\'s cells. xy: 2x2 cells in every plane, all planes kept '
+      '(a z neighbour on anisotropic stacks lies several xy pixels away); xyz: 2x2x2 cells, '
+      'the two voxels adjacent along z, y or x, so the sub-volumes have half the planes and '
+      '--crop_depth must be a multiple of 2 * 2**--z_pools (docs/volumes.md measures both).',
+      choices=('xy', 'xyz'))
 
 
 def regulariser_weight(gamma, step_fraction):
@@ -29,7 +35,7 @@ def regulariser_weight(gamma, step_fraction):
   return gamma * tf.clip_by_value(tf.cast(step_fraction, tf.float32), 0.0, 1.0)
 
 
-def regulariser_term(prediction, target, full_prediction, positions):
+def regulariser_term(prediction, target, full_prediction, positions, cells='xy'):
   """The paper's regulariser per example, [B] float32.
 
   || f(g1(y)) - g2(y) - (g1(f(y)) - g2(f(y))) ||^2, averaged over pixels and
@@ -41,14 +47,15 @@ def regulariser_term(prediction, target, full_prediction, positions):
     full_prediction: f(y), [B, S, S, C] ([B, D, S, S, C]); its gradient is
       stopped here.
     positions: the sampler's [B, S/2, S/2, 2] ([B, D, S/2, S/2, 2]) choice that
-      made the pair.
+      made the pair ([B, D/2, S/2, S/2, 2] in 0..7 with cells='xyz').
+    cells: the sampler's cells (single_image_pairs.subsample).
   """
   # pylint: disable=g-import-not-at-top  (see n2n/methods/base.py)
   import tensorflow as tf
   from n2n.data import single_image_pairs
   full_prediction = tf.stop_gradient(tf.cast(full_prediction, tf.float32))
-  expected = (single_image_pairs.subsample(full_prediction, positions[..., 0])
-              - single_image_pairs.subsample(full_prediction, positions[..., 1]))
+  expected = (single_image_pairs.subsample(full_prediction, positions[..., 0], cells)
+              - single_image_pairs.subsample(full_prediction, positions[..., 1], cells))
   return tf.reduce_mean(tf.square(prediction - target - expected),
                         axis=list(range(1, prediction.shape.rank)))
 
@@ -71,17 +78,29 @@ class Neighbor2Neighbor(single_image.SingleImageMethod):
 
   def elements(self, noisy, seed, config):
     from n2n.data import single_image_pairs  # pylint: disable=g-import-not-at-top
-    return single_image_pairs.neighbor2neighbor_pair(noisy, seed)
+    return single_image_pairs.neighbor2neighbor_pair(noisy, seed, self.settings(config).cells)
+
+  def check(self, config):
+    super().check(config)
+    if self.settings(config).cells == 'xyz' and config.model.spatial_dims == 2:
+      raise ValueError('--neighbor2neighbor_cells=xyz samples 2x2x2 cells of stacks; '
+                       'leave it out for --spatial_dims=2')
+
+  def depth_factor(self, config):
+    # 2x2x2 cells halve the depth: the half-depth sub-volumes must pass the z pools.
+    return 2 if self.settings(config).cells == 'xyz' else 1
 
   def regulariser(self, config):
     gamma = self.settings(config).gamma
+    cells = self.settings(config).cells
 
     def term(prediction, batch, predict_without_gradient, step_fraction):
       import tensorflow as tf  # pylint: disable=g-import-not-at-top
       # The whole noisy image through the network: the regulariser's f(y).
       full_prediction = predict_without_gradient(batch['full'])
       return regulariser_weight(gamma, step_fraction) * regulariser_term(
-          tf.cast(prediction, tf.float32), batch['target'], full_prediction, batch['positions'])
+          tf.cast(prediction, tf.float32), batch['target'], full_prediction, batch['positions'],
+          cells)
 
     return term
 

@@ -212,9 +212,13 @@ def check_spatial_dims(config, manifests):
     raise ValueError(f'--method={config.method.name} has no 3D form yet; volumes train with '
                      f'--method={" or ".join(ready)}')
   multiple = unet.depth_multiple(config.model.z_pools)
-  if config.data.crop_depth % multiple:
-    raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of {multiple} '
-                     f'(2**--z_pools, --z_pools={config.model.z_pools})')
+  factor = method.depth_factor(config)
+  if config.data.crop_depth % (multiple * factor):
+    halved = (f' times {factor}: --neighbor2neighbor_cells=xyz halves the depth'
+              if factor > 1 else '')
+    raise ValueError(f'--crop_depth={config.data.crop_depth} must be a multiple of '
+                     f'{multiple * factor} (2**--z_pools, --z_pools={config.model.z_pools}'
+                     f'{halved})')
   _refuse_first([(config.model.downsampling != 'max_pool',
                   f'--downsampling={config.model.downsampling}')],
                 'does not work with --spatial_dims=3 yet; leave it out')

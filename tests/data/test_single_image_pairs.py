@@ -247,6 +247,46 @@ def test_the_regulariser_of_volumes_compares_each_volume_with_the_same_sampling_
   np.testing.assert_allclose(term, [0.0, 0.01, 0.0], atol=1e-6)
 
 
+def test_2x2x2_cells_take_two_voxels_adjacent_along_z_y_or_x_of_every_cell():
+  shape = (2, 8, 8, 8, 2)
+  noisy = np.arange(np.prod(shape), dtype=np.float32).reshape(shape)
+  pair = pairs.neighbor2neighbor_pair(tf.constant(noisy), tf.constant([3, 9]), cells='xyz')
+  assert pair['input'].shape == pair['target'].shape == (2, 4, 4, 4, 2)
+  assert pair['positions'].shape == (2, 4, 4, 4, 2)
+  first, second = pair['input'].numpy(), pair['target'].numpy()
+  directions = set()
+  for volume, plane, row, column in np.ndindex(2, 4, 4, 4):
+    taken = [np.argwhere(noisy == image[volume, plane, row, column, 0])[0]
+             for image in (first, second)]
+    for place in taken:
+      # The same volume, inside the cell; the next channel is the same voxel's.
+      assert place[0] == volume and tuple(place[1:4] // 2) == (plane, row, column)
+      assert place[4] == 0
+    step = np.abs(taken[0][1:4] - taken[1][1:4])
+    assert step.sum() == 1  # one step along one axis: never diagonal, never the same voxel
+    directions.add(int(np.argmax(step)))
+    for image, place in zip((first, second), taken):
+      assert image[volume, plane, row, column, 1] == noisy[tuple(place[:4]) + (1,)]
+  assert directions == {0, 1, 2}  # z, y and x neighbours are all drawn
+  # All 24 ordered pairs of adjacent voxels occur over the batch.
+  positions = pair['positions'].numpy().reshape(-1, 2)
+  assert len({tuple(pair) for pair in positions}) == 24
+
+
+def test_the_regulariser_of_2x2x2_cells_samples_the_output_as_the_pair():
+  from n2n.methods import neighbor2neighbor  # pylint: disable=g-import-not-at-top
+  noisy = tf.random.stateless_uniform([3, 4, 8, 8, 1], [4, 4])
+  pair = pairs.neighbor2neighbor_pair(noisy, tf.constant([5, 6]), cells='xyz')
+  term = neighbor2neighbor.regulariser_term(pair['input'], pair['target'], noisy,
+                                            pair['positions'], cells='xyz')
+  np.testing.assert_allclose(term, 0.0, atol=1e-12)
+  off = pair['input'].numpy()
+  off[2] += 0.1
+  term = neighbor2neighbor.regulariser_term(tf.constant(off), pair['target'], noisy,
+                                            pair['positions'], cells='xyz')
+  np.testing.assert_allclose(term, [0.0, 0.0, 0.01], atol=1e-6)
+
+
 def _window_values_3d(volume, plane, row, column, line_axis=None):
   """The 5x5x5 neighbourhood's values the median is taken over: numpy's reflect
   padding of the voxels' numbers says which voxel each window place holds. Left

@@ -104,6 +104,9 @@ def test_augmentation_turns_and_flips_xy_and_flips_z_but_never_swaps_z():
      r'--blind_spot_stride=2: pixel-shuffle strides are 2D only'),
     (dict(method='neighbor2neighbor', crop_size=32), r'--crop_size=32: --method=neighbor2neighbor needs a multiple of 64'),
     (dict(crop_depth=12), r'--crop_depth=12 must be a multiple of 8'),
+    (dict(method='neighbor2neighbor', crop_size=64, neighbor2neighbor_cells='xyz', crop_depth=8),
+     r'--crop_depth=8 must be a multiple of 16 \(2\*\*--z_pools, --z_pools=3 times 2: '
+     r'--neighbor2neighbor_cells=xyz halves the depth\)'),
     (dict(crop_depth=24), r'--crop_depth=24 is deeper than every stack'),
     (dict(downsampling='max_blur_pool'), r'--downsampling=max_blur_pool does not work with '
                                          r'--spatial_dims=3 yet'),
