@@ -330,3 +330,13 @@ def test_3d_tiles_are_as_deep_as_the_training_crops_unless_given_and_overlap_at_
   from_run = config_lib.DenoiseConfig(model='m', input='i', output_dir='o', volume_overlap='6,8,8')
   with pytest.raises(ValueError, match=r'the z overlap 6 must be at most half of the tile\'s 8'):
     config_lib.volume_tiling(from_run, 8)
+
+
+def test_2x2x2_cells_are_refused_once_the_data_turn_out_to_be_images():
+  # --spatial_dims left at 0 (as the data): the refusal comes when images resolve it to 2.
+  config = config_lib.train_config(**{**BASE, 'method': 'neighbor2neighbor', 'crop_size': 64,
+                                      'neighbor2neighbor_cells': 'xyz'})
+  assert config_lib.resolve_data(config, 1, 'uint16', 4095, data_spatial_dims=3)
+  with pytest.raises(ValueError, match=r'^--neighbor2neighbor_cells=xyz samples 2x2x2 cells of '
+                                       r'stacks; leave it out for --spatial_dims=2$'):
+    config_lib.resolve_data(config, 1, 'uint16', 4095, data_spatial_dims=2)

@@ -93,8 +93,6 @@ METHOD_FLAGS = {
 }
 # Rows scored on the movies rather than the volumes.
 MOVIE_METHODS = ('neighbouring_frames',)
-# Rows shown for reference, outside the goal's count (they need clean data).
-REFERENCE_METHODS = ('clean_targets',)
 # (name, spatial dims, method): each method in 3D and per plane.
 VARIANTS = tuple((f'{method}_{dims}d', dims, method) for method in METHOD_FLAGS
                  for dims in (3, 2))
@@ -112,7 +110,8 @@ METHOD_SHORT = {'pairs': 'Noise2Noise pairs', 'neighbor2neighbor': 'Neighbor2Nei
                 'clean_targets': 'clean targets'}
 # Why a row stays outside the goal's count.
 OUTSIDE_THE_GOAL = {'neighbouring_frames': 'movies, not anisotropic volumes',
-                    'clean_targets': 'needs clean data'}
+                    'clean_targets': 'needs clean data',
+                    'neighbor2neighbor_cubes': 'a variant of the Neighbor2Neighbor row'}
 # What this section does not measure yet (it says so).
 NOT_YET = ()
 PICTURE_PLANE = 16   # z of the xy picture
@@ -570,8 +569,7 @@ def section(results):
                f'{gains[method]:+.2f} | {flat["steps"]} / {deep["steps"]} | '
                f'{flat["training_seconds"]:.0f} / {deep["training_seconds"]:.0f} |')
   missing = [METHOD_SHORT[method] for method in METHOD_TITLES if method not in gains]
-  goal_methods = [method for method in gains
-                  if method not in REFERENCE_METHODS and method not in MOVIE_METHODS]
+  goal_methods = [method for method in gains if method not in OUTSIDE_THE_GOAL]
   verdicts = {method: round(gains[method], 2) >= GOAL_DB for method in goal_methods}
   others = [method for method in gains if method not in verdicts]
   out += ['', f'**Goal: the 3D model beats 2D per plane by at least {GOAL_DB:g} dB on '

@@ -78,6 +78,14 @@ def export_run(config):
     raise ValueError(f'--tflite: --model={config.model} is a 3D run, and TensorFlow Lite has '
                      'no 3D pooling among its builtin ops; export it without --tflite '
                      '(SavedModel, --onnx, --bioimageio)')
+  if (config.bioimageio and config_lib.model_spatial_dims(restored.run_config) == 3
+      and normalization.rule_of(restored.run_config).per_image):
+    # The package fixes z at the training crops' depth, so BMZ consumers feed
+    # slabs, and each slab would be mapped by its own percentiles: steps between slabs.
+    raise ValueError(f'--bioimageio: --model={config.model} is a 3D --normalization=percentile '
+                     'run, which maps each whole volume by its percentiles, but BMZ consumers '
+                     'feed it slabs of the training depth, each mapped apart; export it without '
+                     '--bioimageio (the SavedModel and --onnx take whole volumes)')
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):

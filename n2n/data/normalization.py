@@ -69,18 +69,31 @@ def _usable_scale(spread):
   return spread if spread > 0 else 1.0
 
 
+def map_between(low, high):
+  """The PixelMap that takes low to 0 and high to 1 (a flat range: low to 0, scale 1)."""
+  return PixelMap(float(low), _usable_scale(float(high - low)))
+
+
 def percentile_map(pixels, rule):
   """The PixelMap of one image by rule.percentile.
 
   Args:
-    pixels: [H, W, C] (or any shape) array of any numeric dtype, finite.
+    pixels: [H, W, C] (or any shape) array of any numeric dtype; NaN and
+      infinity (missing voxels of float stacks) do not count.
     rule: Rule with kind PERCENTILE.
 
   Returns:
     PixelMap in pixels' own units.
+
+  Raises:
+    ValueError: no finite value at all.
   """
+  if pixels.dtype.kind == 'f' and not np.isfinite(pixels).all():
+    pixels = pixels[np.isfinite(pixels)]
+    if not pixels.size:
+      raise ValueError('holds no finite value (every pixel is NaN or infinite)')
   low, high = np.percentile(pixels, [rule.low_percentile, rule.high_percentile])
-  return PixelMap(float(low), _usable_scale(float(high - low)))
+  return map_between(low, high)
 
 
 def image_map(pixels, rule, white_level):

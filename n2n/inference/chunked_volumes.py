@@ -12,7 +12,8 @@ run leaves at most the chunks it was writing without a marker, and a rerun
 denoises only the chunks without a marker of its own settings' digest. With a
 shard K/N a worker takes the chunks whose place in the chunk grid's order is K
 modulo N, so N workers (a job array) write disjoint chunks of one output.
-A movie without z (axes like TYX) is denoised with time as depth.
+A movie without z (axes like TYX, or TCZYX with one z plane) is denoised with
+time as depth.
 
 The output is created in a temporary folder beside it and renamed into place,
 so shards that start together never see a half-created output: one rename
@@ -26,9 +27,10 @@ reruns them.
 With --normalization=percentile a first pass reads the input chunk by chunk
 and takes each volume's percentiles (per time point of a z-stack, or of the
 whole movie with time as depth, over all its voxels and channels, as the
-in-memory path does) from at most MAX_PERCENTILE_SAMPLES of its values:
-every value when the volume has no more (then the map equals the in-memory
-one), else every k-th value of each chunk.
+in-memory path does), one slab of time points at a time. 8- and 16-bit
+integer volumes count every value, so their maps equal the in-memory ones
+exactly; float volumes use every value up to MAX_PERCENTILE_SAMPLES, else a
+random draw of that many (seeded: the same on every rerun and shard).
 
 A chunk's faces see only the margin of context, and neighbouring chunks are not
 blended: where the margin is less than the network's reach (its halo), voxels
@@ -59,9 +61,9 @@ SETTINGS_FILE = os.path.join('.n2n', 'settings.json')
 SETTING_FLAGS = {'model': '--model', 'precision': '--precision', 'tile': '--volume_tile',
                  'context': '--volume_overlap', 'white_level': '--white_level',
                  'normalization': "the run's --normalization"}
-# The most values a volume's percentiles are taken from (2**24: 32 MB of
-# uint16, and np.percentile's float64 copy 128 MB); a 1024 x 2048 x 2048 volume
-# is sampled every 256th value.
+# The most values a float volume's percentiles are taken from (2**24: 64 MB of
+# float32, and np.percentile's float64 copy 128 MB); a 1024 x 2048 x 2048 float
+# volume is sampled at 1 value in 256. Integers of up to 16 bits are counted.
 MAX_PERCENTILE_SAMPLES = 1 << 24
 
 
@@ -73,8 +75,13 @@ class ChunkedSummary:
   megavoxels: float = 0.0
 
 
-def depth_axis(axes, where):
-  """The letter the network's depth runs along: Z, or T for a movie without z."""
+def depth_axis(axes, where, shape):
+  """The letter the network's depth runs along: Z, or T for a movie without z
+  (or with a z of one plane, as OME-Zarr writers store TCZYX movies), as
+  noisy_volumes.volumes_of reads TIFF stacks."""
+  sizes = dict(zip(axes, shape))
+  if 'T' in axes and sizes.get('Z', 1) == 1 and sizes['T'] > 1:
+    return 'T'
   if 'Z' in axes:
     return 'Z'
   if 'T' in axes:
@@ -134,6 +141,12 @@ def denoise_region(region, axes, depth_letter, denoise, white_level, frame_maps=
       one normalization.PixelMap per volume of the region (its time points;
       one for a movie with time as depth), from percentile_maps.
   """
+  if depth_letter == 'T' and 'Z' in axes:
+    # A movie stored with a z of one plane: time is the depth, the z axis set aside.
+    plane_axis = axes.index('Z')
+    return np.expand_dims(denoise_region(np.squeeze(region, plane_axis), axes.replace('Z', ''),
+                                         depth_letter, denoise, white_level, frame_maps),
+                          plane_axis)
   letters = _volume_letters(axes, depth_letter)
   canonical = volumes.to_canonical(region, letters)
   output = np.empty_like(canonical)
@@ -151,32 +164,84 @@ def denoise_region(region, axes, depth_letter, denoise, white_level, frame_maps=
   return volumes.from_canonical(output, letters)
 
 
+class _VolumeValues:
+  """One volume's values as read chunk by chunk: the count of every value for
+  integers of up to 16 bits (exact percentiles in 512 KiB), else all values, or
+  for volumes of more than stride-fold the budget a 1/stride random draw of
+  each chunk (random, not every k-th: a regular stride aliases with
+  periodic structure such as chunk widths), NaN and infinity left out."""
+
+  def __init__(self, dtype, stride):
+    dtype = np.dtype(dtype)
+    self.exact = dtype.kind in 'iu' and dtype.itemsize <= 2
+    self.lowest = int(np.iinfo(dtype).min) if self.exact else 0
+    self.counts = np.zeros(1 << (8 * dtype.itemsize), np.int64) if self.exact else None
+    self.stride, self.samples = stride, []
+    self.draws = np.random.default_rng(0)  # the same samples on every rerun and shard
+
+  def add(self, values):
+    flat = values.reshape(-1)
+    if self.exact:
+      self.counts += np.bincount(flat.astype(np.int64) - self.lowest, minlength=self.counts.size)
+      return
+    # Copied, so that the chunk itself is freed.
+    picked = (np.array(flat) if self.stride == 1 else
+              flat[self.draws.integers(0, flat.size, math.ceil(flat.size / self.stride))])
+    self.samples.append(picked[np.isfinite(picked)] if picked.dtype.kind == 'f' else picked)
+
+  def pixel_map(self, rule):
+    """normalization.PixelMap by rule's percentiles (numpy's 'linear' rule)."""
+    if not self.exact:
+      return normalization.percentile_map(np.concatenate(self.samples), rule)
+    cumulative = np.cumsum(self.counts)
+    last = cumulative[-1] - 1
+
+    def at(percentile):
+      position = last * percentile / 100.0
+      below = math.floor(position)
+      value = lambda rank: int(np.searchsorted(cumulative, rank, side='right')) + self.lowest
+      return value(below) + (position - below) * (value(min(below + 1, last)) - value(below))
+
+    return normalization.map_between(at(rule.low_percentile), at(rule.high_percentile))
+
+
 def percentile_maps(array, axes, depth_letter, rule, max_samples=MAX_PERCENTILE_SAMPLES):
-  """Each volume's normalization.PixelMap by rule's percentiles, read chunk by chunk.
+  """Each volume's normalization.PixelMap by rule's percentiles, read chunk by
+  chunk, one slab of time points at a time (memory: one chunk, and each of the
+  slab's volumes' counts or samples).
 
   Args:
-    array: the image's zarr array (or any array with .shape and .chunks) in `axes` order.
+    array: the image's zarr array (or any array with .shape, .chunks, .dtype and
+      slicing) in `axes` order.
     depth_letter: depth_axis's letter; with 'T' the whole movie is one volume.
     rule: normalization.Rule with kind PERCENTILE.
-    max_samples: the most values one volume's percentiles are taken from.
+    max_samples: the most values a float volume's percentiles are taken from
+      (integer volumes of up to 16 bits count every value).
 
   Returns:
     list of PixelMap, one per time point (one where there is no T, or T is depth).
   """
   time_axis = axes.index('T') if 'T' in axes and depth_letter != 'T' else None
-  frames = array.shape[time_axis] if time_axis is not None else 1
-  values_per_frame = math.prod(size for axis, size in enumerate(array.shape)
-                               if axis != time_axis)
-  stride = math.ceil(values_per_frame / max_samples)
-  samples = [[] for _ in range(frames)]
-  for index in chunk_indices(array.shape, array.chunks):
-    read, _ = chunk_region(index, array.chunks, array.shape, axes, (), {})
-    block = np.asarray(array[read])
-    first = read[time_axis].start if time_axis is not None else 0
-    for offset in range(block.shape[time_axis] if time_axis is not None else 1):
-      frame = block if time_axis is None else np.take(block, offset, axis=time_axis)
-      samples[first + offset].append(frame.reshape(-1)[::stride])
-  return [normalization.percentile_map(np.concatenate(parts), rule) for parts in samples]
+  values_per_volume = math.prod(size for axis, size in enumerate(array.shape)
+                                if axis != time_axis)
+  stride = math.ceil(values_per_volume / max_samples)
+  indices = chunk_indices(array.shape, array.chunks)
+  slabs = [None] if time_axis is None else range(math.ceil(array.shape[time_axis] /
+                                                           array.chunks[time_axis]))
+  maps = []
+  for slab in slabs:
+    frames = 1 if slab is None else min(array.chunks[time_axis],
+                                        array.shape[time_axis] - slab * array.chunks[time_axis])
+    found = [_VolumeValues(array.dtype, stride) for _ in range(frames)]
+    for index in indices:
+      if slab is not None and index[time_axis] != slab:
+        continue
+      read, _ = chunk_region(index, array.chunks, array.shape, axes, (), {})
+      block = np.asarray(array[read])
+      for offset, volume_values in enumerate(found):
+        volume_values.add(block if time_axis is None else np.take(block, offset, axis=time_axis))
+    maps += [volume_values.pixel_map(rule) for volume_values in found]
+  return maps
 
 
 def _create_output(destination, image, settings):
@@ -306,7 +371,7 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
     raise ome_zarr.OmeZarrError(f'{destination}: the output would overwrite its input {source}; '
                                 'give another --output_dir')
   image = ome_zarr.open_image(source)
-  depth_letter = depth_axis(image.axes, source)
+  depth_letter = depth_axis(image.axes, source, image.array.shape)
   spatial = (depth_letter, 'Y', 'X')
   margins = dict(zip(spatial, margin))
   rule = normalization.rule_of(run_config)

@@ -103,3 +103,17 @@ def test_evaluation_puts_a_scene_on_its_first_captures_scale(tmp_path):
   np.testing.assert_allclose(scene.reference, (reference[..., None] - pixel_map.offset)
                              / pixel_map.scale, atol=1e-5)
   assert scene.step == pytest.approx(1 / pixel_map.scale)
+
+
+def test_missing_voxels_do_not_count_in_a_percentile_map():
+  rng = np.random.default_rng(3)
+  volume = rng.uniform(100.0, 500.0, (4, 16, 16)).astype(np.float32)
+  holed = volume.copy()
+  holed[0, :2] = np.nan
+  holed[1, 0, 0] = np.inf
+  found = normalization.percentile_map(holed, RULE)
+  kept = volume[np.isfinite(holed)].astype(np.float64)
+  low, high = np.percentile(kept, [RULE.low_percentile, RULE.high_percentile])
+  assert (found.offset, found.scale) == pytest.approx((low, high - low), rel=1e-6)
+  with pytest.raises(ValueError, match='holds no finite value'):
+    normalization.percentile_map(np.full((3, 3), np.nan, np.float32), RULE)

@@ -7,6 +7,7 @@ collecting this file fails instead of its tests passing as skips.
 """
 
 import json
+import shutil
 import zipfile
 
 import numpy as np
@@ -89,6 +90,21 @@ def test_a_percentile_export_maps_each_volume_by_its_own_percentiles_and_back(th
     mapped = ((volume - low) / (high - low)).astype(np.float32)
     expected = _reference(model, mapped).astype(np.float64) * (high - low) + low
     np.testing.assert_allclose(output, expected, rtol=1e-4, atol=1e-3 * (high - low))
+
+
+def test_a_bioimageio_package_of_a_3d_percentile_run_is_refused_in_one_line(thin_run, tmp_path):
+  # The same weights, recorded as a percentile run (what restore reads is config.json).
+  run = tmp_path / 'percentile_run'
+  shutil.copytree(thin_run, run)
+  saved = json.loads((run / 'config.json').read_text())
+  saved['data']['normalization'] = 'percentile'
+  (run / 'config.json').write_text(json.dumps(saved))
+  with pytest.raises(ValueError, match=r'^--bioimageio: --model=.* is a 3D '
+                                       r'--normalization=percentile run, .* each mapped apart; '
+                                       r'export it without --bioimageio'):
+    exporting.export_run(config_lib.ExportConfig(model=str(run), output=str(tmp_path / 'e'),
+                                                 bioimageio=True))
+  assert not (tmp_path / 'e').exists()
 
 
 def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_run, tmp_path):

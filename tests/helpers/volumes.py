@@ -3,11 +3,11 @@
 import numpy as np
 
 from n2n import config as config_lib
-from n2n.data import normalization
 from n2n.data import phantom
 from n2n.data import scene_writer
 from n2n.data import volumes
 from n2n.inference import loading
+from n2n.inference import noisy_volumes
 from n2n.training import distribute
 from n2n.training import train_lib
 
@@ -67,19 +67,21 @@ def denoise_py_gains(model_dir, scored):
 
   Args:
     model_dir: the run.
-    scored: [(noisy [D, H, W] uint16, reference [D, H, W])] in counts. Each noisy
-      volume is mapped as the run maps its data: by its white level, or, for a
-      --normalization=percentile run, by the volume's own percentiles (and back).
+    scored: [(noisy [D, H, W], reference [D, H, W])] in counts. Each noisy
+      volume goes through denoise.py's own mapping (noisy_volumes.denoise_volume:
+      the run's white level, or the volume's own percentiles, and back to its
+      dtype, so a float volume comes back unrounded).
   """
   network = loading.from_checkpoint(str(model_dir), 'float32')
   tile, overlap = config_lib.default_volume_tiling(network.run_config.data.crop_depth)
   denoise = loading.volume_function(network, tile, overlap, 1)
-  rule = normalization.rule_of(network.run_config)
+  # Float counts (drawn here) are not the run's dtype: they are given its white level.
+  white_level = (0.0 if network.run_config.data.normalization == 'percentile'
+                 else network.run_config.data.white_level)
   gains = []
   for noisy, reference in scored:
-    pixel_map = normalization.image_map(noisy, rule, network.run_config.data.white_level)
-    values = normalization.normalize(noisy, pixel_map)[..., np.newaxis]
-    estimate = normalization.denormalize(denoise(values)[..., 0], pixel_map)
+    estimate = noisy_volumes.denoise_volume(noisy[..., np.newaxis], denoise, 1,
+                                            network.run_config, white_level)[..., 0]
     gains.append(psnr(estimate, reference) - psnr(noisy, reference))
   return gains
 

@@ -106,15 +106,17 @@ def test_a_percentile_run_maps_each_time_point_by_its_own_percentiles(tmp_path):
   rng = np.random.default_rng(4)
   dim = rng.integers(100, 500, (12, 40, 40))
   bright = rng.gamma(2.0, 900.0, (12, 40, 40)) + 3000
-  stack = np.stack([dim, np.minimum(bright, 65535)]).astype(np.uint16)
-  _write_zarr(tmp_path / 'in.zarr', stack, 'TZYX', (1, 6, 16, 16))
+  middle = rng.integers(1000, 1500, (12, 40, 40))
+  stack = np.stack([dim, np.minimum(bright, 65535), middle]).astype(np.uint16)
+  # Two time points a chunk: the second chunk row holds the third alone.
+  _write_zarr(tmp_path / 'in.zarr', stack, 'TZYX', (2, 6, 16, 16))
   denoise = _local_network(radius=1)
   summary = chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'),
                                              str(tmp_path / 'out.zarr'), denoise, (1, 1, 1),
                                              _percentile_run())
   assert summary.written == 2 * 2 * 3 * 3
   written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
-  for frame in range(2):
+  for frame in range(3):
     # Within one count: the reference maps in float64, denoise.py in float32.
     difference = written[frame].astype(np.int64) - _whole_by_percentiles(stack[frame], denoise)
     assert np.abs(difference).max() <= 1
@@ -136,31 +138,54 @@ def test_a_percentile_movie_without_z_has_one_map_for_the_whole_movie(tmp_path):
   assert np.abs(difference).max() <= 1  # float32 against the reference's float64
 
 
-def test_a_volume_above_the_sample_budget_is_mapped_from_a_sample_close_to_exact():
+def test_16_bit_volumes_are_mapped_exactly_and_float_ones_from_a_random_sample():
   rng = np.random.default_rng(6)
-  volume = rng.gamma(3.0, 200.0, (2, 16, 64, 64)).astype(np.float32)
   rule = normalization.rule_of(_percentile_run())
+  counts = rng.gamma(3.0, 200.0, (2, 16, 64, 64))
+  for dtype in (np.uint16, np.int16, np.uint8):
+    volume = np.clip(counts / (1 if dtype != np.uint8 else 10), 0, 255 if dtype == np.uint8
+                     else 30000).astype(dtype)
+    array = _ChunkedArray(volume, (1, 5, 32, 32))
+    # Counted, not sampled: exact at any budget.
+    exact = chunked_volumes.percentile_maps(array, 'TZYX', 'Z', rule, max_samples=100)
+    for frame in range(2):
+      low, high = np.percentile(volume[frame].astype(np.float64), [1.0, 99.8])
+      assert (exact[frame].offset, exact[frame].scale) == pytest.approx((low, high - low),
+                                                                       rel=1e-9), dtype
+    assert max(array.reads) == 1 * 5 * 32 * 32  # chunk by chunk
+  # Float: a brightness that alternates with x in 4-pixel periods, which a
+  # regular every-4th sample would see in one phase only.
+  stripes = np.where((np.arange(64) // 2) % 2 == 0, 1.0, 3.0).astype(np.float32)
+  volume = (counts * stripes).astype(np.float32)
+  volume[0, 0, 0, :5] = np.nan  # missing voxels do not count
   array = _ChunkedArray(volume, (1, 5, 32, 32))
-  exact = chunked_volumes.percentile_maps(array, 'TZYX', 'Z', rule)
   sampled = chunked_volumes.percentile_maps(array, 'TZYX', 'Z', rule, max_samples=16384)
   for frame in range(2):
-    low, high = np.percentile(volume[frame], [1.0, 99.8])
-    assert (exact[frame].offset, exact[frame].scale) == pytest.approx((low, high - low),
-                                                                     rel=1e-6)
-    # Every 4th value of each chunk (65536 / 16384), 16384 values: within 3%
-    # of the spread.
-    assert abs(sampled[frame].offset - low) < 0.03 * (high - low)
-    assert abs(sampled[frame].offset + sampled[frame].scale - high) < 0.03 * (high - low)
-  # Read chunk by chunk: never more than one chunk at a time.
-  assert max(array.reads) == 1 * 5 * 32 * 32
+    low, high = np.nanpercentile(volume[frame].astype(np.float64), [1.0, 99.8])
+    assert np.isfinite(sampled[frame].offset) and np.isfinite(sampled[frame].scale)
+    # One value in 4 at random, 16384 values: within 5% of the spread.
+    assert abs(sampled[frame].offset - low) < 0.05 * (high - low)
+    assert abs(sampled[frame].offset + sampled[frame].scale - high) < 0.05 * (high - low)
+
+
+def test_a_movie_stored_with_one_z_plane_is_denoised_with_time_as_depth(tmp_path):
+  movie = np.random.default_rng(8).integers(100, 500, (12, 1, 1, 40, 40)).astype(np.uint16)
+  _write_zarr(tmp_path / 'movie.zarr', movie, 'TCZYX', (4, 1, 1, 32, 32))
+  denoise = _local_network(radius=1)
+  chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
+                                   denoise, (1, 1, 1), white_level_override=600.0)
+  written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
+  assert written.shape == movie.shape
+  np.testing.assert_array_equal(written[:, 0, 0], _whole(movie[:, 0, 0], denoise, 600.0))
 
 
 class _ChunkedArray:
-  """An in-memory array with zarr's .shape, .chunks and slicing, that records
-  the size of every read."""
+  """An in-memory array with zarr's .shape, .chunks, .dtype and slicing, that
+  records the size of every read."""
 
   def __init__(self, values, chunks):
     self.values, self.shape, self.chunks, self.reads = values, values.shape, chunks, []
+    self.dtype = values.dtype
 
   def __getitem__(self, key):
     part = self.values[key]

@@ -8,8 +8,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from n2n import config as config_lib
+from n2n.data import phantom
+from n2n.data import scene_writer
 from n2n.data import volume_pipeline
 from n2n.data import volumes
+from n2n.methods import registry as methods_registry
 from n2n.inference import noisy_volumes
 from n2n.training import preflight
 from tests.helpers import volumes as volume_helpers
@@ -31,9 +35,27 @@ def _own_scale(pixels):
   return low, high - low
 
 
+@pytest.fixture(scope='module')
+def unequal_stacks(tmp_path_factory):
+  """(records, raw): three phantom scenes whose second acquisition has twice the
+  gain and an offset of 500 (so the two acquisitions' percentiles differ)."""
+  root = tmp_path_factory.mktemp('unequal_stacks')
+  for index in range(3):
+    captures, reference = phantom.phantom_scene(volume_helpers.SPEC, seed=10 + index)
+    folder = root / 'raw' / f'scene_{index}'
+    folder.mkdir(parents=True)
+    stacks = {'acquisition_0.tif': captures[0],
+              'acquisition_1.tif': captures[1].astype(np.int64) * 2 + 500,
+              'reference.tif': reference}
+    for name, stack in stacks.items():
+      volume_helpers.write_stack(folder / name, stack.astype(np.uint16), 'ZYX')
+  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'))
+  return root / 'records', root / 'raw'
+
+
 @pytest.mark.parametrize('cache', [False, True])
-def test_crops_are_mapped_by_their_input_acquisitions_own_percentiles(dim_stacks, cache):
-  records, raw = dim_stacks
+def test_crops_are_mapped_by_their_input_acquisitions_own_percentiles(unequal_stacks, cache):
+  records, raw = unequal_stacks
   config = preflight.check_training_inputs(
       volume_helpers.train_config(records, target='clean', normalization='percentile',
                                   augment_flips=False, augment_rotations=False,
@@ -64,6 +86,41 @@ def test_crops_are_mapped_by_their_input_acquisitions_own_percentiles(dim_stacks
     assert found == [True]
     # The network sees values near 0-1, not the 0.002-0.006 of the white level.
     assert crop_input.max() > 0.3
+
+
+def test_single_noisy_stacks_are_mapped_by_their_own_percentiles(unequal_stacks):
+  # Every acquisition of the scenes as a volume of its own (the single-image
+  # methods' and the movies' pipeline).
+  records, raw = unequal_stacks
+  config = preflight.check_training_inputs(
+      volume_helpers.train_config(records, method='blind_spot', normalization='percentile',
+                                  augment_flips=False, augment_rotations=False),
+      tf.distribute.get_strategy()).config
+  batch = next(iter(volume_pipeline.build_noisy_volume_dataset(config, 4, cache=False)))
+  mapped = []
+  for scene in sorted(os.listdir(raw)):
+    for name in ('acquisition_0.tif', 'acquisition_1.tif'):
+      acquisition = volumes.read_volume(str(raw / scene / name)).pixels[0].astype(np.float64)
+      low, spread = _own_scale(acquisition)
+      mapped.append((acquisition - low) / spread)
+  for crop in batch.numpy():
+    found = [index for index, candidate in enumerate(mapped)
+             for z, y, x in np.ndindex(16 - 8 + 1, 64 - 32 + 1, 64 - 32 + 1)
+             if abs(candidate[z, y, x, 0] - crop[0, 0, 0, 0]) < 1e-4
+             and np.allclose(candidate[z:z + 8, y:y + 32, x:x + 32], crop, atol=1e-4)]
+    assert len(found) == 1
+
+
+def test_2x2x2_cells_reach_the_method_and_halve_every_axis(dim_stacks):
+  records, _ = dim_stacks
+  method = methods_registry.get('neighbor2neighbor')
+  for cells, depth in (('xy', 16), ('xyz', 8)):
+    config = config_lib.train_config(train_data=str(records), model_dir='unused', noise='none',
+                                     method='neighbor2neighbor', crop_size=64, crop_depth=16,
+                                     neighbor2neighbor_cells=cells)
+    noisy = tf.random.stateless_uniform([2, 16, 64, 64, 1], [1, 2])
+    elements = method.elements(noisy, tf.constant([3, 4]), config)
+    assert elements['input'].shape == (2, depth, 32, 32, 1), cells
 
 
 def test_denoising_maps_each_time_point_by_its_own_percentiles_and_back(tmp_path):
