@@ -112,8 +112,6 @@ METHOD_SHORT = {'pairs': 'Noise2Noise pairs', 'neighbor2neighbor': 'Neighbor2Nei
 OUTSIDE_THE_GOAL = {'neighbouring_frames': 'movies, not anisotropic volumes',
                     'clean_targets': 'needs clean data',
                     'neighbor2neighbor_cubes': 'a variant of the Neighbor2Neighbor row'}
-# What this section does not measure yet (it says so).
-NOT_YET = ()
 PICTURE_PLANE = 16   # z of the xy picture
 PICTURE_ROW = 64     # y of the xz picture
 GOAL_DB = 1.0
@@ -581,8 +579,8 @@ def section(results):
               f'{METHOD_SHORT[method]} {gains[method]:+.2f} dB ({OUTSIDE_THE_GOAL[method]})'
               for method in others) + '.' if others else '') +
           ' One seed and one phantom per row.', '']
-  if missing or NOT_YET:
-    out += [f'Not measured here yet: {", ".join(missing + list(NOT_YET))}.', '']
+  if missing:
+    out += [f'Not measured here yet: {", ".join(missing)}.', '']
   seams = results['seams']
   seams_commit = seams.get('commit', runs.get('pairs_3d', {}).get('commit', results['commit']))
   out += [f'3D tiles of {" x ".join(map(str, seams["tile"]))} voxels blended over '

@@ -61,6 +61,42 @@ def with_capture_maps(scene, dtype, data_channels, rule, decode=tfrecord.decode_
   return dict(scene, maps=maps)
 
 
+def with_maps_when_cached(scenes, config, cache, decode=tfrecord.decode_pixels):
+  """(scenes, True) with each capture's percentile map (with_capture_maps) for a
+  --normalization=percentile run with the cache: every capture is sorted once,
+  before the cache. Else (scenes, False): without the cache only the input
+  capture a visit decodes anyway is sorted (on_input_scale), not all N of them
+  at every visit."""
+  rule = normalization.rule_of(config)
+  if not (rule.per_image and cache):
+    return scenes, False
+  dtype = tf.as_dtype(config.data.dtype)
+  return scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data.channels, rule,
+                                                    decode),
+                    num_parallel_calls=tf.data.AUTOTUNE), True
+
+
+def on_input_scale(crops, scene, first, input_pixels, rule, precomputed_maps):
+  """Native crops -> float32 on the input capture's percentile scale (target
+  channels too: the network answers in the map denoising undoes with the
+  input's own percentiles).
+
+  Args:
+    crops: [N, ..., C'] native crops of the scene.
+    scene: the scene dict, with 'maps' where precomputed_maps (with_capture_maps).
+    first: the input capture's index in the scene.
+    input_pixels: that capture, native ([H, W, C] or [D, H, W, C]); read only
+      without precomputed maps.
+    rule: normalization.Rule with kind PERCENTILE.
+  """
+  if precomputed_maps:
+    offset, scale = scene['maps'][first][0], scene['maps'][first][1]
+  else:
+    offset, scale = normalization.percentile_maps_tf(
+        tf.cast(input_pixels, tf.float32)[tf.newaxis], rule)
+  return (tf.cast(crops, tf.float32) - offset) / scale
+
+
 def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset of a scene dataset (--noise=none) for one input pipeline.
 
@@ -81,13 +117,7 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
   dtype = tf.as_dtype(config.data.dtype)
   rule = normalization.rule_of(config)
-  # Percentile maps: with the cache, every capture is sorted once, before it;
-  # without, only the input capture a visit decodes anyway (not all N of them
-  # at every visit).
-  precomputed_maps = rule.per_image and cache
-  if precomputed_maps:
-    scenes = scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data.channels, rule),
-                        num_parallel_calls=tf.data.AUTOTUNE)
+  scenes, precomputed_maps = with_maps_when_cached(scenes, config, cache)
   scenes = input_pipeline.usable_items(scenes, config, cache,
                                       height_width=lambda scene: scene['shape'][:2])
   crop_size = config.data.crop_size
@@ -104,14 +134,8 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
         tf.random.experimental.stateless_fold_in(crop_seed, index))
     if not rule.per_image:
       return crops
-    # Target on the input's scale: the network learns to answer in the map
-    # denoising undoes with the input's own percentiles.
-    if precomputed_maps:
-      offset, scale = scene['maps'][first][0], scene['maps'][first][1]
-    else:
-      offset, scale = normalization.percentile_maps_tf(
-          tf.cast(stacked[tf.newaxis, ..., :config.data.channels], tf.float32), rule)
-    return (tf.cast(crops, tf.float32) - offset) / scale
+    return on_input_scale(crops, scene, first, stacked[..., :config.data.channels], rule,
+                          precomputed_maps)
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
                                         pipeline_id, start_step)

@@ -74,14 +74,8 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
   scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
   scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
   rule = normalization.rule_of(config)
-  dtype = tf.as_dtype(config.data.dtype)
-  # As for images: with the cache every acquisition is sorted once, before it;
-  # without, only the input acquisition a visit decodes anyway.
-  precomputed_maps = rule.per_image and cache
-  if precomputed_maps:
-    scenes = scenes.map(lambda scene: scene_pipeline.with_capture_maps(
-        scene, dtype, config.data.channels, rule, decode=tfrecord.decode_volume),
-                        num_parallel_calls=tf.data.AUTOTUNE)
+  scenes, precomputed_maps = scene_pipeline.with_maps_when_cached(scenes, config, cache,
+                                                                  tfrecord.decode_volume)
   scenes = input_pipeline.usable_items(scenes, config, cache,
                                       height_width=lambda scene: scene['shape'][:2])
   pick_seed, crop_seed, augment_seed = input_pipeline.stream_seeds(config, pipeline_id,
@@ -93,12 +87,8 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
         tf.random.experimental.stateless_fold_in(crop_seed, index))
     if not rule.per_image:
       return crops  # native: the shuffle buffer holds uint8/uint16, not float
-    if precomputed_maps:
-      offset, scale = scene['maps'][first][0], scene['maps'][first][1]
-    else:
-      offset, scale = normalization.percentile_maps_tf(
-          tf.cast(acquisition, tf.float32)[tf.newaxis], rule)
-    return (tf.cast(crops, tf.float32) - offset) / scale
+    return scene_pipeline.on_input_scale(crops, scene, first, acquisition, rule,
+                                         precomputed_maps)
 
   crops = input_pipeline.shuffled_crops(scenes, crops_of, per_replica_batch, config,
                                         pipeline_id, start_step)

@@ -49,7 +49,6 @@ import tempfile
 from absl import logging
 import numpy as np
 
-from n2n.data import native_images
 from n2n.data import normalization
 from n2n.data import ome_zarr
 from n2n.data import volumes
@@ -126,9 +125,10 @@ def chunk_region(index, chunks, shape, axes, spatial, margin):
   return tuple(read), tuple(crop)
 
 
-def _volume_letters(axes, depth_letter):
-  """The letters volumes.to_canonical reads the array by: a movie's time as z."""
-  return axes.replace('T', 'Z') if depth_letter == 'T' else axes
+def _time_axis(axes, depth_letter):
+  """The index of the axis whose time points are volumes of their own, or None
+  (no T, or a movie whose time is the depth)."""
+  return axes.index('T') if 'T' in axes and depth_letter != 'T' else None
 
 
 def denoise_region(region, axes, depth_letter, denoise, white_level, frame_maps=None):
@@ -147,20 +147,16 @@ def denoise_region(region, axes, depth_letter, denoise, white_level, frame_maps=
     return np.expand_dims(denoise_region(np.squeeze(region, plane_axis), axes.replace('Z', ''),
                                          depth_letter, denoise, white_level, frame_maps),
                           plane_axis)
-  letters = _volume_letters(axes, depth_letter)
+  letters = axes.replace('T', 'Z') if depth_letter == 'T' else axes
   canonical = volumes.to_canonical(region, letters)
   output = np.empty_like(canonical)
   for frame in range(canonical.shape[0]):
     for channel in range(canonical.shape[4]):
       volume = canonical[frame, ..., channel:channel + 1]
-      if frame_maps is None:
-        denoised = native_images.like_input(
-            denoise(native_images.to_unit_range(volume, white_level)), volume, white_level)
-      else:
-        pixel_map = frame_maps[frame]
-        denoised = native_images.in_dtype_of(normalization.denormalize(
-            denoise(normalization.normalize(volume, pixel_map)), pixel_map), volume)
-      output[frame, ..., channel:channel + 1] = denoised
+      values, back = (noisy_files.values_by_white_level(volume, white_level)
+                      if frame_maps is None else
+                      noisy_files.values_by_map(volume, frame_maps[frame]))
+      output[frame, ..., channel:channel + 1] = back(denoise(values))
   return volumes.from_canonical(output, letters)
 
 
@@ -221,7 +217,7 @@ def percentile_maps(array, axes, depth_letter, rule, max_samples=MAX_PERCENTILE_
   Returns:
     list of PixelMap, one per time point (one where there is no T, or T is depth).
   """
-  time_axis = axes.index('T') if 'T' in axes and depth_letter != 'T' else None
+  time_axis = _time_axis(axes, depth_letter)
   values_per_volume = math.prod(size for axis, size in enumerate(array.shape)
                                 if axis != time_axis)
   stride = math.ceil(values_per_volume / max_samples)
@@ -401,7 +397,7 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
   if rule.per_image and not all(_is_done(marker_path(destination, index), digest)
                                 for index in planned):
     frame_maps = percentile_maps(image.array, image.axes, depth_letter, rule)
-  time_axis = image.axes.index('T') if 'T' in image.axes and depth_letter != 'T' else None
+  time_axis = _time_axis(image.axes, depth_letter)
   for place, index in enumerate(planned, 1):
     marker = marker_path(destination, index)
     if _is_done(marker, digest):

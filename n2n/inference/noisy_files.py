@@ -117,6 +117,21 @@ def effective_white_level(run_config, dtype, override=0.0):
   return run_config.data.white_level or None
 
 
+def values_by_map(pixels, pixel_map):
+  """(pixels [...] as float32 network values by a normalization.PixelMap, and
+  back: fn(denoised values) -> pixels' dtype, rounded and clipped)."""
+  return (normalization.normalize(pixels, pixel_map),
+          lambda denoised: native_images.in_dtype_of(
+              normalization.denormalize(denoised, pixel_map), pixels))
+
+
+def values_by_white_level(pixels, white_level):
+  """(pixels [...] as float32 network values, 1.0 at white_level (None: the
+  dtype's range), and back: fn(denoised values) -> pixels' dtype and range)."""
+  return (native_images.to_unit_range(pixels, white_level),
+          lambda denoised: native_images.like_input(denoised, pixels, white_level))
+
+
 def network_values(pixels, run_config=None, white_level_override=0.0):
   """pixels as the run's network sees them, and the way back.
 
@@ -129,14 +144,23 @@ def network_values(pixels, run_config=None, white_level_override=0.0):
     shape) -> pixels' shape and dtype). With --normalization=percentile one map
     for the whole array, never per tile: the tiles of an image share it.
   """
-  if normalization.rule_of(run_config).per_image and pixels.dtype != bool:
-    pixel_map = normalization.percentile_map(pixels, normalization.rule_of(run_config))
-    return (normalization.normalize(pixels, pixel_map),
-            lambda denoised: native_images.in_dtype_of(
-                normalization.denormalize(denoised, pixel_map), pixels))
-  white_level = effective_white_level(run_config, pixels.dtype, white_level_override)
-  return (native_images.to_unit_range(pixels, white_level),
-          lambda denoised: native_images.like_input(denoised, pixels, white_level))
+  rule = normalization.rule_of(run_config)
+  if rule.per_image and pixels.dtype != bool:
+    return values_by_map(pixels, normalization.percentile_map(pixels, rule))
+  return values_by_white_level(
+      pixels, effective_white_level(run_config, pixels.dtype, white_level_override))
+
+
+def through_network(values, denoise, model_channels):
+  """values [..., C] float32 denoised by a network of model_channels (1 or 3):
+  as they are where C matches, a 1-channel image through a 3-channel network
+  (repeated, then averaged back), else channel by channel."""
+  if values.shape[-1] == model_channels:
+    return denoise(values)
+  if model_channels == 3:
+    return denoise(np.repeat(values, 3, axis=-1)).mean(axis=-1, keepdims=True)
+  return np.concatenate([denoise(values[..., [channel]])
+                         for channel in range(values.shape[-1])], axis=-1)
 
 
 def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
@@ -160,13 +184,7 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
   colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
   values, back = network_values(colour, run_config, white_level_override)
-  if values.shape[2] == model_channels:
-    denoised = denoise(values)
-  elif model_channels == 3:
-    denoised = denoise(np.repeat(values, 3, axis=2)).mean(axis=2, keepdims=True)
-  else:
-    denoised = np.concatenate([denoise(values[:, :, [channel]])
-                               for channel in range(values.shape[2])], axis=2)
+  denoised = through_network(values, denoise, model_channels)
   # Dropped before converting back: on a 24-MP image each float copy is 288 MB.
   del values
   result = back(denoised)

@@ -69,14 +69,7 @@ def denoise_volume(volume, denoise, model_channels, run_config=None, white_level
     model_channels: 1 or 3: a 1-channel network denoises each channel alone.
   """
   values, back = noisy_files.network_values(volume, run_config, white_level_override)
-  if values.shape[-1] == model_channels:
-    denoised = denoise(values)
-  elif model_channels == 3:
-    denoised = denoise(np.repeat(values, 3, axis=-1)).mean(axis=-1, keepdims=True)
-  else:
-    denoised = np.concatenate([denoise(values[..., [channel]])
-                               for channel in range(values.shape[-1])], axis=-1)
-  return back(denoised)
+  return back(noisy_files.through_network(values, denoise, model_channels))
 
 
 def denoise_stack(stack, denoise, model_channels, run_config=None, white_level_override=0.0):
