@@ -18,7 +18,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
-cli.quiet_startup()  # before anything imports TensorFlow
+cli.prepare_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 

@@ -12,6 +12,12 @@ os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 
+# As the programs start (n2n/cli.prepare_startup): oneDNN's kernels on hosts where
+# TensorFlow leaves them off (AVX2), before TensorFlow loads; programs the tests
+# run inherit it.
+from n2n import cli  # pylint: disable=g-import-not-at-top  (imports no TensorFlow)
+cli.use_onednn_kernels()
+
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 _cpus = tf.config.list_physical_devices('CPU')

@@ -44,20 +44,30 @@ def test_a_users_first_screen_shows_only_the_error():
 
 def test_importing_the_package_changes_nothing_in_the_process():
   """No import redirects stderr or loads TensorFlow: only a program's launcher
-  quiets the start-up (cli.quiet_startup), explicitly."""
+  quiets the start-up (cli.prepare_startup), explicitly."""
   code = ('import os, sys, threading\n'
           'before = os.fstat(2).st_ino\n'
           'import n2n, n2n.cli, n2n.apps, n2n.config\n'
           "assert os.fstat(2).st_ino == before, 'fd 2 was redirected'\n"
           "assert 'tensorflow' not in sys.modules, 'tensorflow imported'\n"
           "assert [t.name for t in threading.enumerate()] == ['MainThread']\n"
-          'n2n.cli.quiet_startup()\n'
-          "assert os.fstat(2).st_ino != before and os.environ['TF_CPP_MIN_LOG_LEVEL'] == '1'\n")
+          'n2n.cli.prepare_startup()\n'
+          "assert os.fstat(2).st_ino != before and os.environ['TF_CPP_MIN_LOG_LEVEL'] == '1'\n"
+          "assert os.environ['TF_ENABLE_ONEDNN_OPTS'] == '1'\n")
   env = {key: value for key, value in os.environ.items()
-         if key not in ('TF_CPP_MIN_LOG_LEVEL', 'N2N_RAW_STDERR')}
+         if key not in ('TF_CPP_MIN_LOG_LEVEL', 'N2N_RAW_STDERR', 'TF_ENABLE_ONEDNN_OPTS')}
   result = subprocess.run([sys.executable, '-c', code], capture_output=True, text=True,
                           timeout=60, cwd=REPO_ROOT, env=env)
   assert result.returncode == 0, result.stderr[-2000:]
+
+
+def test_onednn_kernels_are_asked_for_unless_the_caller_chose(monkeypatch):
+  monkeypatch.delenv('TF_ENABLE_ONEDNN_OPTS', raising=False)
+  cli.use_onednn_kernels()
+  assert os.environ['TF_ENABLE_ONEDNN_OPTS'] == '1'
+  monkeypatch.setenv('TF_ENABLE_ONEDNN_OPTS', '0')
+  cli.use_onednn_kernels()
+  assert os.environ['TF_ENABLE_ONEDNN_OPTS'] == '0'
 
 
 def test_every_test_starts_from_the_sessions_environment(session_environment):
@@ -69,4 +79,5 @@ def test_every_test_starts_from_the_sessions_environment(session_environment):
   now = {key: value for key, value in os.environ.items() if key != 'PYTEST_CURRENT_TEST'}
   assert now == session_environment
   assert os.environ.get('TF_CPP_MIN_LOG_LEVEL') == '1'
-  assert 'TF_ENABLE_ONEDNN_OPTS' not in os.environ
+  # conftest asks for oneDNN as the programs do; bioimageio.core's model test sets 0.
+  assert os.environ.get('TF_ENABLE_ONEDNN_OPTS') == '1'

@@ -1,0 +1,104 @@
+"""Training-step time of the U-Net with TensorFlow's oneDNN kernels on and off.
+
+  python bench/onednn_kernels.py --output=docs/bench/onednn_kernels_avx2.json
+
+TensorFlow turns oneDNN on by itself only on CPUs with AVX512 VNNI, BF16 or AMX;
+n2n's programs ask for it everywhere (n2n/cli.use_onednn_kernels). This measures
+what that buys on the host it runs on: each shape's training step (forward,
+gradients, Adam update; float32, random data) in a fresh process per setting,
+since TensorFlow reads TF_ENABLE_ONEDNN_OPTS once when it loads. The settings are
+interleaved within each repetition; the JSON holds each run's median step time
+and, per shape, the median over repetitions and the ratio off / on.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# (name, spatial dims, batch shape): the demo's 2D batch, a thin-channel 2D batch,
+# and the 3D tests' crops (8 x 32 x 32) and the results page's (8 x 64 x 64).
+SHAPES = (('2d_8x64x64x3', 2, (8, 64, 64, 3)), ('2d_4x64x64x1', 2, (4, 64, 64, 1)),
+          ('3d_4x8x32x32x1', 3, (4, 8, 32, 32, 1)), ('3d_4x8x64x64x1', 3, (4, 8, 64, 64, 1)))
+flags.DEFINE_integer('repetitions', 3, 'Fresh processes per setting and shape.')
+flags.DEFINE_integer('steps', 5, 'Timed steps per process, after one untimed (tracing) step.')
+flags.DEFINE_string('output', None, 'Where to write the JSON; printed only when unset.')
+FLAGS = flags.FLAGS
+
+# What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
+# argv[3] timed steps; prints the median step in seconds.
+_STEP_TIMER = """
+import json, statistics, sys, time
+sys.path.insert(0, {root!r})
+import tensorflow as tf
+from n2n.model import unet
+dims, shape, steps = int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])
+model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1)
+optimizer = tf.keras.optimizers.Adam(1e-4)
+batch = tf.random.stateless_uniform(shape, seed=(1, 2))
+
+@tf.function
+def step():
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(batch, training=True) - batch) ** 2)
+  gradients = tape.gradient(loss, model.trainable_variables)
+  optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+  return loss
+
+step().numpy()
+times = []
+for _ in range(steps):
+  started = time.perf_counter()
+  step().numpy()
+  times.append(time.perf_counter() - started)
+print(statistics.median(times))
+"""
+
+
+def step_seconds(onednn, dims, shape, steps):
+  """Median training-step seconds in a fresh process with oneDNN on or off."""
+  environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
+                     TF_CPP_MIN_LOG_LEVEL='2')
+  result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
+                           json.dumps(list(shape)), str(steps)],
+                          capture_output=True, text=True, env=environment, check=False)
+  if result.returncode:
+    raise RuntimeError(result.stderr.strip().splitlines()[-1])
+  return float(result.stdout.strip().splitlines()[-1])
+
+
+def main(argv):
+  del argv
+  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  runs = {name: {'on': [], 'off': []} for name, _, _ in SHAPES}
+  for repetition in range(FLAGS.repetitions):
+    for name, dims, shape in SHAPES:
+      # Alternate which setting goes first, so a drift within the hour hits both alike.
+      for setting in (('on', 'off') if repetition % 2 == 0 else ('off', 'on')):
+        runs[name][setting].append(step_seconds(setting == 'on', dims, shape, FLAGS.steps))
+        print(name, setting, f'{runs[name][setting][-1]:.3f} s', flush=True)
+  shapes = {}
+  for name, _, _ in SHAPES:
+    on, off = statistics.median(runs[name]['on']), statistics.median(runs[name]['off'])
+    shapes[name] = {'step_s_onednn_on': runs[name]['on'], 'step_s_onednn_off': runs[name]['off'],
+                    'median_on_s': round(on, 4), 'median_off_s': round(off, 4),
+                    'off_over_on': round(off / on, 2)}
+    print(f'{name}: on {on:.3f} s, off {off:.3f} s, off/on {off / on:.2f}x')
+  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+             'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
+             'precision': 'float32', 'shapes': shapes}
+  if FLAGS.output:
+    with open(FLAGS.output, 'w') as output:
+      json.dump(results, output, indent=1)
+      output.write('\n')
+
+
+if __name__ == '__main__':
+  app.run(main)
