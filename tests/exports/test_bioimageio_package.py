@@ -175,7 +175,9 @@ def test_a_schemes_halo_bounds_how_far_a_pixel_reaches_through_it(passes, slack)
   for index, phase in enumerate(phases):
     images[index, centre + phase, width // 2, 0] = 1.5
   with_scheme = schemes.with_scheme(network, scheme)
-  changes = (with_scheme(images).numpy() - with_scheme(np.full_like(images[:1], 0.5)).numpy())
+  # The flat baseline in a batch of the same shape: oneDNN picks its kernels by shape, and a
+  # batch of one summed in another order left round-off of 2e-5 where nothing reaches.
+  changes = with_scheme(images).numpy() - with_scheme(np.full_like(images, 0.5)).numpy()
   assert changes.min() >= 0.0
   above, below = [], []
   for index, phase in enumerate(phases):
