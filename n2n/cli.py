@@ -104,9 +104,9 @@ def use_onednn_kernels():
   (TF_ENABLE_ONEDNN_OPTS set already). Takes effect only before TensorFlow loads.
 
   TensorFlow turns them on by itself only on CPUs with AVX512 VNNI, BF16 or AMX;
-  on others (AVX2 hosts) it falls back to Eigen's kernels. There a training step
-  of the U-Net took 1.4x to 2.2x as long, and the 3D network's the most
-  (bench/onednn_kernels.py, docs/bench/onednn_kernels_avx2.json).
+  on others (AVX2 hosts) it falls back to Eigen's kernels. There a float32
+  training step of the U-Net took 1.14x (the demo's 2D batch) to 2.28x (3D
+  crops) as long (bench/onednn_kernels.py, docs/bench/onednn_kernels_avx2.json).
   """
   os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '1')
 
