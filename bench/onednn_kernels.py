@@ -1,6 +1,7 @@
 """Training-step time of the U-Net with TensorFlow's oneDNN kernels on and off.
 
-  python bench/onednn_kernels.py --output=docs/bench/onednn_kernels_avx2.json
+  python bench/onednn_kernels.py --repetitions=3 --steps=3 \
+      --output=docs/bench/onednn_kernels_avx2.json
 
 TensorFlow turns oneDNN on by itself only on CPUs with AVX512 VNNI, BF16 or AMX;
 n2n's programs ask for it everywhere (n2n/cli.use_onednn_kernels). This measures

@@ -105,8 +105,9 @@ def use_onednn_kernels():
 
   TensorFlow turns them on by itself only on CPUs with AVX512 VNNI, BF16 or AMX;
   on others (AVX2 hosts) it falls back to Eigen's kernels. There a float32
-  training step of the U-Net took 1.14x (the demo's 2D batch) to 2.28x (3D
-  crops) as long (bench/onednn_kernels.py, docs/bench/onednn_kernels_avx2.json).
+  training step of the U-Net took 1.14x (the demo's 2D batch), 2.05x (the 3D
+  tests' 8x32x32 crops) and 2.28x (8x64x64 crops) as long (bench/onednn_kernels.py,
+  docs/bench/onednn_kernels_avx2.json).
   """
   os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '1')
 
