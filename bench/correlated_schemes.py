@@ -184,7 +184,7 @@ def markdown(results, timings, host):
 def main(argv):
   del argv
   from n2n import cli  # pylint: disable=g-import-not-at-top
-  cli.prepare_startup()  # before this run imports TensorFlow: oneDNN's kernels, as the programs
+  cli.prepare_startup()  # before TensorFlow loads: oneDNN's kernels, as the programs have them
   os.makedirs(FLAGS.work_dir, exist_ok=True)
   host = next((line.split(':', 1)[1].strip() for line in open('/proc/cpuinfo')
                if line.startswith('model name')), platform.processor())

@@ -30,7 +30,8 @@ SHAPES = (('2d_8x64x64x3', 2, (8, 64, 64, 3)), ('2d_4x64x64x1', 2, (4, 64, 64, 1
           ('3d_4x8x32x32x1', 3, (4, 8, 32, 32, 1)), ('3d_4x8x64x64x1', 3, (4, 8, 64, 64, 1)))
 flags.DEFINE_integer('repetitions', 3, 'Fresh processes per setting and shape.')
 flags.DEFINE_integer('steps', 5, 'Timed steps per process, after one untimed (tracing) step.')
-flags.DEFINE_string('output', None, 'Where to write the JSON; printed only when unset.')
+flags.DEFINE_string('output', None, 'Where to write the JSON; none is written when unset '
+                    '(each run and the medians are printed either way).')
 FLAGS = flags.FLAGS
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,

@@ -96,7 +96,7 @@ def _filter_stderr():
   atexit.register(restore)
 
 
-_quieted = False
+_prepared = False
 
 
 def use_onednn_kernels():
@@ -110,7 +110,6 @@ def use_onednn_kernels():
   docs/bench/onednn_kernels_avx2.json).
   """
   os.environ.setdefault('TF_ENABLE_ONEDNN_OPTS', '1')
-
 
 
 class _TensorFlowInfoFilter(logging.Filter):
@@ -129,10 +128,10 @@ def prepare_startup():
   lines _filter_stderr drops; and asks for oneDNN's kernels (use_onednn_kernels).
   Call it once, first thing in a program, before TensorFlow is imported; later
   calls do nothing."""
-  global _quieted
-  if _quieted:
+  global _prepared
+  if _prepared:
     return
-  _quieted = True
+  _prepared = True
   use_onednn_kernels()
   os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
   _filter_stderr()

@@ -22,7 +22,7 @@ from n2n import config_flags
 
 
 def _launch(program):
-  """Quiets the start-up, then imports n2n.apps.<program> and runs it."""
+  """Prepares the start-up (cli.prepare_startup), then imports n2n.apps.<program> and runs it."""
   from n2n import cli  # pylint: disable=g-import-not-at-top
   cli.prepare_startup()
   importlib.import_module(f'{__name__}.{program}').run()
