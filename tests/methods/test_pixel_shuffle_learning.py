@@ -17,11 +17,24 @@ STEPS = 300
 N2N_MARGIN_DB = 0.14
 
 
+def write_data(root):
+  """The test's data under root: 2x2-correlated noise (data seed 0)."""
+  write_correlated_data(root, np.random.default_rng(0))
+
+
+def stride_gains(root, seed, steps=STEPS):
+  """(gain without the scheme, gain through a stride-2 pixel-shuffle) in dB of
+  two Neighbor2Neighbor runs on write_data's data (bench/learning_test_spread.py
+  runs it at other seeds)."""
+  plain = gain(root, f'plain_{seed}', steps, seed, method='neighbor2neighbor',
+               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1)
+  shuffled = gain(root, f'shuffled_{seed}', steps, seed, method='neighbor2neighbor',
+                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2)
+  return plain, shuffled
+
+
 @pytest.mark.slow
 def test_neighbor2neighbor_through_pixel_shuffle_gains_more_on_correlated_noise(tmp_path):
-  write_correlated_data(tmp_path, np.random.default_rng(0))
-  plain = gain(tmp_path, 'plain', STEPS, 1, method='neighbor2neighbor',
-               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1)
-  shuffled = gain(tmp_path, 'shuffled', STEPS, 1, method='neighbor2neighbor',
-                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2)
+  write_data(tmp_path)
+  plain, shuffled = stride_gains(tmp_path, 1)
   assert shuffled - plain > N2N_MARGIN_DB, (shuffled, plain)

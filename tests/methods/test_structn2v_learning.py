@@ -16,12 +16,24 @@ LINE_STEPS = 200
 LINE_MARGIN_DB = 0.11
 
 
-@pytest.mark.slow
-def test_blind_spot_with_structn2v_lines_gains_more_on_noise_correlated_along_rows(tmp_path):
-  write_correlated_data(tmp_path, np.random.default_rng(0), noise=row_noise)
+def write_data(root):
+  """The test's data under root: noise correlated along rows (data seed 0)."""
+  write_correlated_data(root, np.random.default_rng(0), noise=row_noise)
+
+
+def line_gains(root, seed, steps=LINE_STEPS):
+  """(gain of plain blind-spot, gain with 9-pixel structN2V lines) in dB on
+  write_data's data (bench/learning_test_spread.py runs it at other seeds)."""
   common = dict(method='blind_spot', crop_size=64, batch_size=8, blind_spot_fraction=0.05,
                 blind_spot_stride=1, blind_spot_inference_stride=1)
-  plain = gain(tmp_path, 'plain', LINE_STEPS, 1, blind_spot_line='none', **common)
-  lines = gain(tmp_path, 'lines', LINE_STEPS, 1, blind_spot_line='rows', blind_spot_line_span=9,
-               **common)
+  plain = gain(root, f'plain_{seed}', steps, seed, blind_spot_line='none', **common)
+  lines = gain(root, f'lines_{seed}', steps, seed, blind_spot_line='rows',
+               blind_spot_line_span=9, **common)
+  return plain, lines
+
+
+@pytest.mark.slow
+def test_blind_spot_with_structn2v_lines_gains_more_on_noise_correlated_along_rows(tmp_path):
+  write_data(tmp_path)
+  plain, lines = line_gains(tmp_path, 1)
   assert lines - plain > LINE_MARGIN_DB, (lines, plain)

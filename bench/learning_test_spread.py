@@ -1,0 +1,103 @@
+"""The 2D learning tests' outcome over seeds and run lengths: the basis of their bounds.
+
+  python bench/learning_test_spread.py --tests=pixel_shuffle,structn2v,percentile \
+      --seeds=1,2,3,4 --steps=150 --output=docs/bench/learning_test_spread.json
+
+Runs each test's own setup (its data, its runs, its scoring: the functions the
+test module calls) at every seed, float32, and prints what its assertion compares:
+  - pixel_shuffle: tests/methods/test_pixel_shuffle_learning.py: the gains in dB of
+    Neighbor2Neighbor without and through a stride-2 pixel-shuffle, on noise
+    correlated over 2x2 pixels; the test asserts their difference;
+  - structn2v: tests/methods/test_structn2v_learning.py: the gains in dB of blind-spot
+    without and with 9-pixel row lines, on noise correlated along rows; likewise;
+  - percentile: tests/training/test_percentile_training.py: the mean PSNRs of a
+    white-level run on stretched 16-bit data and a percentile run on the same data
+    squeezed into 1000-1400; the test asserts the stretched run's gain over its input
+    and the percentile run's distance below it.
+--steps gives every test's run that length (0: each test's own).
+"""
+
+import json
+import os
+import pathlib
+import sys
+import tempfile
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.prepare_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top
+from tests.methods import test_structn2v_learning  # pylint: disable=g-import-not-at-top
+from tests.training import test_percentile_training  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
+
+flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups.')
+flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
+flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
+flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
+FLAGS = flags.FLAGS
+
+
+def _pixel_shuffle(root, seed, steps):
+  plain, shuffled = test_pixel_shuffle_learning.stride_gains(root, seed, steps)
+  return {'plain_db': plain, 'shuffled_db': shuffled, 'difference_db': shuffled - plain}
+
+
+def _structn2v(root, seed, steps):
+  plain, lines = test_structn2v_learning.line_gains(root, seed, steps)
+  return {'plain_db': plain, 'lines_db': lines, 'difference_db': lines - plain}
+
+
+def _percentile(data, seed, steps):
+  datasets, root = data
+  scores = test_percentile_training.compare(datasets, root, seed, steps)
+  return {**scores, 'stretched_gain_db': scores['stretched'] - scores['stretched_input'],
+          'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
+
+
+# name -> (writes the data under a folder and returns what the run takes, runs one
+# seed, the test's own steps)
+TESTS = {
+    'pixel_shuffle': (lambda root: test_pixel_shuffle_learning.write_data(root) or root,
+                      _pixel_shuffle, test_pixel_shuffle_learning.STEPS),
+    'structn2v': (lambda root: test_structn2v_learning.write_data(root) or root,
+                  _structn2v, test_structn2v_learning.LINE_STEPS),
+    'percentile': (lambda root: (test_percentile_training.write_datasets(root), root),
+                   _percentile, test_percentile_training.STEPS),
+}
+
+
+def _write(results):
+  """Writes the results so far to --output, if given: a run stopped part-way keeps its rows."""
+  if FLAGS.output:
+    with open(FLAGS.output, 'w') as output:
+      json.dump(results, output, indent=1)
+      output.write('\n')
+
+
+def main(argv):
+  del argv
+  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+             'precision': 'float32', 'runs': []}
+  with tempfile.TemporaryDirectory() as folder:
+    for name in FLAGS.tests:
+      write_data, run, own_steps = TESTS[name]
+      steps = FLAGS.steps or own_steps
+      root = pathlib.Path(folder) / name
+      root.mkdir()
+      data = write_data(root)
+      for seed in (int(seed) for seed in FLAGS.seeds):
+        scores = {key: round(value, 3) for key, value in run(data, seed, steps).items()}
+        row = {'test': name, 'seed': seed, 'steps': steps, **scores}
+        print(json.dumps(row), flush=True)
+        results['runs'].append(row)
+        _write(results)
+
+
+if __name__ == '__main__':
+  app.run(main)
