@@ -19,7 +19,12 @@ from n2n.training import train_lib
 from tests.conftest import write_clean_photo_splits
 
 LOW, SPAN = 1000, 400  # the narrow data: 1000-1400 of 65535
-STEPS = 300  # of batch 16, crop 32, float32 on every host
+# 150 steps of batch 16, crop 32, float32 on every host. bench/learning_test_spread.py
+# over seeds 3-6 on a 2-core AMD AVX2 host (docs/bench/learning_test_spread.json):
+# the stretched run gained 4.47-5.30 dB over its input, and the percentile run
+# scored 0.07-0.47 dB above the stretched one. (At 300 steps, the length before,
+# seeds 3-5 scored 0.19-0.53 dB above in float32, 0.18-0.60 in mixed bfloat16.)
+STEPS = 150
 
 
 def narrow(pixels):
@@ -116,5 +121,5 @@ def test_narrow_16_bit_data_trains_to_within_half_a_db_of_the_stretched_data(dat
   # the same noisy data on the same scale
   assert abs(scores['narrow_input'] - scores['stretched_input']) < 0.1
   assert scores['stretched'] > scores['stretched_input'] + 3.0, scores
-  # Not more than 0.5 dB below; over seeds 3-5 it scored 0.19-0.53 dB above in float32.
+  # Not more than 0.5 dB below (the measured spread: STEPS).
   assert scores['percentile'] >= scores['stretched'] - 0.5, scores
