@@ -56,6 +56,16 @@ def pytest_configure(config):
                           'several seconds or more; pytest -m "not slow" leaves these out')
 
 
+def pytest_collection_modifyitems(items):
+  """Files that hold slow tests run first, each file's tests in their own order.
+  Under -n 2 --dist loadfile each worker takes the next file when it is free,
+  so a file of several minutes taken last ran alone while the other worker sat
+  idle (the suite took 41.6 min where its two halves would have taken 38.5);
+  taken first, the many short files even out the end."""
+  with_slow_tests = {item.path for item in items if item.get_closest_marker('slow')}
+  items.sort(key=lambda item: item.path not in with_slow_tests)
+
+
 def smooth_image(rng, height, width, channels=3):
   """A random smooth uint8 image (low-frequency blobs): denoisable content."""
   coarse = rng.uniform(0, 255, size=(height // 8 + 2, width // 8 + 2, channels))
