@@ -54,6 +54,11 @@ def fresh_environment():
 def pytest_configure(config):
   config.addinivalue_line('markers', 'slow: trains a model, or runs programs or exports, for '
                           'several seconds or more; pytest -m "not slow" leaves these out')
+  # pytest-xdist's --dist loadfile hands out the files with the most tests first
+  # unless told not to (its --loadscope-reorder, on by default), which would undo
+  # the order pytest_collection_modifyitems gives: most files of slow tests hold
+  # one to three, and they came last. The attribute is inert without xdist.
+  config.option.loadscopereorder = False
 
 
 def pytest_collection_modifyitems(items):

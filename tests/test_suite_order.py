@@ -1,0 +1,39 @@
+"""The suite's own order (tests/conftest.py): files that hold slow tests run
+first, so that under `-n 2 --dist loadfile` the many short files, not a long
+one, come last, and pytest-xdist keeps that order. The checks read the session
+they run in: the whole suite, as CI runs it (every xdist worker collects all of it)."""
+
+import pytest
+
+
+def test_files_holding_slow_tests_are_collected_before_every_other_file(request):
+  files, holds_slow = [], {}
+  for item in request.session.items:
+    if item.path not in holds_slow:
+      files.append(item.path)
+      holds_slow[item.path] = False
+    holds_slow[item.path] |= item.get_closest_marker('slow') is not None
+  flags = [holds_slow[path] for path in files]
+  if all(flags) or not any(flags):
+    pytest.skip('this session holds only one kind of file (e.g. -m "not slow" or one file)')
+  # True for every file of the first part, False for every one after it.
+  assert flags == sorted(flags, reverse=True), [
+      path.name for path, slow in zip(files, flags) if slow][-3:]
+
+
+def test_each_files_tests_keep_their_order_in_the_file(request):
+  by_file = {}
+  for item in request.session.items:
+    by_file.setdefault(item.path, []).append(item)
+  for items in by_file.values():
+    # Items of one file stay together and in the order the file defines them.
+    lines = [(item.location[1], item.name) for item in items]
+    first, last = request.session.items.index(items[0]), request.session.items.index(items[-1])
+    assert last - first + 1 == len(items)
+    assert [line for line, _ in lines] == sorted(line for line, _ in lines)
+
+
+def test_pytest_xdist_is_told_to_keep_the_collected_order(request):
+  # With --loadscope-reorder (xdist's default) the scheduler sorts files by
+  # their number of tests before handing them out.
+  assert request.config.option.loadscopereorder is False
