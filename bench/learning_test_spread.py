@@ -1,7 +1,7 @@
 """The 2D learning tests' outcome over seeds and run lengths: the basis of their bounds.
 
-  python bench/learning_test_spread.py --tests=pixel_shuffle,structn2v,percentile \
-      --seeds=1,2,3,4 --steps=150 --output=docs/bench/learning_test_spread.json
+  python bench/learning_test_spread.py --tests=percentile --seeds=3,4,5,6 --steps=150 \
+      --output=docs/bench/learning_test_spread.json    # the committed file (at ccc894e)
 
 Runs each test's own setup (its data, its runs, its scoring: the functions the
 test module calls) at every seed, float32, and prints what its assertion compares:
@@ -14,7 +14,12 @@ test module calls) at every seed, float32, and prints what its assertion compare
     white-level run on stretched 16-bit data and a percentile run on the same data
     squeezed into 1000-1400; the test asserts the stretched run's gain over its input
     and the percentile run's distance below it.
---steps gives every test's run that length (0: each test's own).
+--steps gives every test's run that length (0: each test's own). --output is
+rewritten after every row, holding this run's rows only: another length or test
+goes to a file of its own. The precision is float32 because every one of these
+tests trains in float32 (their settings say so); the 2-logical-CPU split and
+oneDNN's kernels come, as in the suite, from importing tests/conftest.py (through
+the test modules).
 """
 
 import json

@@ -121,5 +121,5 @@ def test_narrow_16_bit_data_trains_to_within_half_a_db_of_the_stretched_data(dat
   # the same noisy data on the same scale
   assert abs(scores['narrow_input'] - scores['stretched_input']) < 0.1
   assert scores['stretched'] > scores['stretched_input'] + 3.0, scores
-  # Not more than 0.5 dB below (the measured spread: STEPS).
+  # Not more than 0.5 dB below (the spread measured at this length: STEPS' comment).
   assert scores['percentile'] >= scores['stretched'] - 0.5, scores
