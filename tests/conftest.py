@@ -57,7 +57,8 @@ def pytest_configure(config):
   # pytest-xdist's --dist loadfile hands out the files with the most tests first
   # unless told not to (its --loadscope-reorder, on by default), which would undo
   # the order pytest_collection_modifyitems gives: most files of slow tests hold
-  # one to three, and they came last. The attribute is inert without xdist.
+  # one to three, and they came last. The setting is read from xdist 3.8.0
+  # (requirements-test.txt asks for it), and is inert without xdist.
   config.option.loadscopereorder = False
 
 
