@@ -48,32 +48,31 @@ flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
 FLAGS = flags.FLAGS
 
 
-def _pixel_shuffle(root, seed, steps):
+def _pixel_shuffle(root, unused_data, seed, steps):
   plain, shuffled = test_pixel_shuffle_learning.stride_gains(root, seed, steps)
   return {'plain_db': plain, 'shuffled_db': shuffled, 'difference_db': shuffled - plain}
 
 
-def _structn2v(root, seed, steps):
+def _structn2v(root, unused_data, seed, steps):
   plain, lines = test_structn2v_learning.line_gains(root, seed, steps)
   return {'plain_db': plain, 'lines_db': lines, 'difference_db': lines - plain}
 
 
-def _percentile(data, seed, steps):
-  datasets, root = data
+def _percentile(root, datasets, seed, steps):
   scores = test_percentile_training.compare(datasets, root, seed, steps)
   return {**scores, 'stretched_gain_db': scores['stretched'] - scores['stretched_input'],
           'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
 
 
-# name -> (writes the data under a folder and returns what the run takes, runs one
-# seed, the test's own steps)
+# name -> (writes the test's data under a folder and returns what its runs take
+# besides the folder, runs one seed, the test's own steps)
 TESTS = {
-    'pixel_shuffle': (lambda root: test_pixel_shuffle_learning.write_data(root) or root,
-                      _pixel_shuffle, test_pixel_shuffle_learning.STEPS),
-    'structn2v': (lambda root: test_structn2v_learning.write_data(root) or root,
-                  _structn2v, test_structn2v_learning.LINE_STEPS),
-    'percentile': (lambda root: (test_percentile_training.write_datasets(root), root),
-                   _percentile, test_percentile_training.STEPS),
+    'pixel_shuffle': (test_pixel_shuffle_learning.write_data, _pixel_shuffle,
+                      test_pixel_shuffle_learning.STEPS),
+    'structn2v': (test_structn2v_learning.write_data, _structn2v,
+                  test_structn2v_learning.LINE_STEPS),
+    'percentile': (test_percentile_training.write_datasets, _percentile,
+                   test_percentile_training.STEPS),
 }
 
 
@@ -97,7 +96,7 @@ def main(argv):
       root.mkdir()
       data = write_data(root)
       for seed in (int(seed) for seed in FLAGS.seeds):
-        scores = {key: round(value, 3) for key, value in run(data, seed, steps).items()}
+        scores = {key: round(value, 3) for key, value in run(root, data, seed, steps).items()}
         row = {'test': name, 'seed': seed, 'steps': steps, **scores}
         print(json.dumps(row), flush=True)
         results['runs'].append(row)

@@ -22,15 +22,14 @@ def test_files_holding_slow_tests_are_collected_before_every_other_file(request)
 
 
 def test_each_files_tests_keep_their_order_in_the_file(request):
-  by_file = {}
-  for item in request.session.items:
-    by_file.setdefault(item.path, []).append(item)
-  for items in by_file.values():
+  positions = {}
+  for position, item in enumerate(request.session.items):
+    positions.setdefault(item.path, []).append((position, item.location[1]))
+  for found in positions.values():
     # Items of one file stay together and in the order the file defines them.
-    lines = [(item.location[1], item.name) for item in items]
-    first, last = request.session.items.index(items[0]), request.session.items.index(items[-1])
-    assert last - first + 1 == len(items)
-    assert [line for line, _ in lines] == sorted(line for line, _ in lines)
+    assert found[-1][0] - found[0][0] + 1 == len(found)
+    lines = [line for _, line in found]
+    assert lines == sorted(lines)
 
 
 def test_pytest_xdist_is_told_to_keep_the_collected_order(request):

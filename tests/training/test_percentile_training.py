@@ -64,18 +64,16 @@ def datasets(tmp_path_factory):
   return write_datasets(tmp_path_factory.mktemp('percentile_data'))
 
 
-def train_and_score(data, model_dir, normalization, to_unit, steps=STEPS, **overrides):
+def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS):
   """Trains on data, denoises its validation scenes' first captures as
   denoise.py does, and returns (mean PSNR, mean input PSNR) in dB, both on
   the [0, 1] scale to_unit gives the raw pixels."""
   records, val = data
-  settings = dict(
+  config = config_lib.train_config(
       train_data=str(records), val_data=str(val), model_dir=str(model_dir), noise='none',
       normalization=normalization, crop_size=32, batch_size=16, train_steps=steps,
       steps_per_loop=20, log_every=100, eval_every=0, checkpoint_every=steps,
-      learning_rate=1e-3, rampdown_fraction=0.6, precision='float32', seed=3)
-  settings.update(overrides)
-  config = config_lib.train_config(**settings)
+      learning_rate=1e-3, rampdown_fraction=0.6, precision='float32', seed=seed)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   restored = restore.restore_model(str(model_dir), 'float32')
   denoise = whole_images.make_denoiser(restored.model)
@@ -104,9 +102,9 @@ def compare(datasets, root, seed, steps=STEPS):
   full = lambda pixels: pixels.astype(np.float64) / 65535
   squeezed = lambda pixels: (pixels.astype(np.float64) - LOW) / SPAN
   stretched, stretched_input = train_and_score(datasets['stretched'], root / f'stretched_{seed}',
-                                               'white_level', full, steps, seed=seed)
+                                               'white_level', full, seed, steps)
   percentile, narrow_input = train_and_score(datasets['narrow'], root / f'percentile_{seed}',
-                                             'percentile', squeezed, steps, seed=seed)
+                                             'percentile', squeezed, seed, steps)
   return {'stretched': stretched, 'stretched_input': stretched_input,
           'percentile': percentile, 'narrow_input': narrow_input}
 
