@@ -70,6 +70,9 @@ def test_differing_model_fields():
   assert config_lib.differing_model_fields(saved, config_lib.ModelConfig(channels=1)) == [
       'channels: 3 -> 1']
   assert not config_lib.differing_model_fields(saved, saved)
+  # A run of another width has other weights' shapes: resuming into it is refused.
+  assert config_lib.differing_model_fields(
+      saved, config_lib.ModelConfig(channels=3, network_width=24)) == ['network_width: 48 -> 24']
 
 
 def test_reading_a_config_does_not_import_tensorflow():
@@ -175,7 +178,7 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
                   neighbor2neighbor=dict(gamma=1.5, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=3, downsampling='max_blur_pool',
-                 top_skip=False, spatial_dims=0, z_pools=3),
+                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3),
       optimisation=dict(batch_size=8, train_steps=1600, learning_rate=0.0003,
                         rampdown_fraction=0.3, gradient_clip_multiple=4.0),
       evaluation=dict(eval_every=5000, max_eval_images=0, eval_image_summaries=3,
@@ -207,7 +210,7 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
                   neighbor2neighbor=dict(gamma=1.0, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=1, downsampling='max_blur_pool',
-                 top_skip=False, spatial_dims=0, z_pools=3),
+                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3),
       optimisation=dict(batch_size=8, train_steps=1200, learning_rate=0.0005,
                         rampdown_fraction=0.2, gradient_clip_multiple=2.0),
       evaluation=dict(eval_every=200, max_eval_images=5, eval_image_summaries=1,

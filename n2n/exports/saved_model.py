@@ -98,9 +98,12 @@ def trained_as(run_config):
   """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
   the method (and any non-default network) and the training data, one line."""
   kind = methods_registry.get(run_config.method.name).describe(run_config)
-  if (run_config.model.downsampling, run_config.model.top_skip) != ('max_pool', True):
-    kind += (f'; network: {run_config.model.downsampling} downsampling, '
-             f'{"with" if run_config.model.top_skip else "without"} the top skip connection')
+  model = run_config.model
+  if (model.downsampling, model.top_skip) != ('max_pool', True):
+    kind += (f'; network: {model.downsampling} downsampling, '
+             f'{"with" if model.top_skip else "without"} the top skip connection')
+  if model.network_width != unet.PAPER_WIDTH:
+    kind += f'; network width {model.network_width} (the paper\'s {unet.PAPER_WIDTH})'
   if run_config.corruption.noise == config_lib.NO_NOISE:
     trained_on = 'scenes of real noisy captures (no synthetic noise)'
   else:

@@ -15,10 +15,10 @@ def build_run_network(run_config, precision, **options):
 
   Returns:
     keras.Model: unet.build_unet with the run's channels, downsampling, top
-    skip, spatial dimensions and z pools.
+    skip, spatial dimensions, z pools and width.
   """
   model = run_config.model
   return unet.build_unet(config_lib.model_channels(run_config), precision,
                          downsampling=model.downsampling, top_skip=model.top_skip,
                          spatial_dims=config_lib.model_spatial_dims(run_config),
-                         z_pools=model.z_pools, **options)
+                         z_pools=model.z_pools, width=model.network_width, **options)

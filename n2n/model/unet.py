@@ -29,7 +29,20 @@ DOWNSAMPLINGS = ('max_pool', 'max_blur_pool')
 # Five pooling stages: spatial sizes must be multiples of 2**5.
 SIZE_MULTIPLE = 32
 STAGES = 5
+# Channels of the encoder's convolutions in the paper (appendix A.1).
+PAPER_WIDTH = 48
 SPATIAL_DIMS = (2, 3)
+
+
+def decoder_widths(width):
+  """(encoder, decoder, dec_conv1a, dec_conv1b) channels for an encoder width.
+
+  The paper's 48 gives its 48, 96, 64 and 32; other widths keep those ratios
+  (2, 4/3 and 2/3 of the encoder's), rounded to whole channels, at least 1.
+  """
+  if width < 1:
+    raise ValueError(f'--network_width={width} must be 1 or more channels')
+  return width, 2 * width, max(1, round(4 * width / 3)), max(1, round(2 * width / 3))
 
 
 def depth_multiple(z_pools):
@@ -98,7 +111,7 @@ def _resampling_layers_3d(downsampling, policy, pooled_z):
 
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
                upsampling='repeat', downsampling='max_pool', top_skip=True, spatial_dims=2,
-               z_pools=3):
+               z_pools=3, width=PAPER_WIDTH):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -123,6 +136,8 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     spatial_dims: 2 (images) or 3 (volumes; max_pool only; upsampling is
       UpSampling3D's repeat either way).
     z_pools: 3D only: how many of the five stages (the last ones) pool z.
+    width: channels of the encoder's convolutions, 48 in the paper; every
+      other layer keeps its ratio to it (decoder_widths).
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -154,27 +169,28 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     up = lambda name, stage: up_2d(name)
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
-  x = conv(48, 'enc_conv0')(centred)
-  x = conv(48, 'enc_conv1')(x)
+  encoder, decoder, top_a, top_b = decoder_widths(width)
+  x = conv(encoder, 'enc_conv0')(centred)
+  x = conv(encoder, 'enc_conv1')(x)
   skips = [centred]
   x = pool('pool1', 1)(x)
   for stage in range(2, 6):
     skips.append(x)
-    x = conv(48, f'enc_conv{stage}')(x)
+    x = conv(encoder, f'enc_conv{stage}')(x)
     x = pool(f'pool{stage}', stage)(x)
-  x = conv(48, 'enc_conv6')(x)
+  x = conv(encoder, 'enc_conv6')(x)
 
   for stage in range(5, 1, -1):
     x = up(f'upsample{stage}', stage)(x)
     x = concat(f'concat{stage}')([x, skips[stage - 1]])
-    x = conv(96, f'dec_conv{stage}a')(x)
-    x = conv(96, f'dec_conv{stage}b')(x)
+    x = conv(decoder, f'dec_conv{stage}a')(x)
+    x = conv(decoder, f'dec_conv{stage}b')(x)
 
   x = up('upsample1', 1)(x)
   if top_skip:
     x = concat('concat1')([x, skips[0]])
-  x = conv(64, 'dec_conv1a')(x)
-  x = conv(32, 'dec_conv1b')(x)
+  x = conv(top_a, 'dec_conv1a')(x)
+  x = conv(top_b, 'dec_conv1b')(x)
   x = conv(channels, 'dec_conv1', activation=False)(x)
   # The output and the loss stay in float32 whatever the compute precision.
   x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)

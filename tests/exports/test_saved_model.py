@@ -108,6 +108,15 @@ def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_pat
   np.testing.assert_allclose(output, whole_images.make_denoiser(model)(image), atol=1e-4)
 
 
+def test_an_export_of_a_narrower_network_says_its_width():
+  paper, narrow = (config_lib.train_config(train_data='data/photos', model_dir='runs/x',
+                                           noise='gaussian', network_width=width)
+                   for width in (48, 24))
+  assert 'width' not in saved_model.trained_as(paper)
+  assert saved_model.trained_as(narrow).startswith(
+      "Noise2Noise (noisy targets); network width 24 (the paper's 48), gaussian noise")
+
+
 def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
   monkeypatch.setattr(onnx_model, 'onnx_extras_installed', lambda: False)
   with pytest.raises(ValueError, match=r'^--onnx needs the optional export extras \(tf2onnx, '

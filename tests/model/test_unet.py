@@ -20,6 +20,29 @@ def test_layer_widths_follow_the_paper():
   assert (filters['dec_conv1a'], filters['dec_conv1b'], filters['dec_conv1']) == (64, 32, 3)
 
 
+@pytest.mark.parametrize('width, expected', [
+    # Written out by hand: encoder, decoder (2x), dec_conv1a (4/3), dec_conv1b (2/3).
+    (24, (24, 48, 32, 16)),
+    (16, (16, 32, 21, 11)),
+    (1, (1, 2, 1, 1)),
+])
+@pytest.mark.parametrize('spatial_dims', [2, 3])
+def test_a_narrower_unet_scales_every_layer_by_the_papers_ratios(width, expected, spatial_dims):
+  unet = model.build_unet(1, spatial_dims=spatial_dims, width=width)
+  filters = {layer.name: layer.filters for layer in unet.layers if hasattr(layer, 'filters')}
+  encoder, decoder, top_a, top_b = expected
+  assert [filters[f'enc_conv{i}'] for i in range(7)] == [encoder] * 7
+  assert [filters[f'dec_conv{i}{ab}'] for i in range(2, 6) for ab in 'ab'] == [decoder] * 8
+  assert (filters['dec_conv1a'], filters['dec_conv1b'], filters['dec_conv1']) == (top_a, top_b, 1)
+  shape = [1, 8, 32, 32, 1] if spatial_dims == 3 else [1, 32, 32, 1]
+  assert unet(tf.zeros(shape)).shape == shape
+
+
+def test_a_unet_of_width_0_is_refused_naming_the_flag():
+  with pytest.raises(ValueError, match='--network_width=0'):
+    model.build_unet(3, width=0)
+
+
 def test_grayscale_unet():
   unet = model.build_unet(1)
   assert unet(tf.zeros([1, 32, 32, 1])).shape == (1, 32, 32, 1)
