@@ -44,35 +44,36 @@ from tools import provenance  # pylint: disable=g-import-not-at-top
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups.')
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
+flags.DEFINE_integer('network_width', 0, "Every run's --network_width; 0: each test's own.")
 flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
 FLAGS = flags.FLAGS
 
 
-def _pixel_shuffle(root, unused_data, seed, steps):
-  plain, shuffled = test_pixel_shuffle_learning.stride_gains(root, seed, steps)
+def _pixel_shuffle(root, unused_data, seed, steps, network_width):
+  plain, shuffled = test_pixel_shuffle_learning.stride_gains(root, seed, steps, network_width)
   return {'plain_db': plain, 'shuffled_db': shuffled, 'difference_db': shuffled - plain}
 
 
-def _structn2v(root, unused_data, seed, steps):
-  plain, lines = test_structn2v_learning.line_gains(root, seed, steps)
+def _structn2v(root, unused_data, seed, steps, network_width):
+  plain, lines = test_structn2v_learning.line_gains(root, seed, steps, network_width)
   return {'plain_db': plain, 'lines_db': lines, 'difference_db': lines - plain}
 
 
-def _percentile(root, datasets, seed, steps):
-  scores = test_percentile_training.compare(datasets, root, seed, steps)
+def _percentile(root, datasets, seed, steps, network_width):
+  scores = test_percentile_training.compare(datasets, root, seed, steps, network_width)
   return {**scores, 'stretched_gain_db': scores['stretched'] - scores['stretched_input'],
           'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
 
 
 # name -> (writes the test's data under a folder and returns what its runs take
-# besides the folder, runs one seed, the test's own steps)
+# besides the folder, runs one seed, the test's own steps and network width)
 TESTS = {
     'pixel_shuffle': (test_pixel_shuffle_learning.write_data, _pixel_shuffle,
-                      test_pixel_shuffle_learning.STEPS),
+                      test_pixel_shuffle_learning.STEPS, test_pixel_shuffle_learning.NETWORK_WIDTH),
     'structn2v': (test_structn2v_learning.write_data, _structn2v,
-                  test_structn2v_learning.LINE_STEPS),
+                  test_structn2v_learning.LINE_STEPS, test_structn2v_learning.NETWORK_WIDTH),
     'percentile': (test_percentile_training.write_datasets, _percentile,
-                   test_percentile_training.STEPS),
+                   test_percentile_training.STEPS, test_percentile_training.NETWORK_WIDTH),
 }
 
 
@@ -90,14 +91,17 @@ def main(argv):
              'precision': 'float32', 'runs': []}
   with tempfile.TemporaryDirectory() as folder:
     for name in FLAGS.tests:
-      write_data, run, own_steps = TESTS[name]
+      write_data, run, own_steps, own_width = TESTS[name]
       steps = FLAGS.steps or own_steps
+      network_width = FLAGS.network_width or own_width
       root = pathlib.Path(folder) / name
       root.mkdir()
       data = write_data(root)
       for seed in (int(seed) for seed in FLAGS.seeds):
-        scores = {key: round(value, 3) for key, value in run(root, data, seed, steps).items()}
-        row = {'test': name, 'seed': seed, 'steps': steps, **scores}
+        scores = {key: round(value, 3)
+                  for key, value in run(root, data, seed, steps, network_width).items()}
+        row = {'test': name, 'seed': seed, 'steps': steps, 'network_width': network_width,
+               **scores}
         print(json.dumps(row), flush=True)
         results['runs'].append(row)
         _write(results)

@@ -35,14 +35,15 @@ flags.DEFINE_string('output', None, 'Where to write the JSON; none is written wh
 FLAGS = flags.FLAGS
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
-# argv[3] timed steps; prints the median step in seconds.
+# argv[3] timed steps, argv[4] the network's width; prints the median step in seconds.
 _STEP_TIMER = """
 import json, statistics, sys, time
 sys.path.insert(0, {root!r})
 import tensorflow as tf
 from n2n.model import unet
-dims, shape, steps = int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3])
-model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1)
+dims, shape, steps, width = (int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3]),
+                             int(sys.argv[4]))
+model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1, width=width)
 optimizer = tf.keras.optimizers.Adam(1e-4)
 batch = tf.random.stateless_uniform(shape, seed=(1, 2))
 
@@ -64,12 +65,13 @@ print(statistics.median(times))
 """
 
 
-def step_seconds(onednn, dims, shape, steps):
-  """Median training-step seconds in a fresh process with oneDNN on or off."""
+def step_seconds(onednn, dims, shape, steps, width=48):
+  """Median training-step seconds in a fresh process with oneDNN on or off, for the
+  U-Net of that encoder width (48: the paper's)."""
   environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
                      TF_CPP_MIN_LOG_LEVEL='2')
   result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
-                           json.dumps(list(shape)), str(steps)],
+                           json.dumps(list(shape)), str(steps), str(width)],
                           capture_output=True, text=True, env=environment, check=False)
   if result.returncode:
     raise RuntimeError(result.stderr.strip().splitlines()[-1])

@@ -15,6 +15,7 @@ from tests.helpers.correlated_noise import write_correlated_data
 # 0.28-0.33 dB, spread 0.05. The margin is half the smallest difference.
 STEPS = 300
 N2N_MARGIN_DB = 0.14
+NETWORK_WIDTH = 48
 
 
 def write_data(root):
@@ -22,14 +23,16 @@ def write_data(root):
   write_correlated_data(root, np.random.default_rng(0))
 
 
-def stride_gains(root, seed, steps=STEPS):
+def stride_gains(root, seed, steps=STEPS, network_width=NETWORK_WIDTH):
   """(gain without the scheme, gain through a stride-2 pixel-shuffle) in dB of
   two Neighbor2Neighbor runs on write_data's data (bench/learning_test_spread.py
   runs it at other seeds)."""
   plain = gain(root, f'plain_{seed}', steps, seed, method='neighbor2neighbor',
-               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1)
+               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1,
+               network_width=network_width)
   shuffled = gain(root, f'shuffled_{seed}', steps, seed, method='neighbor2neighbor',
-                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2)
+                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2,
+                  network_width=network_width)
   return plain, shuffled
 
 

@@ -14,6 +14,7 @@ from tests.helpers.correlated_noise import write_correlated_data
 # line; the difference 0.22-0.94 dB. The margin is half the smallest difference.
 LINE_STEPS = 200
 LINE_MARGIN_DB = 0.11
+NETWORK_WIDTH = 48
 
 
 def write_data(root):
@@ -21,11 +22,11 @@ def write_data(root):
   write_correlated_data(root, np.random.default_rng(0), noise=row_noise)
 
 
-def line_gains(root, seed, steps=LINE_STEPS):
+def line_gains(root, seed, steps=LINE_STEPS, network_width=NETWORK_WIDTH):
   """(gain of plain blind-spot, gain with 9-pixel structN2V lines) in dB on
   write_data's data (bench/learning_test_spread.py runs it at other seeds)."""
   common = dict(method='blind_spot', crop_size=64, batch_size=8, blind_spot_fraction=0.05,
-                blind_spot_stride=1, blind_spot_inference_stride=1)
+                blind_spot_stride=1, blind_spot_inference_stride=1, network_width=network_width)
   plain = gain(root, f'plain_{seed}', steps, seed, blind_spot_line='none', **common)
   lines = gain(root, f'lines_{seed}', steps, seed, blind_spot_line='rows',
                blind_spot_line_span=9, **common)

@@ -25,6 +25,7 @@ LOW, SPAN = 1000, 400  # the narrow data: 1000-1400 of 65535
 # scored 0.07-0.47 dB above the stretched one. (At 300 steps, the length before,
 # seeds 3-5 scored 0.19-0.53 dB above in float32, 0.18-0.60 in mixed bfloat16.)
 STEPS = 150
+NETWORK_WIDTH = 48
 
 
 def narrow(pixels):
@@ -64,7 +65,8 @@ def datasets(tmp_path_factory):
   return write_datasets(tmp_path_factory.mktemp('percentile_data'))
 
 
-def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS):
+def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS,
+                    network_width=NETWORK_WIDTH):
   """Trains on data, denoises its validation scenes' first captures as
   denoise.py does, and returns (mean PSNR, mean input PSNR) in dB, both on
   the [0, 1] scale to_unit gives the raw pixels."""
@@ -73,7 +75,8 @@ def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS):
       train_data=str(records), val_data=str(val), model_dir=str(model_dir), noise='none',
       normalization=normalization, crop_size=32, batch_size=16, train_steps=steps,
       steps_per_loop=20, log_every=100, eval_every=0, checkpoint_every=steps,
-      learning_rate=1e-3, rampdown_fraction=0.6, precision='float32', seed=seed)
+      learning_rate=1e-3, rampdown_fraction=0.6, precision='float32', seed=seed,
+      network_width=network_width)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   restored = restore.restore_model(str(model_dir), 'float32')
   denoise = whole_images.make_denoiser(restored.model)
@@ -90,7 +93,7 @@ def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS):
   return float(np.mean(scores)), float(np.mean(inputs))
 
 
-def compare(datasets, root, seed, steps=STEPS):
+def compare(datasets, root, seed, steps=STEPS, network_width=NETWORK_WIDTH):
   """{'stretched', 'stretched_input', 'percentile', 'narrow_input'}: mean PSNRs
   in dB, on one scale, of a white-level run on the stretched data and a
   percentile run on the narrow data (bench/learning_test_spread.py runs it at
@@ -102,9 +105,11 @@ def compare(datasets, root, seed, steps=STEPS):
   full = lambda pixels: pixels.astype(np.float64) / 65535
   squeezed = lambda pixels: (pixels.astype(np.float64) - LOW) / SPAN
   stretched, stretched_input = train_and_score(datasets['stretched'], root / f'stretched_{seed}',
-                                               'white_level', full, seed, steps)
+                                               'white_level', full, seed, steps,
+                                               network_width)
   percentile, narrow_input = train_and_score(datasets['narrow'], root / f'percentile_{seed}',
-                                             'percentile', squeezed, seed, steps)
+                                             'percentile', squeezed, seed, steps,
+                                             network_width)
   return {'stretched': stretched, 'stretched_input': stretched_input,
           'percentile': percentile, 'narrow_input': narrow_input}
 
