@@ -43,6 +43,8 @@ flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neigh
 flags.DEFINE_float('blind_spot_fraction', 0.05,
                    'Masked fraction of the blind_spot runs (the test uses 0.05; the default of '
                    'train.py, 0.002, is too few masked voxels for 60 steps).')
+flags.DEFINE_integer('network_width', volume_helpers.NETWORK_WIDTH,
+                     "The runs' --network_width (the tests' own by default; 48 is the paper's).")
 flags.DEFINE_string('output', '', 'Also write the results here as JSON.')
 FLAGS = flags.FLAGS
 
@@ -87,18 +89,19 @@ def main(argv):
       records, scored, overrides = setups[method]
       for seed in (int(seed) for seed in FLAGS.seeds):
         model_dir = volume_helpers.train_run(records, root / f'{method}_{seed}', 60, seed=seed,
-                                             **overrides)
+                                             network_width=FLAGS.network_width, **overrides)
         gains = [round(gain, 2) for gain in volume_helpers.denoise_py_gains(model_dir, scored)]
         # The settings that differ between methods go into each row, so that a file of
         # rows says what it measured (the learning rate is train_run's, 5e-4, for all).
         run = {'method': method, 'seed': seed, 'settings': overrides, 'learning_rate': 5e-4,
-               'gains_db': gains, 'least': min(gains)}
+               'network_width': FLAGS.network_width, 'gains_db': gains, 'least': min(gains)}
         print(json.dumps(run), flush=True)
         results['runs'].append(run)
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as output:
-      json.dump(results, output, indent=1)
-      output.write('\n')
+        # After every row: a run stopped part-way keeps what it measured.
+        if FLAGS.output:
+          with open(FLAGS.output, 'w') as output:
+            json.dump(results, output, indent=1)
+            output.write('\n')
 
 
 if __name__ == '__main__':

@@ -63,7 +63,9 @@ def single_acquisitions(tmp_path_factory):
     # Bounds from bench/volume_learning_spread.py (AMD AVX512-BF16 host, float32), the least
     # gain of the three volumes over seeds 1-4: Neighbor2Neighbor 4.14-6.64 dB
     # (docs/bench/volume_learning_spread.json); blind-spot at 5% 2.56-5.30 dB
-    # (docs/bench/volume_learning_spread_blind_spot.json).
+    # (docs/bench/volume_learning_spread_blind_spot.json). At the tests' width 24
+    # (docs/bench/volume_learning_spread_width24.json, AMD AVX2 host), seeds 1-3:
+    # Neighbor2Neighbor 3.37-6.44 dB, blind-spot 1.89-5.82 dB.
     ('neighbor2neighbor', 64, {}, 2.0),
     # 5% masked (as the 2D learning test): at Noise2Void's 0.2% a batch of 4 crops of
     # 8 x 32 x 32 has 66 masked voxels, and 60 steps gained -3.60 to +0.47 dB.
