@@ -24,9 +24,9 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
-from bench import onednn_kernels  # pylint: disable=g-import-not-at-top
+from bench import step_timer  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = onednn_kernels.REPO_ROOT
+REPO_ROOT = step_timer.REPO_ROOT
 # (name, spatial dims, batch shape): the 2D learning tests' thin-channel batch, the
 # pixel-shuffle test's RGB batch (crop 128) and the 3D tests' crops (8 x 32 x 32).
 SHAPES = (('2d_4x64x64x1', 2, (4, 64, 64, 1)), ('2d_4x128x128x3', 2, (4, 128, 128, 3)),
@@ -47,7 +47,7 @@ def main(argv):
     for name, dims, shape in SHAPES:
       # The order turns round every repetition, so a drift within the hour hits all alike.
       for width in (widths if repetition % 2 == 0 else widths[::-1]):
-        seconds = onednn_kernels.step_seconds(True, dims, shape, FLAGS.steps, width)
+        seconds = step_timer.step_seconds(True, dims, shape, FLAGS.steps, width)
         runs[name][width].append(seconds)
         print(name, width, f'{seconds:.3f} s', flush=True)
   shapes = {}

@@ -1,0 +1,56 @@
+"""One U-Net training step's time in a fresh process: what bench/onednn_kernels.py and
+bench/network_width.py compare (forward, gradients, Adam update; float32, random data).
+
+TensorFlow reads TF_ENABLE_ONEDNN_OPTS once when it loads, so every setting runs in a
+process of its own.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+# What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
+# argv[3] timed steps, argv[4] the network's width; prints the median step in seconds.
+_STEP_TIMER = """
+import json, statistics, sys, time
+sys.path.insert(0, {root!r})
+import tensorflow as tf
+from n2n.model import unet
+dims, shape, steps, width = (int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3]),
+                             int(sys.argv[4]))
+model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1, width=width)
+optimizer = tf.keras.optimizers.Adam(1e-4)
+batch = tf.random.stateless_uniform(shape, seed=(1, 2))
+
+@tf.function
+def step():
+  with tf.GradientTape() as tape:
+    loss = tf.reduce_mean((model(batch, training=True) - batch) ** 2)
+  gradients = tape.gradient(loss, model.trainable_variables)
+  optimizer.apply_gradients(zip(gradients, model.trainable_variables))
+  return loss
+
+step().numpy()
+times = []
+for _ in range(steps):
+  started = time.perf_counter()
+  step().numpy()
+  times.append(time.perf_counter() - started)
+print(statistics.median(times))
+"""
+
+
+def step_seconds(onednn, dims, shape, steps, width=48):
+  """Median training-step seconds in a fresh process with oneDNN on or off, for the
+  U-Net of that encoder width (48: the paper's)."""
+  environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
+                     TF_CPP_MIN_LOG_LEVEL='2')
+  result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
+                           json.dumps(list(shape)), str(steps), str(width)],
+                          capture_output=True, text=True, env=environment, check=False)
+  if result.returncode:
+    raise RuntimeError(result.stderr.strip().splitlines()[-1])
+  return float(result.stdout.strip().splitlines()[-1])
