@@ -33,12 +33,13 @@ KIND_FLAGS = {'scenes': ('--noise=none',),
               'clean': ('--noise=gaussian', '--noise_range=0,50', '--eval_noise_levels=25')}
 
 
-def train_command(kind, records, model_dir, seed, precision):
+def train_command(kind, records, model_dir, seed, precision, network_width=48):
   """The train.py command line the colour test runs for one model."""
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   return [sys.executable, os.path.join(REPO_ROOT, 'train.py'), f'--train_data={records}',
           f'--model_dir={model_dir}', f'--seed={seed}', f'--precision={precision}',
-          *colour_check.SMALL_BUDGET_FLAGS, *KIND_FLAGS[kind]]
+          f'--network_width={network_width}', *colour_check.SMALL_BUDGET_FLAGS,
+          *KIND_FLAGS[kind]]
 
 
 def write_records(root):
@@ -71,6 +72,7 @@ def main(argv):
   del argv
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  from tools import provenance  # pylint: disable=g-import-not-at-top
   runs = []
   with tempfile.TemporaryDirectory() as root:
     records = write_records(root)
@@ -78,14 +80,15 @@ def main(argv):
       for precision in FLAGS.precisions:
         for kind in FLAGS.kinds:
           model_dir = os.path.join(root, f'{kind}_{seed}_{precision}')
-          result = subprocess.run(train_command(kind, records[kind], model_dir, seed, precision),
+          result = subprocess.run(train_command(kind, records[kind], model_dir, seed, precision,
+                                                FLAGS.network_width),
                                   capture_output=True, text=True, cwd=REPO_ROOT)
           if result.returncode:
             sys.exit(f'train.py failed: {result.stderr[-2000:]}')
           checked = colour_check.verdicts(colour_check.score_model(
               restore.restore_model(model_dir)))
           run = {'kind': kind, 'seed': int(seed), 'precision': precision,
-                 **colour_check.summary(checked)}
+                 'network_width': FLAGS.network_width, **colour_check.summary(checked)}
           print(json.dumps(run), flush=True)
           runs.append(run)
   spread = {}
@@ -95,7 +98,7 @@ def main(argv):
         'worst_channel_error_max': max(run['worst_channel_error'] for run in mine),
         'meeting_the_bar_min': min(run['meeting_the_bar'] for run in mine),
         'mean_gain_db_min': min(run['mean_gain_db'] for run in mine)}
-  report = {'machine': machine(),
+  report = {'machine': machine(), 'commit': provenance.commit(REPO_ROOT),
             'budget': list(colour_check.SMALL_BUDGET_FLAGS), 'runs': runs, 'spread': spread}
   print(json.dumps(spread, indent=2))
   if FLAGS.output:
@@ -108,5 +111,6 @@ if __name__ == '__main__':
   flags.DEFINE_list('seeds', ['0', '1', '2', '3'], 'Training seeds.')
   flags.DEFINE_list('precisions', ['float32', 'mixed_bfloat16'], 'Training precisions.')
   flags.DEFINE_list('kinds', ['scenes', 'clean'], 'Which of the test\'s two models.')
+  flags.DEFINE_integer('network_width', 48, "train.py's --network_width (48: the paper's).")
   flags.DEFINE_string('output', '', 'Write the JSON here.')
   app.run(main)
