@@ -66,7 +66,8 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   saved = json.loads((model_dir / 'config.json').read_text())
   # spatial_dims resolved from the (image) data; z_pools recorded though 2D ignores it.
   assert saved['model'] == {'architecture': 'n2n_unet', 'channels': 3, 'downsampling': 'max_pool',
-                            'top_skip': True, 'spatial_dims': 2, 'z_pools': 3}
+                            'top_skip': True, 'network_width': 48, 'spatial_dims': 2,
+                            'z_pools': 3}
   assert saved['optimisation']['train_steps'] == 6
   assert {'loss', 'learning_rate', 'images_per_second'} <= _event_tags(str(model_dir / 'train'))
   eval_tags = _event_tags(str(model_dir / 'eval'))
