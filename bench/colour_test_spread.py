@@ -33,9 +33,12 @@ KIND_FLAGS = {'scenes': ('--noise=none',),
               'clean': ('--noise=gaussian', '--noise_range=0,50', '--eval_noise_levels=25')}
 
 
-def train_command(kind, records, model_dir, seed, precision, network_width=48):
-  """The train.py command line the colour test runs for one model."""
+def train_command(kind, records, model_dir, seed, precision, network_width=None):
+  """The train.py command line the colour test runs for one model (network_width None:
+  the paper's, train.py's default)."""
   from bench import colour_check  # pylint: disable=g-import-not-at-top
+  from n2n import config  # pylint: disable=g-import-not-at-top
+  network_width = network_width or config.PAPER_NETWORK_WIDTH
   return [sys.executable, os.path.join(REPO_ROOT, 'train.py'), f'--train_data={records}',
           f'--model_dir={model_dir}', f'--seed={seed}', f'--precision={precision}',
           f'--network_width={network_width}', *colour_check.SMALL_BUDGET_FLAGS,
@@ -72,7 +75,9 @@ def main(argv):
   del argv
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  from n2n import config  # pylint: disable=g-import-not-at-top
   from tools import provenance  # pylint: disable=g-import-not-at-top
+  network_width = FLAGS.network_width or config.PAPER_NETWORK_WIDTH
   runs = []
   with tempfile.TemporaryDirectory() as root:
     records = write_records(root)
@@ -81,14 +86,14 @@ def main(argv):
         for kind in FLAGS.kinds:
           model_dir = os.path.join(root, f'{kind}_{seed}_{precision}')
           result = subprocess.run(train_command(kind, records[kind], model_dir, seed, precision,
-                                                FLAGS.network_width),
+                                                network_width),
                                   capture_output=True, text=True, cwd=REPO_ROOT)
           if result.returncode:
             sys.exit(f'train.py failed: {result.stderr[-2000:]}')
           checked = colour_check.verdicts(colour_check.score_model(
               restore.restore_model(model_dir)))
           run = {'kind': kind, 'seed': int(seed), 'precision': precision,
-                 'network_width': FLAGS.network_width, **colour_check.summary(checked)}
+                 'network_width': network_width, **colour_check.summary(checked)}
           print(json.dumps(run), flush=True)
           runs.append(run)
   spread = {}
@@ -111,6 +116,6 @@ if __name__ == '__main__':
   flags.DEFINE_list('seeds', ['0', '1', '2', '3'], 'Training seeds.')
   flags.DEFINE_list('precisions', ['float32', 'mixed_bfloat16'], 'Training precisions.')
   flags.DEFINE_list('kinds', ['scenes', 'clean'], 'Which of the test\'s two models.')
-  flags.DEFINE_integer('network_width', 48, "train.py's --network_width (48: the paper's).")
+  flags.DEFINE_integer('network_width', 0, "train.py's --network_width; 0: the paper's.")
   flags.DEFINE_string('output', '', 'Write the JSON here.')
   app.run(main)

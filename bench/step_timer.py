@@ -11,6 +11,9 @@ import subprocess
 import sys
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import config  # pylint: disable=g-import-not-at-top,g-bad-import-order  (no TensorFlow)
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
 # argv[3] timed steps, argv[4] the network's width; prints the median step in seconds.
@@ -43,9 +46,9 @@ print(statistics.median(times))
 """
 
 
-def step_seconds(onednn, dims, shape, steps, width=48):
+def step_seconds(onednn, dims, shape, steps, width=config.PAPER_NETWORK_WIDTH):
   """Median training-step seconds in a fresh process with oneDNN on or off, for the
-  U-Net of that encoder width (48: the paper's)."""
+  U-Net of that encoder width (the default: the paper's)."""
   environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
                      TF_CPP_MIN_LOG_LEVEL='2')
   result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),

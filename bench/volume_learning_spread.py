@@ -1,6 +1,13 @@
 """The 3D learning tests' outcome over seeds: the basis of their bounds.
 
-  python bench/volume_learning_spread.py --seeds=1,2,3,4 --output=docs/bench/volume_learning_spread.json
+  python bench/volume_learning_spread.py --seeds=1,2,3 \
+      --output=docs/bench/volume_learning_spread_width24.json     # the tests' width, 24
+  python bench/volume_learning_spread.py --seeds=1,2,3,4 --network_width=48 \
+      --output=docs/bench/volume_learning_spread.json             # the files before it
+
+The files written before --network_width existed (volume_learning_spread.json, its
+_blind_spot and _gaussian companions, volume_percentile_spread.json) were measured at the
+paper's width, 48, and their rows do not say so.
 
 Runs each 3D learning test's setup (tests/helpers/volumes.py: its data, 60 steps of batch
 4 on 8-plane crops at 5e-4, float32) at every seed and prints the PSNR gains in dB of each

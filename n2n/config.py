@@ -39,6 +39,11 @@ NOISES = catalog.NAMES + (NO_NOISE,)
 CLEAN_IMAGE_CHANNELS = 3
 
 
+# Channels of the U-Net's encoder convolutions in the paper (appendix A.1): the default
+# --network_width.
+PAPER_NETWORK_WIDTH = 48
+
+
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
   """What defines the network's weights; a model_dir never changes these."""
@@ -55,11 +60,13 @@ class ModelConfig:
   top_skip: bool = setting(True, 'Concatenate the input before the last convolutions (the '
                            'paper). N2V2 leaves it out for blind-spot training, so the output '
                            'cannot copy the noisy input.')
-  network_width: int = setting(48, "Channels of the U-Net's encoder convolutions: 48 is the "
-                               "paper's. Every other layer keeps its ratio to it (decoder 2x, "
-                               'the last two 4/3 and 2/3), so the convolutions cost about the '
-                               'square of the width: 24 trains about 3x faster on a CPU, with '
-                               'a quarter of the weights.', minimum=1)
+  network_width: int = setting(PAPER_NETWORK_WIDTH, "Channels of the U-Net's encoder "
+                               "convolutions: 48 is the paper's. The convolutions after it keep "
+                               "the paper's ratios to it (decoder 2x, the two before the output "
+                               '4/3 and 2/3, rounded), so they cost about the square of the '
+                               'width: a training step at 24 took 2.9-4.0x less time than at 48 '
+                               'on a 2-core CPU (docs/performance.md), with a quarter of the '
+                               'weights.', minimum=1)
   spatial_dims: int = setting(0, '2: the image U-Net; 3: the same U-Net with 3x3x3 '
                               'convolutions, for volumes and movies (time as depth). 0: as the '
                               'training data (3 for datasets of TIFF stacks).', minimum=0,

@@ -34,6 +34,7 @@ BASE = dict(train_data='x', val_data='', model_dir='m')
     (dict(normalization='minmax'), r"--normalization='minmax' is not one of white_level, "),
     (dict(method='neighbor2neighbor', crop_size=64, neighbor2neighbor_cells='xyz',
           spatial_dims=2), r'^--neighbor2neighbor_cells=xyz samples 2x2x2 cells of stacks'),
+    (dict(network_width=0), r'^--network_width=0 must be'),
 ])
 def test_bad_values_name_the_flag(overrides, message):
   with pytest.raises(ValueError, match=message):
@@ -102,9 +103,11 @@ def test_an_older_or_newer_config_json_still_reads():
   saved['a_setting_from_the_future'] = 1
   del saved['run']['jit_compile']
   del saved['data']['white_level'], saved['data']['dtype']  # runs before scene datasets
+  del saved['model']['network_width']  # runs before the setting: the paper's network
   config = config_lib.read_train_config(saved)
   assert config.run.jit_compile is False and config.run.model_dir == 'm'
   assert (config.data.dtype, config.data.white_level) == ('uint8', 255.0)
+  assert config.model.network_width == 48
 
 
 def _sections(**sections):

@@ -102,8 +102,9 @@ def trained_as(run_config):
   if (model.downsampling, model.top_skip) != ('max_pool', True):
     kind += (f'; network: {model.downsampling} downsampling, '
              f'{"with" if model.top_skip else "without"} the top skip connection')
-  if model.network_width != unet.PAPER_WIDTH:
-    kind += f'; network width {model.network_width} (the paper\'s {unet.PAPER_WIDTH})'
+  if model.network_width != config_lib.PAPER_NETWORK_WIDTH:
+    kind += (f'; network width {model.network_width} '
+             f'(the paper\'s {config_lib.PAPER_NETWORK_WIDTH})')
   if run_config.corruption.noise == config_lib.NO_NOISE:
     trained_on = 'scenes of real noisy captures (no synthetic noise)'
   else:

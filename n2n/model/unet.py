@@ -3,7 +3,8 @@
 Five 2x max-pool stages with 48-channel 3x3 convolutions on the way down,
 nearest-neighbour upsampling with skip concatenations and 96-channel
 convolutions on the way up, leaky ReLU (alpha 0.1), no normalisation, linear
-output. 991,203 parameters for RGB in and out. Initialisation as in the
+output. 991,203 parameters for RGB in and out. These are the paper's widths,
+the default; --network_width scales them (layer_widths). Initialisation as in the
 official code: He (gain sqrt 2) for every layer followed by a leaky ReLU, gain
 1 for the linear output layer, weights ~ N(0, gain^2 / fan_in) truncated.
 
@@ -22,6 +23,7 @@ first catches up with z, as CARE's anisotropic networks do, and thin crops
 
 import keras
 
+from n2n import config as config_lib
 from n2n.model import conv as conv_lib
 
 ARCHITECTURE = 'n2n_unet'
@@ -29,20 +31,19 @@ DOWNSAMPLINGS = ('max_pool', 'max_blur_pool')
 # Five pooling stages: spatial sizes must be multiples of 2**5.
 SIZE_MULTIPLE = 32
 STAGES = 5
-# Channels of the encoder's convolutions in the paper (appendix A.1).
-PAPER_WIDTH = 48
 SPATIAL_DIMS = (2, 3)
 
 
-def decoder_widths(width):
+def layer_widths(width):
   """(encoder, decoder, dec_conv1a, dec_conv1b) channels for an encoder width.
 
   The paper's 48 gives its 48, 96, 64 and 32; other widths keep those ratios
-  (2, 4/3 and 2/3 of the encoder's), rounded to whole channels, at least 1.
+  (2, 4/3 and 2/3 of the encoder's), rounded to whole channels (1 and more for
+  any width of 1 and more). The output layer has the image's channels.
   """
   if width < 1:
     raise ValueError(f'--network_width={width} must be 1 or more channels')
-  return width, 2 * width, max(1, round(4 * width / 3)), max(1, round(2 * width / 3))
+  return width, 2 * width, round(4 * width / 3), round(2 * width / 3)
 
 
 def depth_multiple(z_pools):
@@ -111,7 +112,7 @@ def _resampling_layers_3d(downsampling, policy, pooled_z):
 
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
                upsampling='repeat', downsampling='max_pool', top_skip=True, spatial_dims=2,
-               z_pools=3, width=PAPER_WIDTH):
+               z_pools=3, width=config_lib.PAPER_NETWORK_WIDTH):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -137,7 +138,7 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
       UpSampling3D's repeat either way).
     z_pools: 3D only: how many of the five stages (the last ones) pool z.
     width: channels of the encoder's convolutions, 48 in the paper; every
-      other layer keeps its ratio to it (decoder_widths).
+      convolution but the output keeps the paper's ratio to it (layer_widths).
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -169,7 +170,7 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     up = lambda name, stage: up_2d(name)
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
-  encoder, decoder, top_a, top_b = decoder_widths(width)
+  encoder, decoder, top_a, top_b = layer_widths(width)
   x = conv(encoder, 'enc_conv0')(centred)
   x = conv(encoder, 'enc_conv1')(x)
   skips = [centred]

@@ -10,9 +10,8 @@ from tests.helpers.correlated_noise import gain
 from tests.helpers.correlated_noise import write_correlated_data
 
 # Crop 128, batch 4, float32, on 4 images of 192 x 192 (data seed 0), at half the
-# paper's network width (24: a quarter of its convolution cost), 450 steps (about 80 s
-# a run in the bench on a 2-core AMD AVX2 host; at width 48 and 300 steps the test took
-# 468 s in a full suite there). Over seeds 1-4 (bench/learning_test_spread.py
+# paper's network width, 450 steps: at width 24 a step of this batch took 3.96x less time
+# than at 48 (docs/bench/network_width.json). Over seeds 1-4 (bench/learning_test_spread.py
 # --tests=pixel_shuffle --steps=450 --network_width=24,
 # docs/bench/learning_test_spread_pixel_shuffle_w24_450.json): gains 0.82-0.89 dB
 # without the scheme, 1.15-1.18 dB with it; the difference 0.29-0.36 dB. The margin is

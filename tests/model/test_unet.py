@@ -38,7 +38,7 @@ def test_a_narrower_unet_scales_every_layer_by_the_papers_ratios(width, expected
   assert unet(tf.zeros(shape)).shape == shape
 
 
-def test_a_unet_of_width_0_is_refused_naming_the_flag():
+def test_a_unet_of_width_0_is_refused():
   with pytest.raises(ValueError, match='--network_width=0'):
     model.build_unet(3, width=0)
 

@@ -160,6 +160,7 @@ def test_60_steps_on_dim_stacks_with_percentiles_denoise_them(dim_stacks, tmp_pa
   # (docs/bench/volume_percentile_spread.json; AMD AVX512-BF16 host, float32), seeds 1-4:
   # the least gain of the three volumes 6.26-8.55 dB (at --white_level=600: 3.20-5.08;
   # divided by the default white level 65535 instead: -31.5 to -38.0, the output far
-  # from the data). The bound sits 2.26 dB under the lowest seed. At the tests' width 24
-  # (docs/bench/volume_learning_spread_width24.json, AMD AVX2 host), seeds 1-3: 5.73-8.46.
+  # from the data). The bound sat 2.26 dB under the lowest seed there. At the tests' width
+  # 24 (docs/bench/volume_learning_spread_width24.json, AMD AVX2 host), seeds 1-3:
+  # 5.73-8.46, 1.73 dB above the bound.
   assert min(gains) > 4.0, gains
