@@ -25,6 +25,8 @@ sys.path.insert(0, REPO_ROOT)
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from n2n import config  # pylint: disable=g-import-not-at-top  (no TensorFlow)
+
 FLAGS = flags.FLAGS
 
 DEMO_TRAIN = os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')
@@ -33,12 +35,10 @@ KIND_FLAGS = {'scenes': ('--noise=none',),
               'clean': ('--noise=gaussian', '--noise_range=0,50', '--eval_noise_levels=25')}
 
 
-def train_command(kind, records, model_dir, seed, precision, network_width=None):
-  """The train.py command line the colour test runs for one model (network_width None:
-  the paper's, train.py's default)."""
+def train_command(kind, records, model_dir, seed, precision,
+                  network_width=config.PAPER_NETWORK_WIDTH):
+  """The train.py command line the colour test runs for one model."""
   from bench import colour_check  # pylint: disable=g-import-not-at-top
-  from n2n import config  # pylint: disable=g-import-not-at-top
-  network_width = network_width or config.PAPER_NETWORK_WIDTH
   return [sys.executable, os.path.join(REPO_ROOT, 'train.py'), f'--train_data={records}',
           f'--model_dir={model_dir}', f'--seed={seed}', f'--precision={precision}',
           f'--network_width={network_width}', *colour_check.SMALL_BUDGET_FLAGS,
@@ -75,7 +75,6 @@ def main(argv):
   del argv
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-  from n2n import config  # pylint: disable=g-import-not-at-top
   from tools import provenance  # pylint: disable=g-import-not-at-top
   network_width = FLAGS.network_width or config.PAPER_NETWORK_WIDTH
   runs = []

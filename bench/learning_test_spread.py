@@ -35,6 +35,7 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import json_output  # pylint: disable=g-import-not-at-top
 
 from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top
 from tests.methods import test_structn2v_learning  # pylint: disable=g-import-not-at-top
@@ -77,14 +78,6 @@ TESTS = {
 }
 
 
-def _write(results):
-  """Writes the results so far to --output, if given: a run stopped part-way keeps its rows."""
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as output:
-      json.dump(results, output, indent=1)
-      output.write('\n')
-
-
 def main(argv):
   del argv
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
@@ -104,7 +97,8 @@ def main(argv):
                **scores}
         print(json.dumps(row), flush=True)
         results['runs'].append(row)
-        _write(results)
+        # After every row: a run stopped part-way keeps what it measured.
+        json_output.write_results(FLAGS.output, results)
 
 
 if __name__ == '__main__':

@@ -3,8 +3,8 @@
   python bench/network_width.py --widths=48,24,16 --repetitions=3 --steps=5 \
       --output=docs/bench/network_width.json
 
-The convolutions' cost grows with about the square of the width (every layer keeps
-its ratio to the encoder's channels: n2n/model/unet.decoder_widths), but small
+The convolutions' cost grows with about the square of the width (the convolutions
+keep the paper's ratios to the encoder's channels: n2n/model/unet.layer_widths), but small
 tensors on a CPU leave fixed costs too: this measures what a narrower network buys on
 the host it runs on, for the 2D and 3D batches of the test suite's learning tests.
 Each width's training step (forward, gradients, Adam update; float32, random data,
@@ -14,7 +14,6 @@ the JSON holds each run's median step time and, per shape, the median over
 repetitions and each width's speed-up over the first width given.
 """
 
-import json
 import os
 import statistics
 import sys
@@ -24,6 +23,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import step_timer  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = step_timer.REPO_ROOT
@@ -60,10 +60,7 @@ def main(argv):
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'onednn': True, 'shapes': shapes}
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as output:
-      json.dump(results, output, indent=1)
-      output.write('\n')
+  json_output.write_results(FLAGS.output, results)
 
 
 if __name__ == '__main__':

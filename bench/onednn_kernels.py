@@ -12,7 +12,6 @@ interleaved within each repetition; the JSON holds each run's median step time
 and, per shape, the median over repetitions and the ratio off / on.
 """
 
-import json
 import os
 import statistics
 import sys
@@ -22,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import step_timer  # pylint: disable=g-import-not-at-top
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -56,10 +56,7 @@ def main(argv):
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'shapes': shapes}
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as output:
-      json.dump(results, output, indent=1)
-      output.write('\n')
+  json_output.write_results(FLAGS.output, results)
 
 
 if __name__ == '__main__':

@@ -37,6 +37,7 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import json_output  # pylint: disable=g-import-not-at-top
 
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from tests.helpers import volumes as volume_helpers  # pylint: disable=g-import-not-at-top
@@ -105,10 +106,7 @@ def main(argv):
         print(json.dumps(run), flush=True)
         results['runs'].append(run)
         # After every row: a run stopped part-way keeps what it measured.
-        if FLAGS.output:
-          with open(FLAGS.output, 'w') as output:
-            json.dump(results, output, indent=1)
-            output.write('\n')
+        json_output.write_results(FLAGS.output, results)
 
 
 if __name__ == '__main__':

@@ -28,6 +28,7 @@ from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import json_output  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
@@ -155,10 +156,7 @@ def main(argv):
         run = {'method': method, 'seed': seed, 'gains_db': _gains(model_dir, scored)}
         print(json.dumps(run), flush=True)
         results['runs'].append(run)
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as output:
-      json.dump(results, output, indent=1)
-      output.write('\n')
+  json_output.write_results(FLAGS.output, results)
 
 
 if __name__ == '__main__':

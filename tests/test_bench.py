@@ -49,3 +49,14 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   assert report['methods'][0]['step_time_vs_pairs']['ratio'] == 1.0
   assert report['process']['exit_status'] == 0 and report['process']['seconds_to_first_step'] > 0
   assert report['process']['peak_rss_mib'] > 100
+
+
+def test_bench_results_are_written_as_indented_json_or_not_at_all(tmp_path):
+  from bench import json_output  # pylint: disable=g-import-not-at-top
+  path = tmp_path / 'results.json'
+  json_output.write_results(str(path), {'runs': [{'seed': 1}]})
+  json_output.write_results(str(path), {'runs': [{'seed': 1}, {'seed': 2}]})  # rewritten whole
+  assert path.read_text() == '{\n "runs": [\n  {\n   "seed": 1\n  },\n  {\n   "seed": 2\n  }\n ]\n}\n'
+  json_output.write_results('', {'runs': []})  # no --output: nothing written anywhere
+  json_output.write_results(None, {'runs': []})
+  assert [p.name for p in tmp_path.iterdir()] == ['results.json']
