@@ -1,0 +1,226 @@
+"""3D against 2D per plane when the 3D network is narrower: equal training time,
+more 3D steps.
+
+  python tools/results_volumes_width.py       # -> docs/results/volumes_width.json
+  python tools/results_grid.py --render_only  # the "Volumes and movies" section
+
+The table of tools/results_volumes.py trains the paper's network (width 48) in
+3D for 300 steps, and the 2D network per plane for as long. A 3D step of that
+network costs about 7x a 2D one there, so in equal time the 3D network sees far
+fewer updates. `--network_width=24` makes a 3D step about 3.3x cheaper
+(docs/bench/network_width.json), so in the same time the narrower 3D network
+takes about 3x the steps. This measures whether that reaches the issue's goal
+(3D ahead of 2D per plane by 1 dB at equal training time), and, so that the 2D
+side gets the same chance, trains 2D per plane at each of --widths_2d for the
+3D run's training time (each from a short calibration run's seconds per step,
+as the table does).
+
+Phantoms: the table's (z step 4) and finer z steps of the same objects
+(tools/results_volumes_z_context.py's data folders, written once). Configs and
+scoring as the table's (configs/cpu/volumes_{2,3}d.cfg; PSNR against the
+reference over the held-out volumes, denoised as denoise.py does by default).
+One seed per row. About 6 + 3 x (--steps_3d x the 3D step time) minutes per
+row on 2 cores. Trains and measures from a clean checkout only.
+"""
+
+import json
+import os
+import statistics
+import sys
+import time
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.prepare_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
+from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+
+RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_width.json')
+# The methods on volumes whose rows this measures (the goal's).
+METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
+
+FLAGS = flags.FLAGS
+
+
+def define_flags():
+  flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes_width'),
+                      'Where the runs and their logs go.')
+  flags.DEFINE_list('z_steps', ['2', '4'], 'Phantom z steps (xy pixels) to measure at.')
+  flags.DEFINE_list('methods', ['neighbor2neighbor', 'pairs'],
+                    f'Methods to measure, of {", ".join(METHODS)}.')
+  flags.DEFINE_integer('width_3d', 24, 'The 3D network\'s width.', lower_bound=1)
+  flags.DEFINE_list('widths_2d', [str(config_lib.PAPER_NETWORK_WIDTH), '24'],
+                    'The widths of the 2D-per-plane networks, each trained for the 3D run\'s '
+                    'training time.')
+  flags.DEFINE_integer('steps_3d', 1000, 'Steps of the 3D runs.', lower_bound=1)
+  flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
+
+
+def run_names(z_step, method, width_3d, widths_2d):
+  """{'3d': run, ('2d', width): run, ('calibration', width): run} folder names."""
+  where = f'{method}_z{z_step:g}'
+  names = {'3d': f'{where}_3d_w{width_3d}'}
+  for width in widths_2d:
+    names[('2d', width)] = f'{where}_2d_w{width}'
+    names[('calibration', width)] = f'{where}_calibration_2d_w{width}'
+  return names
+
+
+def _record(model_dir, dims, method, steps, wall, width, stamp):
+  return {'dims': dims, 'method': method, 'steps': steps, 'network_width': width,
+          'batch_size': results_volumes.batch_size(model_dir), 'wall_seconds': wall,
+          'training_seconds': steps * results_volumes.seconds_per_step(model_dir), **stamp}
+
+
+def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
+  """Trains the 3D network (width_3d, steps_3d steps) and the 2D network per
+  plane at each of widths_2d for the 3D run's training time, on the phantom at
+  z_step (30 photons), and scores each on the held-out volumes. Returns the
+  row: {'z_step', 'method', 'spec', '3d': run, '2d': [run per width]}."""
+  peak = results_volumes.SPEC.peak_photons
+  data = z_context.data_folder(z_step, peak)
+  white_level = z_context.WHITE_LEVELS[peak]
+  results_volumes.ensure_volumes(z_context.spec_at(z_step, peak), data, white_level)
+  names = run_names(z_step, method, width_3d, widths_2d)
+
+  def flags_for(dims, width):
+    return (f'--train_data={os.path.join(data, f"records_{dims}d")}', f'--network_width={width}')
+
+  wall = results_volumes.train(names['3d'], 3, method, steps_3d, runs_dir, flags_for(3, width_3d))
+  deep = _record(os.path.join(runs_dir, names['3d']), 3, method, steps_3d, wall, width_3d, stamp)
+  flats = []
+  for width in widths_2d:
+    calibration = names[('calibration', width)]
+    results_volumes.train(calibration, 2, method, results_volumes.CALIBRATION_STEPS, runs_dir,
+                          flags_for(2, width))
+    steps = int(round(deep['training_seconds'] / results_volumes.seconds_per_step(
+        os.path.join(runs_dir, calibration))))
+    wall = results_volumes.train(names[('2d', width)], 2, method, steps, runs_dir,
+                                 flags_for(2, width))
+    flats.append(_record(os.path.join(runs_dir, names[('2d', width)]), 2, method, steps, wall,
+                         width, stamp))
+  tests = results_volumes.test_volumes(data, white_level)
+  for run, name in [(deep, names['3d'])] + [(flat, names[('2d', flat['network_width'])])
+                                            for flat in flats]:
+    denoise = results_volumes.denoiser(os.path.join(runs_dir, name), run['dims'])
+    run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
+                   for noisy, reference in tests]
+  return {'z_step': z_step, 'method': method, 'spec': z_context.spec_record(z_step, peak),
+          'input_psnr': [results_volumes.psnr(noisy[..., 0], reference)
+                         for noisy, reference in tests],
+          '3d': deep, '2d': flats}
+
+
+def parse_widths(values):
+  """--widths_2d as ints; ValueError naming a value that is no whole number of
+  1 or more, or a repeat."""
+  widths = []
+  for value in values:
+    try:
+      width = int(value)
+    except ValueError:
+      raise ValueError(f'--widths_2d: {value!r} is not a whole number') from None
+    if width < 1 or width in widths:
+      raise ValueError(f'--widths_2d: {value} is ' +
+                       ('given twice' if width in widths else 'not 1 or more'))
+    widths.append(width)
+  return widths
+
+
+def main(argv):
+  del argv
+  try:
+    z_steps = z_context.parse_z_steps(FLAGS.z_steps)
+    widths_2d = parse_widths(FLAGS.widths_2d)
+  except ValueError as error:
+    raise SystemExit(str(error).replace('--network_z_steps', '--z_steps')) from None
+  unknown = sorted(set(FLAGS.methods) - set(METHODS))
+  if unknown:
+    raise SystemExit(f'--methods: {", ".join(unknown)} not one of {", ".join(METHODS)}')
+  if not FLAGS.allow_dirty:
+    provenance.require_clean_tree(REPO_ROOT, False)
+  measured = [(z_step, method) for z_step in z_steps for method in FLAGS.methods]
+  for z_step, method in measured:
+    for name in run_names(z_step, method, FLAGS.width_3d, widths_2d).values():
+      if os.path.exists(os.path.join(FLAGS.runs_dir, name)):
+        # train.py would resume it: a run of older code stamped with this commit.
+        raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
+                         'measurement; remove it or pass another --runs_dir')
+  os.makedirs(FLAGS.runs_dir, exist_ok=True)
+  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
+           'date': time.strftime('%Y-%m-%d')}
+  previous = read_results() or {'rows': []}
+  kept = [row for row in previous['rows']
+          if (float(row['z_step']), row['method']) not in measured]
+  rows = []
+  for z_step, method in measured:
+    row = measure_row(z_step, method, FLAGS.runs_dir, FLAGS.steps_3d, FLAGS.width_3d,
+                      widths_2d, stamp)
+    rows.append(row)
+    print(f'z step {z_step:g}, {method}: 3D (width {FLAGS.width_3d}) '
+          f'{statistics.mean(row["3d"]["psnr"]):.2f} dB; 2D ' +
+          ', '.join(f'width {flat["network_width"]} {statistics.mean(flat["psnr"]):.2f} dB'
+                    for flat in row['2d']), flush=True)
+    # Written after every row, so that a stopped run keeps what it measured.
+    results = {'rows': sorted(kept + rows, key=lambda row: (
+        -float(row['z_step']), METHODS.index(row['method'])))}
+    with open(RESULTS_JSON, 'w') as output:
+      json.dump(results, output, indent=1)
+      output.write('\n')
+  print(f'wrote {RESULTS_JSON}')
+
+
+def read_results():
+  """docs/results/volumes_width.json, or None before the first measurement."""
+  return results_volumes.read_json(RESULTS_JSON)
+
+
+def section(results, goal_db=results_volumes.GOAL_DB):
+  """Markdown lines of the width table, from read_results()."""
+  if not results or not results['rows']:
+    return []
+  out = ['### A narrower 3D network: more steps in the same time', '',
+         'The table\'s 3D network is the paper\'s (width 48): in equal training time it takes '
+         'far fewer steps than the 2D one. Here the 3D network is narrower '
+         '(`--network_width`), so it takes about 3x the steps in the same time, and the 2D '
+         'network per plane trains for the 3D run\'s training time at the paper\'s width and '
+         'at the narrower one (each from its own calibration run). Phantoms at the z steps the '
+         'rows name (the table\'s at 4; finer ones of the same objects, as in the section '
+         'above), 30 photons; configs and scoring as the table\'s; one seed per row. Made by '
+         '`tools/results_volumes_width.py`.', '',
+         '| z step | method | noisy | 3D (width) | 2D per plane (width) | 3D - best 2D | '
+         'steps 3D / 2D | training s 3D / 2D | measured at |',
+         '|---|---|---|---|---|---|---|---|---|']
+  met = []
+  for row in results['rows']:
+    deep = row['3d']
+    best = max(row['2d'], key=lambda flat: statistics.mean(flat['psnr']))
+    gain = statistics.mean(deep['psnr']) - statistics.mean(best['psnr'])
+    flats = '; '.join(f'{statistics.mean(flat["psnr"]):.2f} ({flat["network_width"]})'
+                      for flat in row['2d'])
+    steps = ' / '.join(str(flat['steps']) for flat in row['2d'])
+    seconds = ' / '.join(f'{flat["training_seconds"]:.0f}' for flat in row['2d'])
+    out.append(f'| {float(row["z_step"]):g} | {results_volumes.METHOD_SHORT[row["method"]]} | '
+               f'{statistics.mean(row["input_psnr"]):.2f} | '
+               f'{statistics.mean(deep["psnr"]):.2f} ({deep["network_width"]}) | {flats} | '
+               f'{gain:+.2f} | {deep["steps"]} / {steps} | '
+               f'{deep["training_seconds"]:.0f} / {seconds} | '
+               f'{deep["commit"]} on {deep["machine"]}, {deep["date"]} |')
+    if round(gain, 2) >= goal_db:
+      met.append(f'{results_volumes.METHOD_SHORT[row["method"]]} at z step '
+                 f'{float(row["z_step"]):g}')
+  out += ['', f'3D ahead of the best 2D per plane by {goal_db:g} dB or more: '
+          f'{", ".join(met) if met else "in no row"}.', '']
+  return out
+
+
+if __name__ == '__main__':
+  define_flags()
+  app.run(main)
