@@ -953,3 +953,42 @@ def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_leve
   z_context.train_and_score(2.0, 30.0, 'pairs', str(tmp_path / 'runs'), {})
   assert calls['ensure'][1:] == (str(tmp_path / 'volumes' / 'z_step_2'),
                                  results_volumes.WHITE_LEVEL)
+
+
+def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goal():
+  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
+
+  def run(width, steps, seconds, psnr):
+    return {'network_width': width, 'steps': steps, 'training_seconds': seconds, 'psnr': psnr,
+            'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-27'}
+
+  rows = [
+      # 3D 36.5; best 2D is the narrower one (35.5, not 35.0): +1.00, the goal.
+      {'z_step': 2.0, 'method': 'neighbor2neighbor', 'input_psnr': [22.0, 22.5],
+       '3d': run(24, 600, 440.4, [36.0, 37.0]),
+       '2d': [run(48, 900, 401.0, [35.0, 35.0]), run(24, 2900, 390.6, [35.25, 35.75])]},
+      # 3D 36.0 against the paper's width 2D 36.5: -0.50.
+      {'z_step': 4.0, 'method': 'pairs', 'input_psnr': [22.0, 22.0],
+       '3d': run(24, 600, 450.0, [36.0, 36.0]),
+       '2d': [run(48, 950, 420.0, [36.5, 36.5]), run(24, 3000, 410.0, [35.0, 35.0])]}]
+  page = '\n'.join(results_volumes_width.section({'rows': rows}))
+  assert ('| 2 | Neighbor2Neighbor | 22.25 | 36.50 (24) | 35.00 (48); 35.50 (24) | +1.00 | '
+          '600 / 900 / 2900 | 440 / 401 / 391 | abc1234 on test CPU, 2026-11-27 |') in page
+  assert ('| 4 | Noise2Noise pairs | 22.00 | 36.00 (24) | 36.50 (48); 35.00 (24) | -0.50 | '
+          '600 / 950 / 3000 | 450 / 420 / 410 |') in page
+  assert '3D ahead of the best 2D per plane by 1 dB or more: Neighbor2Neighbor at z step 2.' in page
+  rows[0]['2d'][1]['psnr'] = [35.5, 35.75]   # best 2D 35.625: +0.875, short of the goal
+  page = '\n'.join(results_volumes_width.section({'rows': rows}))
+  assert '| +0.88 |' in page and 'by 1 dB or more: in no row.' in page
+  assert results_volumes_width.section(None) == []
+
+
+def test_the_width_tool_refuses_2d_widths_that_are_not_whole_positive_or_repeat():
+  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
+  assert results_volumes_width.parse_widths(['48', '24']) == [48, 24]
+  _assert_refuses_in_one_line(results_volumes_width.parse_widths, (
+      (['x'], "--widths_2d: 'x' is not a whole number"),
+      (['0'], '--widths_2d: 0 is not 1 or more'),
+      (['24', '24'], '--widths_2d: 24 is given twice')))
+  names = results_volumes_width.run_names(2.0, 'pairs', 24, [48, 24])
+  assert len(set(names.values())) == 5, names

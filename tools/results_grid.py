@@ -59,6 +59,7 @@ from tools import results_correlated  # pylint: disable=g-import-not-at-top
 from tools import results_single_image  # pylint: disable=g-import-not-at-top
 from tools import results_volumes  # pylint: disable=g-import-not-at-top
 from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
+from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
 from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
 from tools import svg_plot  # pylint: disable=g-import-not-at-top
 
@@ -477,7 +478,9 @@ def main(argv):
                                        results_volumes.GOAL_DB) +
                                    results_volumes_z_context.section(
                                        results_volumes_z_context.read_results(),
-                                       results_volumes.read_results())))
+                                       results_volumes.read_results()) +
+                                   results_volumes_width.section(
+                                       results_volumes_width.read_results())))
   print(f'wrote {os.path.join(DOCS, "results.md")}')
 
 
