@@ -960,7 +960,8 @@ def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goa
 
   def run(width, steps, seconds, psnr):
     return {'network_width': width, 'steps': steps, 'training_seconds': seconds, 'psnr': psnr,
-            'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-27'}
+            'commit': 'abc1234', 'machine': 'test CPU', 'date': '2026-11-27',
+            'precision': 'float32'}
 
   rows = [
       # 3D 36.5; best 2D is the narrower one (35.5, not 35.0): +1.00, the goal.
@@ -973,22 +974,50 @@ def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goa
        '2d': [run(48, 950, 420.0, [36.5, 36.5]), run(24, 3000, 410.0, [35.0, 35.0])]}]
   page = '\n'.join(results_volumes_width.section({'rows': rows}))
   assert ('| 2 | Neighbor2Neighbor | 22.25 | 36.50 (24) | 35.00 (48); 35.50 (24) | +1.00 | '
-          '600 / 900 / 2900 | 440 / 401 / 391 | abc1234 on test CPU, 2026-11-27 |') in page
+          '600 / 900 / 2900 | 440 / 401 / 391 | abc1234 on test CPU, float32, 2026-11-27 |') in page
   assert ('| 4 | Noise2Noise pairs | 22.00 | 36.00 (24) | 36.50 (48); 35.00 (24) | -0.50 | '
           '600 / 950 / 3000 | 450 / 420 / 410 |') in page
   assert '3D ahead of the best 2D per plane by 1 dB or more: Neighbor2Neighbor at z step 2.' in page
   rows[0]['2d'][1]['psnr'] = [35.5, 35.75]   # best 2D 35.625: +0.875, short of the goal
   page = '\n'.join(results_volumes_width.section({'rows': rows}))
   assert '| +0.88 |' in page and 'by 1 dB or more: in no row.' in page
+  # +0.996 prints as +1.00: counted as the table shows it.
+  rows[0]['2d'][1]['psnr'] = [35.504, 35.504]
+  page = '\n'.join(results_volumes_width.section({'rows': rows}))
+  assert '| +1.00 |' in page and 'or more: Neighbor2Neighbor at z step 2.' in page
   assert results_volumes_width.section(None) == []
 
 
-def test_the_width_tool_refuses_2d_widths_that_are_not_whole_positive_or_repeat():
+def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line():
   from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
   assert results_volumes_width.parse_widths(['48', '24']) == [48, 24]
   _assert_refuses_in_one_line(results_volumes_width.parse_widths, (
-      (['x'], "--widths_2d: 'x' is not a whole number"),
-      (['0'], '--widths_2d: 0 is not 1 or more'),
+      (['x'], "--widths_2d: 'x' is not a number"),
+      (['0'], '--widths_2d: 0 is not a whole number of 1 or more'),
+      (['2.5'], '--widths_2d: 2.5 is not a whole number of 1 or more'),
       (['24', '24'], '--widths_2d: 24 is given twice')))
+  assert results_volumes_width.parse_z_steps(['2', '4']) == [2.0, 4.0]
+  _assert_refuses_in_one_line(results_volumes_width.parse_z_steps, (
+      (['8'], '--z_steps: z step 8: not one of 4, 2, 1'),
+      (['2', '2'], '--z_steps: 2 is given twice')))
   names = results_volumes_width.run_names(2.0, 'pairs', 24, [48, 24])
   assert len(set(names.values())) == 5, names
+
+
+def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_another():
+  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
+  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  spec = results_volumes_z_context.spec_record(2.0, 30.0)
+  rows = [{'z_step': 2.0, 'method': 'pairs', 'spec': spec},
+          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'spec': spec}]
+  kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs')})
+  assert kept == rows[1:]
+  assert results_volumes_width.kept_rows(None, set()) == []
+  other = {**spec, 'read_noise': spec['read_noise'] + 1}
+  with pytest.raises(ValueError, match='the neighbor2neighbor row at z step 2 in .* another '
+                                       'phantom'):
+    results_volumes_width.kept_rows({'rows': [rows[0], {**rows[1], 'spec': other}]},
+                                    {(2.0, 'pairs')})
+  # A row about to be measured again is not checked: it is replaced.
+  assert results_volumes_width.kept_rows({'rows': [{**rows[1], 'spec': other}]},
+                                         {(2.0, 'neighbor2neighbor')}) == []

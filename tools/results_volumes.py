@@ -378,29 +378,40 @@ def _specs():
                          'test_movies': len(TEST_MOVIE_SEEDS)}}
 
 
+def run_record(model_dir, dims, method, steps, wall, stamp=None):
+  """What the JSON records of a finished run: its dims, method, steps, batch,
+  wall and training seconds (steps times its median seconds per step), and stamp."""
+  return {'dims': dims, 'method': method, 'steps': steps, 'batch_size': batch_size(model_dir),
+          'wall_seconds': wall, 'training_seconds': steps * seconds_per_step(model_dir),
+          **(stamp or {})}
+
+
+def train_2d_for(seconds, method, name, calibration, runs_dir, extra_flags=(),
+                 calibration_flags=()):
+  """Trains method's 2D network per plane into runs_dir/name for about seconds
+  of training: a CALIBRATION_STEPS run into runs_dir/calibration (reused if
+  there; calibration_flags after extra_flags) measures its seconds per step.
+  Returns (steps, wall seconds)."""
+  model_dir = os.path.join(runs_dir, calibration)
+  if not os.path.exists(os.path.join(model_dir, 'config.json')):
+    train(calibration, 2, method, CALIBRATION_STEPS, runs_dir,
+          tuple(extra_flags) + tuple(calibration_flags))
+  steps = int(round(seconds / seconds_per_step(model_dir)))
+  return steps, train(name, 2, method, steps, runs_dir, extra_flags)
+
+
 def train_equal_time(method, runs_dir, names, steps_3d, extra_flags=None, stamp=None):
   """Trains a method's 3D network for steps_3d steps, then its 2D network per
-  plane for the 3D run's training time (its steps from a short 2D calibration
-  run's seconds per step, reused if there). names: {3: run, 2: run,
+  plane for the 3D run's training time (train_2d_for). names: {3: run, 2: run,
   'calibration': run} folder names in runs_dir; extra_flags: {dims: train.py
   flags} (the calibration gets the 2D ones); stamp: fields added to each record.
   Returns {dims: run record}."""
   extra_flags = extra_flags or {}
-  runs = {}
-  for dims in (3, 2):
-    if dims == 3:
-      steps = steps_3d
-    else:
-      calibration = os.path.join(runs_dir, names['calibration'])
-      if not os.path.exists(os.path.join(calibration, 'config.json')):
-        train(names['calibration'], 2, method, CALIBRATION_STEPS, runs_dir,
-              extra_flags.get(2, ()))
-      steps = int(round(runs[3]['training_seconds'] / seconds_per_step(calibration)))
-    wall = train(names[dims], dims, method, steps, runs_dir, extra_flags.get(dims, ()))
-    model_dir = os.path.join(runs_dir, names[dims])
-    runs[dims] = {'dims': dims, 'method': method, 'steps': steps,
-                  'batch_size': batch_size(model_dir), 'wall_seconds': wall,
-                  'training_seconds': steps * seconds_per_step(model_dir), **(stamp or {})}
+  wall = train(names[3], 3, method, steps_3d, runs_dir, extra_flags.get(3, ()))
+  runs = {3: run_record(os.path.join(runs_dir, names[3]), 3, method, steps_3d, wall, stamp)}
+  steps, wall = train_2d_for(runs[3]['training_seconds'], method, names[2], names['calibration'],
+                             runs_dir, extra_flags.get(2, ()))
+  runs[2] = run_record(os.path.join(runs_dir, names[2]), 2, method, steps, wall, stamp)
   return runs
 
 

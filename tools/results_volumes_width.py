@@ -5,22 +5,29 @@ more 3D steps.
   python tools/results_grid.py --render_only  # the "Volumes and movies" section
 
 The table of tools/results_volumes.py trains the paper's network (width 48) in
-3D for 300 steps, and the 2D network per plane for as long. A 3D step of that
-network costs about 7x a 2D one there, so in equal time the 3D network sees far
-fewer updates. `--network_width=24` makes a 3D step about 3.3x cheaper
-(docs/bench/network_width.json), so in the same time the narrower 3D network
-takes about 3x the steps. This measures whether that reaches the issue's goal
-(3D ahead of 2D per plane by 1 dB at equal training time), and, so that the 2D
-side gets the same chance, trains 2D per plane at each of --widths_2d for the
-3D run's training time (each from a short calibration run's seconds per step,
-as the table does).
+3D for 300 steps and the 2D network per plane for as long; a 3D step costs 5-7x
+a 2D one there, so in equal time the 3D network takes far fewer steps. A
+narrower network (`--network_width`) makes each step cheaper. This trains the
+3D network at --width_3d for --steps_3d steps, then the 2D network per plane at
+each of --widths_2d for the 3D run's training time, so that the 2D side gets
+the same chance, and scores all on the held-out volumes: does the narrower 3D
+network reach the issue's goal (3D ahead of 2D per plane by 1 dB at equal
+training time)?
 
-Phantoms: the table's (z step 4) and finer z steps of the same objects
-(tools/results_volumes_z_context.py's data folders, written once). Configs and
-scoring as the table's (configs/cpu/volumes_{2,3}d.cfg; PSNR against the
-reference over the held-out volumes, denoised as denoise.py does by default).
-One seed per row. About 6 + 3 x (--steps_3d x the 3D step time) minutes per
-row on 2 cores. Trains and measures from a clean checkout only.
+Each 2D run's steps come from a short calibration run's seconds per step, as
+the table's do, but logged every 10 steps (CALIBRATION_FLAGS): the table's
+calibrations log at steps 50 and 60 only, so their median includes the first
+interval's tracing, and their 2D runs got 10-27% less training time than the
+3D run. The JSON records each calibration's seconds per step and each run's
+training seconds; the page shows both runs' seconds.
+
+Phantoms: the table's (z step 4) and the same objects at z step 2 or 1
+(tools/results_volumes_z_context.py's data folders, written once), 30 photons.
+Configs and scoring as the table's (configs/cpu/volumes_{2,3}d.cfg; PSNR against
+the reference over the held-out volumes, denoised as denoise.py does by
+default). One seed per row; the best 2D width is picked on the same held-out
+volumes, which favours 2D. About 20 minutes per row on 2 cores at the defaults.
+Trains and measures from a clean checkout only.
 """
 
 import json
@@ -38,6 +45,8 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+from n2n import hardware  # pylint: disable=g-import-not-at-top
+from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_volumes  # pylint: disable=g-import-not-at-top
 from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
@@ -45,6 +54,9 @@ from tools import results_volumes_z_context as z_context  # pylint: disable=g-im
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_width.json')
 # The methods on volumes whose rows this measures (the goal's).
 METHODS = ('pairs', 'neighbor2neighbor', 'blind_spot')
+# Calibration runs log every 10 steps, so that the median of their seconds per
+# step leaves out the first interval (tracing): see the docstring.
+CALIBRATION_FLAGS = ('--log_every=10',)
 
 FLAGS = flags.FLAGS
 
@@ -52,7 +64,8 @@ FLAGS = flags.FLAGS
 def define_flags():
   flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes_width'),
                       'Where the runs and their logs go.')
-  flags.DEFINE_list('z_steps', ['2', '4'], 'Phantom z steps (xy pixels) to measure at.')
+  flags.DEFINE_list('z_steps', ['2', '4'], 'Phantom z steps (xy pixels) to measure at, of '
+                    f'{", ".join(f"{z:g}" for z in z_context.Z_STEPS)}.')
   flags.DEFINE_list('methods', ['neighbor2neighbor', 'pairs'],
                     f'Methods to measure, of {", ".join(METHODS)}.')
   flags.DEFINE_integer('width_3d', 24, 'The 3D network\'s width.', lower_bound=1)
@@ -73,17 +86,13 @@ def run_names(z_step, method, width_3d, widths_2d):
   return names
 
 
-def _record(model_dir, dims, method, steps, wall, width, stamp):
-  return {'dims': dims, 'method': method, 'steps': steps, 'network_width': width,
-          'batch_size': results_volumes.batch_size(model_dir), 'wall_seconds': wall,
-          'training_seconds': steps * results_volumes.seconds_per_step(model_dir), **stamp}
-
-
 def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
   """Trains the 3D network (width_3d, steps_3d steps) and the 2D network per
   plane at each of widths_2d for the 3D run's training time, on the phantom at
   z_step (30 photons), and scores each on the held-out volumes. Returns the
-  row: {'z_step', 'method', 'spec', '3d': run, '2d': [run per width]}."""
+  row: {'z_step', 'method', 'spec' (the phantom's, as z_context records it),
+  'input_psnr', '3d': run, '2d': [run per width]}; each run records the width
+  its config.json says, and each 2D run its calibration's seconds per step."""
   peak = results_volumes.SPEC.peak_photons
   data = z_context.data_folder(z_step, peak)
   white_level = z_context.WHITE_LEVELS[peak]
@@ -93,22 +102,25 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
   def flags_for(dims, width):
     return (f'--train_data={os.path.join(data, f"records_{dims}d")}', f'--network_width={width}')
 
+  def record(name, dims, steps, wall):
+    model_dir = os.path.join(runs_dir, name)
+    return {**results_volumes.run_record(model_dir, dims, method, steps, wall, stamp),
+            'network_width': restore.read_run_config(model_dir).model.network_width}
+
   wall = results_volumes.train(names['3d'], 3, method, steps_3d, runs_dir, flags_for(3, width_3d))
-  deep = _record(os.path.join(runs_dir, names['3d']), 3, method, steps_3d, wall, width_3d, stamp)
+  deep = record(names['3d'], 3, steps_3d, wall)
   flats = []
   for width in widths_2d:
-    calibration = names[('calibration', width)]
-    results_volumes.train(calibration, 2, method, results_volumes.CALIBRATION_STEPS, runs_dir,
-                          flags_for(2, width))
-    steps = int(round(deep['training_seconds'] / results_volumes.seconds_per_step(
-        os.path.join(runs_dir, calibration))))
-    wall = results_volumes.train(names[('2d', width)], 2, method, steps, runs_dir,
-                                 flags_for(2, width))
-    flats.append(_record(os.path.join(runs_dir, names[('2d', width)]), 2, method, steps, wall,
-                         width, stamp))
+    steps, wall = results_volumes.train_2d_for(
+        deep['training_seconds'], method, names[('2d', width)], names[('calibration', width)],
+        runs_dir, flags_for(2, width), CALIBRATION_FLAGS)
+    flats.append({**record(names[('2d', width)], 2, steps, wall),
+                  'calibration_seconds_per_step': results_volumes.seconds_per_step(
+                      os.path.join(runs_dir, names[('calibration', width)]))})
   tests = results_volumes.test_volumes(data, white_level)
-  for run, name in [(deep, names['3d'])] + [(flat, names[('2d', flat['network_width'])])
-                                            for flat in flats]:
+  scored = [(deep, names['3d'])] + [(flat, names[('2d', width)])
+                                    for flat, width in zip(flats, widths_2d)]
+  for run, name in scored:
     denoise = results_volumes.denoiser(os.path.join(runs_dir, name), run['dims'])
     run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
                    for noisy, reference in tests]
@@ -118,32 +130,57 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
           '3d': deep, '2d': flats}
 
 
+def parse_z_steps(values):
+  """--z_steps as floats; ValueError naming a value that is no number, a repeat,
+  or not one of z_context.Z_STEPS (the z steps whose white level was chosen)."""
+
+  def check(z_step):
+    if z_step not in z_context.Z_STEPS:
+      raise ValueError(f'z step {z_step:g}: not one of '
+                       f'{", ".join(f"{z:g}" for z in z_context.Z_STEPS)}')
+
+  return z_context.parse_list(values, 'z_steps', check)
+
+
 def parse_widths(values):
   """--widths_2d as ints; ValueError naming a value that is no whole number of
   1 or more, or a repeat."""
-  widths = []
-  for value in values:
-    try:
-      width = int(value)
-    except ValueError:
-      raise ValueError(f'--widths_2d: {value!r} is not a whole number') from None
-    if width < 1 or width in widths:
-      raise ValueError(f'--widths_2d: {value} is ' +
-                       ('given twice' if width in widths else 'not 1 or more'))
-    widths.append(width)
-  return widths
+
+  def check(width):
+    if width != int(width) or width < 1:
+      raise ValueError(f'{width:g} is not a whole number of 1 or more')
+
+  return [int(width) for width in z_context.parse_list(values, 'widths_2d', check)]
+
+
+def kept_rows(previous, row_keys):
+  """The rows of an earlier JSON whose (z step, method) is not in row_keys;
+  ValueError naming a row measured on another phantom than z_context's now."""
+  kept = []
+  for row in (previous or {}).get('rows', []):
+    key = (float(row['z_step']), row['method'])
+    if key in row_keys:
+      continue
+    if row.get('spec') != z_context.spec_record(key[0], results_volumes.SPEC.peak_photons):
+      raise ValueError(f'the {row["method"]} row at z step {key[0]:g} in {RESULTS_JSON} was '
+                       'measured on another phantom; measure it again (--z_steps, --methods) '
+                       'or remove it')
+    kept.append(row)
+  return kept
 
 
 def main(argv):
   del argv
   try:
-    z_steps = z_context.parse_z_steps(FLAGS.z_steps)
+    z_steps = parse_z_steps(FLAGS.z_steps)
     widths_2d = parse_widths(FLAGS.widths_2d)
   except ValueError as error:
-    raise SystemExit(str(error).replace('--network_z_steps', '--z_steps')) from None
+    raise SystemExit(str(error)) from None
   unknown = sorted(set(FLAGS.methods) - set(METHODS))
   if unknown:
     raise SystemExit(f'--methods: {", ".join(unknown)} not one of {", ".join(METHODS)}')
+  if len(set(FLAGS.methods)) != len(FLAGS.methods):
+    raise SystemExit(f'--methods: {",".join(FLAGS.methods)} names a method twice')
   if not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
   measured = [(z_step, method) for z_step in z_steps for method in FLAGS.methods]
@@ -153,12 +190,15 @@ def main(argv):
         # train.py would resume it: a run of older code stamped with this commit.
         raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
                          'measurement; remove it or pass another --runs_dir')
+  previous = read_results()
+  try:
+    kept_rows(previous, set(measured))
+  except ValueError as error:
+    raise SystemExit(str(error)) from None
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d')}
-  previous = read_results() or {'rows': []}
-  kept = [row for row in previous['rows']
-          if (float(row['z_step']), row['method']) not in measured]
+           'date': time.strftime('%Y-%m-%d'),
+           'precision': hardware.resolve_precision('auto')}
   rows = []
   for z_step, method in measured:
     row = measure_row(z_step, method, FLAGS.runs_dir, FLAGS.steps_3d, FLAGS.width_3d,
@@ -168,8 +208,10 @@ def main(argv):
           f'{statistics.mean(row["3d"]["psnr"]):.2f} dB; 2D ' +
           ', '.join(f'width {flat["network_width"]} {statistics.mean(flat["psnr"]):.2f} dB'
                     for flat in row['2d']), flush=True)
-    # Written after every row, so that a stopped run keeps what it measured.
-    results = {'rows': sorted(kept + rows, key=lambda row: (
+    # Written after every row, keeping the earlier rows not measured yet, so
+    # that a stopped run keeps what it measured and loses nothing.
+    done = {(float(done_row['z_step']), done_row['method']) for done_row in rows}
+    results = {'rows': sorted(kept_rows(previous, done) + rows, key=lambda row: (
         -float(row['z_step']), METHODS.index(row['method'])))}
     with open(RESULTS_JSON, 'w') as output:
       json.dump(results, output, indent=1)
@@ -189,12 +231,14 @@ def section(results, goal_db=results_volumes.GOAL_DB):
   out = ['### A narrower 3D network: more steps in the same time', '',
          'The table\'s 3D network is the paper\'s (width 48): in equal training time it takes '
          'far fewer steps than the 2D one. Here the 3D network is narrower '
-         '(`--network_width`), so it takes about 3x the steps in the same time, and the 2D '
-         'network per plane trains for the 3D run\'s training time at the paper\'s width and '
-         'at the narrower one (each from its own calibration run). Phantoms at the z steps the '
-         'rows name (the table\'s at 4; finer ones of the same objects, as in the section '
-         'above), 30 photons; configs and scoring as the table\'s; one seed per row. Made by '
-         '`tools/results_volumes_width.py`.', '',
+         '(`--network_width`), so each of its steps costs less, and the 2D network per plane '
+         'trains for the 3D run\'s training time at each width the row names, each from its own '
+         'calibration run (logged every 10 steps, so that its seconds per step leave out the '
+         'first interval\'s tracing). Phantoms at the z steps the rows name (the table\'s at 4; '
+         'the same objects at 2, as in the section above), 30 photons; configs and scoring as '
+         'the table\'s; one seed per row; the best 2D width is picked on the same held-out '
+         'volumes. Steps and training seconds: the 3D run\'s, then the 2D runs\' in the order '
+         'of their column. Made by `tools/results_volumes_width.py`.', '',
          '| z step | method | noisy | 3D (width) | 2D per plane (width) | 3D - best 2D | '
          'steps 3D / 2D | training s 3D / 2D | measured at |',
          '|---|---|---|---|---|---|---|---|---|']
@@ -212,7 +256,7 @@ def section(results, goal_db=results_volumes.GOAL_DB):
                f'{statistics.mean(deep["psnr"]):.2f} ({deep["network_width"]}) | {flats} | '
                f'{gain:+.2f} | {deep["steps"]} / {steps} | '
                f'{deep["training_seconds"]:.0f} / {seconds} | '
-               f'{deep["commit"]} on {deep["machine"]}, {deep["date"]} |')
+               f'{deep["commit"]} on {deep["machine"]}, {deep["precision"]}, {deep["date"]} |')
     if round(gain, 2) >= goal_db:
       met.append(f'{results_volumes.METHOD_SHORT[row["method"]]} at z step '
                  f'{float(row["z_step"]):g}')

@@ -209,7 +209,7 @@ def kept_networks(previous, measured):
   return kept
 
 
-def _parse_list(values, flag, check):
+def parse_list(values, flag, check):
   """values of a list flag as floats; ValueError naming a value that is no
   number, a repeat, or one check(value) refuses (its ValueError)."""
   parsed = []
@@ -231,7 +231,7 @@ def _parse_list(values, flag, check):
 def parse_z_steps(values):
   """--network_z_steps as floats; ValueError naming a value that is no positive
   number, a repeat, or no whole number of planes (spec_at)."""
-  return _parse_list(values, 'network_z_steps', spec_at)
+  return parse_list(values, 'network_z_steps', spec_at)
 
 
 def parse_peak_photons(values):
@@ -244,7 +244,7 @@ def parse_peak_photons(values):
       raise ValueError(f'{peak:g} photons: no white level chosen for it; one of '
                        f'{", ".join(f"{known:g}" for known in WHITE_LEVELS)}')
 
-  return _parse_list(values, 'network_peak_photons', check)
+  return parse_list(values, 'network_peak_photons', check)
 
 
 def main(argv):
