@@ -808,6 +808,14 @@ def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(
   per_step.update(deep2=0.7, flat2=0.25)
   results_volumes.train_equal_time('pairs', str(tmp_path), names, 100, extra)
   assert [name for name, *_ in trained] == ['deep2', 'flat2'] and trained[1][3] == 280
+  # Calibration flags (the width tool's logging) reach the calibration only.
+  trained.clear()
+  per_step.update(calibrate3=0.5, flat3=0.5)
+  steps, _ = results_volumes.train_2d_for(100.0, 'pairs', 'flat3', 'calibrate3', str(tmp_path),
+                                          ('--train_data=r2',), ('--log_every=10',))
+  assert trained == [('calibrate3', 2, 'pairs', results_volumes.CALIBRATION_STEPS,
+                      ('--train_data=r2', '--log_every=10')),
+                     ('flat3', 2, 'pairs', 200, ('--train_data=r2',))] and steps == 200
 
 
 def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp_path):
@@ -995,11 +1003,18 @@ def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line
       (['x'], "--widths_2d: 'x' is not a number"),
       (['0'], '--widths_2d: 0 is not a whole number of 1 or more'),
       (['2.5'], '--widths_2d: 2.5 is not a whole number of 1 or more'),
+      (['inf'], '--widths_2d: inf is not a whole number of 1 or more'),
       (['24', '24'], '--widths_2d: 24 is given twice')))
   assert results_volumes_width.parse_z_steps(['2', '4']) == [2.0, 4.0]
   _assert_refuses_in_one_line(results_volumes_width.parse_z_steps, (
       (['8'], '--z_steps: z step 8: not one of 4, 2, 1'),
       (['2', '2'], '--z_steps: 2 is given twice')))
+  methods = results_volumes_width.METHODS
+  assert results_volumes_width.z_context.parse_methods(['pairs'], 'methods', methods) == ['pairs']
+  _assert_refuses_in_one_line(
+      lambda values: results_volumes_width.z_context.parse_methods(values, 'methods', methods), (
+          (['pairs', 'n2v'], '--methods: n2v not one of pairs, neighbor2neighbor, blind_spot'),
+          (['pairs', 'pairs'], '--methods: pairs,pairs names a method twice')))
   names = results_volumes_width.run_names(2.0, 'pairs', 24, [48, 24])
   assert len(set(names.values())) == 5, names
 

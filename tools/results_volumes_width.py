@@ -5,8 +5,9 @@ more 3D steps.
   python tools/results_grid.py --render_only  # the "Volumes and movies" section
 
 The table of tools/results_volumes.py trains the paper's network (width 48) in
-3D for 300 steps and the 2D network per plane for as long; a 3D step costs 5-7x
-a 2D one there, so in equal time the 3D network takes far fewer steps. A
+3D for 300 steps and the 2D network per plane for as long; a 3D step cost
+3.8-7.6x a 2D one there (docs/results/volumes.json), so in equal time the 3D
+network takes far fewer steps. A
 narrower network (`--network_width`) makes each step cheaper. This trains the
 3D network at --width_3d for --steps_3d steps, then the 2D network per plane at
 each of --widths_2d for the 3D run's training time, so that the 2D side gets
@@ -17,17 +18,21 @@ training time)?
 Each 2D run's steps come from a short calibration run's seconds per step, as
 the table's do, but logged every 10 steps (CALIBRATION_FLAGS): the table's
 calibrations log at steps 50 and 60 only, so their median includes the first
-interval's tracing, and their 2D runs got 10-27% less training time than the
-3D run. The JSON records each calibration's seconds per step and each run's
-training seconds; the page shows both runs' seconds.
+interval's tracing, and their 2D runs got 7-29% less training time than the
+3D run (docs/results/volumes.json, volumes_z_context.json). The JSON records
+each calibration's seconds per step and each run's training seconds; the page
+shows both runs' seconds.
 
 Phantoms: the table's (z step 4) and the same objects at z step 2 or 1
 (tools/results_volumes_z_context.py's data folders, written once), 30 photons.
 Configs and scoring as the table's (configs/cpu/volumes_{2,3}d.cfg; PSNR against
 the reference over the held-out volumes, denoised as denoise.py does by
 default). One seed per row; the best 2D width is picked on the same held-out
-volumes, which favours 2D. About 20 minutes per row on 2 cores at the defaults.
-Trains and measures from a clean checkout only.
+volumes, which favours 2D. At the defaults (the page's), about 17 minutes for
+a Neighbor2Neighbor row and 37 for a pairs row on 2 cores without AVX512-BF16.
+Each row's 'spec' is the phantom's record as z_context writes it (its step
+fields are the table's; each run records its own steps). Trains and measures
+from a clean checkout only.
 """
 
 import json
@@ -72,7 +77,8 @@ def define_flags():
   flags.DEFINE_list('widths_2d', [str(config_lib.PAPER_NETWORK_WIDTH), '24'],
                     'The widths of the 2D-per-plane networks, each trained for the 3D run\'s '
                     'training time.')
-  flags.DEFINE_integer('steps_3d', 1000, 'Steps of the 3D runs.', lower_bound=1)
+  flags.DEFINE_integer('steps_3d', 600, 'Steps of the 3D runs (the page\'s: 600).',
+                       lower_bound=1)
   flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
 
 
@@ -147,7 +153,7 @@ def parse_widths(values):
   1 or more, or a repeat."""
 
   def check(width):
-    if width != int(width) or width < 1:
+    if not width.is_integer() or width < 1:
       raise ValueError(f'{width:g} is not a whole number of 1 or more')
 
   return [int(width) for width in z_context.parse_list(values, 'widths_2d', check)]
@@ -174,13 +180,9 @@ def main(argv):
   try:
     z_steps = parse_z_steps(FLAGS.z_steps)
     widths_2d = parse_widths(FLAGS.widths_2d)
+    z_context.parse_methods(FLAGS.methods, 'methods', METHODS)
   except ValueError as error:
     raise SystemExit(str(error)) from None
-  unknown = sorted(set(FLAGS.methods) - set(METHODS))
-  if unknown:
-    raise SystemExit(f'--methods: {", ".join(unknown)} not one of {", ".join(METHODS)}')
-  if len(set(FLAGS.methods)) != len(FLAGS.methods):
-    raise SystemExit(f'--methods: {",".join(FLAGS.methods)} names a method twice')
   if not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
   measured = [(z_step, method) for z_step in z_steps for method in FLAGS.methods]
@@ -235,8 +237,9 @@ def section(results, goal_db=results_volumes.GOAL_DB):
          'trains for the 3D run\'s training time at each width the row names, each from its own '
          'calibration run (logged every 10 steps, so that its seconds per step leave out the '
          'first interval\'s tracing). Phantoms at the z steps the rows name (the table\'s at 4; '
-         'the same objects at 2, as in the section above), 30 photons; configs and scoring as '
-         'the table\'s; one seed per row; the best 2D width is picked on the same held-out '
+         'the same objects at finer ones, as in the section above), 30 photons; configs and '
+         'scoring as the table\'s, at the precision `auto` picks on the host the last column '
+         'names; one seed per row; the best 2D width is picked on the same held-out '
          'volumes. Steps and training seconds: the 3D run\'s, then the 2D runs\' in the order '
          'of their column. Made by `tools/results_volumes_width.py`.', '',
          '| z step | method | noisy | 3D (width) | 2D per plane (width) | 3D - best 2D | '

@@ -228,6 +228,16 @@ def parse_list(values, flag, check):
   return parsed
 
 
+def parse_methods(values, flag, known):
+  """values of a list flag of methods; ValueError naming one not in known, or a repeat."""
+  unknown = sorted(set(values) - set(known))
+  if unknown:
+    raise ValueError(f'--{flag}: {", ".join(unknown)} not one of {", ".join(known)}')
+  if len(set(values)) != len(values):
+    raise ValueError(f'--{flag}: {",".join(values)} names a method twice')
+  return list(values)
+
+
 def parse_z_steps(values):
   """--network_z_steps as floats; ValueError naming a value that is no positive
   number, a repeat, or no whole number of planes (spec_at)."""
@@ -252,14 +262,9 @@ def main(argv):
   try:
     z_steps = parse_z_steps(FLAGS.network_z_steps)
     peaks = parse_peak_photons(FLAGS.network_peak_photons)
+    parse_methods(FLAGS.network_methods, 'network_methods', NETWORK_METHODS)
   except ValueError as error:
     raise SystemExit(str(error)) from None
-  unknown = sorted(set(FLAGS.network_methods) - set(NETWORK_METHODS))
-  if unknown:
-    raise SystemExit(f'--network_methods: {", ".join(unknown)} not one of '
-                     f'{", ".join(NETWORK_METHODS)}')
-  if len(set(FLAGS.network_methods)) != len(FLAGS.network_methods):
-    raise SystemExit(f'--network_methods: {",".join(FLAGS.network_methods)} names a method twice')
   if z_steps and not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
   measured = [(z_step, peak, method) for peak in peaks for z_step in z_steps
