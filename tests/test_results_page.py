@@ -811,11 +811,12 @@ def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(
   # Calibration flags (the width tool's logging) reach the calibration only.
   trained.clear()
   per_step.update(calibrate3=0.5, flat3=0.5)
-  steps, _ = results_volumes.train_2d_for(100.0, 'pairs', 'flat3', 'calibrate3', str(tmp_path),
+  steps, _, calibrated = results_volumes.train_2d_for(100.0, 'pairs', 'flat3', 'calibrate3', str(tmp_path),
                                           ('--train_data=r2',), ('--log_every=10',))
   assert trained == [('calibrate3', 2, 'pairs', results_volumes.CALIBRATION_STEPS,
                       ('--train_data=r2', '--log_every=10')),
                      ('flat3', 2, 'pairs', 200, ('--train_data=r2',))] and steps == 200
+  assert calibrated == 0.5
 
 
 def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp_path):

@@ -329,6 +329,21 @@ def denoiser(model_dir, dims):
   return lambda noisy: np.stack([image(plane) for plane in noisy])
 
 
+def score(model_dir, dims, tests):
+  """PSNR dB of a run's network (denoiser) on each (noisy, reference) of tests."""
+  denoise = denoiser(model_dir, dims)
+  return [psnr(denoise(noisy)[..., 0], reference) for noisy, reference in tests]
+
+
+def refuse_existing_runs(runs_dir, names):
+  """SystemExit naming the first of names already in runs_dir: train.py would
+  resume it, a run of older code stamped with this commit."""
+  for name in names:
+    if os.path.exists(os.path.join(runs_dir, name)):
+      raise SystemExit(f'{os.path.join(runs_dir, name)} exists from an earlier '
+                       'measurement; remove it or pass another --runs_dir')
+
+
 def seam_check(model_dir, noisy):
   """How far tiles of D x 64 x 64 (overlap D / 2, 16, 16) depart from tiles of
   D x 128 x 128 (overlap D / 2, 0, 0), which cover y and x whole (D: the
@@ -391,13 +406,14 @@ def train_2d_for(seconds, method, name, calibration, runs_dir, extra_flags=(),
   """Trains method's 2D network per plane into runs_dir/name for about seconds
   of training: a CALIBRATION_STEPS run into runs_dir/calibration (reused if
   there; calibration_flags after extra_flags) measures its seconds per step.
-  Returns (steps, wall seconds)."""
+  Returns (steps, wall seconds, the calibration's seconds per step)."""
   model_dir = os.path.join(runs_dir, calibration)
   if not os.path.exists(os.path.join(model_dir, 'config.json')):
     train(calibration, 2, method, CALIBRATION_STEPS, runs_dir,
           tuple(extra_flags) + tuple(calibration_flags))
-  steps = int(round(seconds / seconds_per_step(model_dir)))
-  return steps, train(name, 2, method, steps, runs_dir, extra_flags)
+  calibrated = seconds_per_step(model_dir)
+  steps = int(round(seconds / calibrated))
+  return steps, train(name, 2, method, steps, runs_dir, extra_flags), calibrated
 
 
 def train_equal_time(method, runs_dir, names, steps_3d, extra_flags=None, stamp=None):
@@ -409,8 +425,8 @@ def train_equal_time(method, runs_dir, names, steps_3d, extra_flags=None, stamp=
   extra_flags = extra_flags or {}
   wall = train(names[3], 3, method, steps_3d, runs_dir, extra_flags.get(3, ()))
   runs = {3: run_record(os.path.join(runs_dir, names[3]), 3, method, steps_3d, wall, stamp)}
-  steps, wall = train_2d_for(runs[3]['training_seconds'], method, names[2], names['calibration'],
-                             runs_dir, extra_flags.get(2, ()))
+  steps, wall, _ = train_2d_for(runs[3]['training_seconds'], method, names[2],
+                                names['calibration'], runs_dir, extra_flags.get(2, ()))
   runs[2] = run_record(os.path.join(runs_dir, names[2]), 2, method, steps, wall, stamp)
   return runs
 
@@ -444,12 +460,9 @@ def main(argv):
       if key in previous and previous[key] != value:
         raise SystemExit(f'--methods={",".join(FLAGS.methods)}: the phantom\'s {key} changed '
                          f'since the rows kept from {RESULTS_JSON}; measure every method')
-  for name, _, method in VARIANTS:
-    for kept in (name, f'calibration_2d_{method}'):
-      if method in FLAGS.methods and os.path.exists(os.path.join(FLAGS.runs_dir, kept)):
-        # train.py would resume it: a run of older code stamped with this commit.
-        raise SystemExit(f'{os.path.join(FLAGS.runs_dir, kept)} exists from an earlier '
-                         'measurement; remove it or pass another --runs_dir')
+  refuse_existing_runs(FLAGS.runs_dir, [kept for name, _, method in VARIANTS
+                                        if method in FLAGS.methods
+                                        for kept in (name, f'calibration_2d_{method}')])
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   os.makedirs(RESULTS_DIR, exist_ok=True)
   prepare_data()

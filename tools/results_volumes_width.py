@@ -117,19 +117,16 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
   deep = record(names['3d'], 3, steps_3d, wall)
   flats = []
   for width in widths_2d:
-    steps, wall = results_volumes.train_2d_for(
+    steps, wall, calibrated = results_volumes.train_2d_for(
         deep['training_seconds'], method, names[('2d', width)], names[('calibration', width)],
         runs_dir, flags_for(2, width), CALIBRATION_FLAGS)
     flats.append({**record(names[('2d', width)], 2, steps, wall),
-                  'calibration_seconds_per_step': results_volumes.seconds_per_step(
-                      os.path.join(runs_dir, names[('calibration', width)]))})
+                  'calibration_seconds_per_step': calibrated})
   tests = results_volumes.test_volumes(data, white_level)
   scored = [(deep, names['3d'])] + [(flat, names[('2d', width)])
                                     for flat, width in zip(flats, widths_2d)]
   for run, name in scored:
-    denoise = results_volumes.denoiser(os.path.join(runs_dir, name), run['dims'])
-    run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
-                   for noisy, reference in tests]
+    run['psnr'] = results_volumes.score(os.path.join(runs_dir, name), run['dims'], tests)
   return {'z_step': z_step, 'method': method, 'spec': z_context.spec_record(z_step, peak),
           'input_psnr': [results_volumes.psnr(noisy[..., 0], reference)
                          for noisy, reference in tests],
@@ -186,12 +183,9 @@ def main(argv):
   if not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
   measured = [(z_step, method) for z_step in z_steps for method in FLAGS.methods]
-  for z_step, method in measured:
-    for name in run_names(z_step, method, FLAGS.width_3d, widths_2d).values():
-      if os.path.exists(os.path.join(FLAGS.runs_dir, name)):
-        # train.py would resume it: a run of older code stamped with this commit.
-        raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
-                         'measurement; remove it or pass another --runs_dir')
+  results_volumes.refuse_existing_runs(
+      FLAGS.runs_dir, [name for z_step, method in measured
+                       for name in run_names(z_step, method, FLAGS.width_3d, widths_2d).values()])
   previous = read_results()
   try:
     kept_rows(previous, set(measured))

@@ -160,9 +160,7 @@ def train_and_score(z_step, peak_photons, method, runs_dir, stamp):
       stamp)
   tests = results_volumes.test_volumes(data, white_level)
   for dims, run in runs.items():
-    denoise = results_volumes.denoiser(os.path.join(runs_dir, names[dims]), dims)
-    run['psnr'] = [results_volumes.psnr(denoise(noisy)[..., 0], reference)
-                   for noisy, reference in tests]
+    run['psnr'] = results_volumes.score(os.path.join(runs_dir, names[dims]), dims, tests)
   return runs
 
 
@@ -269,12 +267,9 @@ def main(argv):
     provenance.require_clean_tree(REPO_ROOT, False)
   measured = [(z_step, peak, method) for peak in peaks for z_step in z_steps
               for method in FLAGS.network_methods]
-  for z_step, peak, method in measured:
-    for name in run_names(z_step, peak, method).values():
-      if os.path.exists(os.path.join(FLAGS.runs_dir, name)):
-        # train.py would resume it: a run of older code stamped with this commit.
-        raise SystemExit(f'{os.path.join(FLAGS.runs_dir, name)} exists from an earlier '
-                         'measurement; remove it or pass another --runs_dir')
+  results_volumes.refuse_existing_runs(
+      FLAGS.runs_dir, [name for z_step, peak, method in measured
+                       for name in run_names(z_step, peak, method).values()])
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
            'date': time.strftime('%Y-%m-%d')}
