@@ -9,6 +9,7 @@ import time
 
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n.model import unet as model_lib
 
 
@@ -18,10 +19,11 @@ def summarize(values):
           'max': float(max(values))}
 
 
-def unet_multiply_adds_per_pixel(channels=3, probe_size=64):
+def unet_multiply_adds_per_pixel(channels=3, probe_size=64, width=config_lib.PAPER_NETWORK_WIDTH):
   """Multiply-adds of one U-Net forward pass per input pixel (convolutions only),
-  counted from every convolution's real output size on a probe image."""
-  model = model_lib.build_unet(channels)
+  counted from every convolution's real output size on a probe image; width:
+  the network's --network_width."""
+  model = model_lib.build_unet(channels, width=width)
   convolutions = [layer for layer in model.layers if hasattr(layer, 'kernel_size')]
   probe = tf.keras.Model(model.input, [layer.output for layer in convolutions])
   outputs = probe(tf.zeros([1, probe_size, probe_size, channels]))

@@ -75,6 +75,10 @@ flags.DEFINE_integer('pipeline_threads', 0, 'tf.data private thread pool (0: TF 
 flags.DEFINE_string('checkpoint', '', 'Trained run for the validation PSNR comparison '
                     '(default: runs/demo when it exists).')
 flags.DEFINE_boolean('tiny', False, 'A seconds-long smoke run: small sizes, 1 repetition.')
+flags.DEFINE_integer('network_width', config_lib.PAPER_NETWORK_WIDTH,
+                     'The U-Net width timed (--network_width of train.py; the paper\'s by '
+                     'default). The suite\'s smoke run times a narrow one: it checks that '
+                     'the tool runs, not the figures.')
 flags.DEFINE_string('output', '', 'Write all results as JSON here.')
 FLAGS = flags.FLAGS
 
@@ -102,7 +106,8 @@ def steps_per_repetition(crop, batch):
 def train_config(train_data, noise, crop, batch, precision='float32', **overrides):
   return config_lib.train_config(train_data=train_data, val_data='', model_dir='',
                                 noise=noise, crop_size=crop, batch_size=batch,
-                                precision=precision, train_steps=10**6, **overrides)
+                                precision=precision, train_steps=10**6,
+                                network_width=FLAGS.network_width, **overrides)
 
 
 def time_pipeline(train_data, noise, crop, batch):
@@ -193,7 +198,8 @@ def time_validation(checkpoint):
   image = np.random.default_rng(0).uniform(size=(height, width, 3)).astype(np.float32)
   result = {}
   for precision in ('float32', 'mixed_bfloat16'):
-    denoise = whole_images.make_denoiser(model_lib.build_unet(3, precision))
+    denoise = whole_images.make_denoiser(
+        model_lib.build_unet(3, precision, width=FLAGS.network_width))
     denoise(image)
     times = []
     for _ in range(FLAGS.repeats):
@@ -201,7 +207,7 @@ def time_validation(checkpoint):
       denoise(image)
       times.append(time.perf_counter() - started)
     result[f'seconds_per_image_{precision}'] = floor.summarize(times)
-  per_pixel = floor.unet_multiply_adds_per_pixel()
+  per_pixel = floor.unet_multiply_adds_per_pixel(width=FLAGS.network_width)
   rate, rates_by_size = floor.matmul_rate((128, 256) if FLAGS.tiny else (1024, 2048, 4096),
                                           FLAGS.repeats)
   floor_seconds = per_pixel * height * width / rate
@@ -234,7 +240,8 @@ def time_process(train_data):
     process = subprocess.Popen(
         [sys.executable, os.path.join(REPO_ROOT, 'train.py'), f'--train_data={train_data}',
          f'--model_dir={model_dir}', f'--crop_size={crop}', f'--batch_size={batch}',
-         f'--train_steps={steps}', '--steps_per_loop=1', '--log_every=1', '--precision=auto'],
+         f'--train_steps={steps}', '--steps_per_loop=1', '--log_every=1', '--precision=auto',
+         f'--network_width={FLAGS.network_width}'],
         stderr=subprocess.PIPE, text=True)
     first_step = None
     for line in process.stderr:
@@ -293,7 +300,8 @@ def main(argv):
   report = {'machine': {'platform': platform.platform(), 'processor': platform.processor(),
                         'cpu_count': os.cpu_count(), 'tensorflow': tf.__version__,
                         'devices': [d.name for d in tf.config.list_logical_devices()]},
-            'repeats': FLAGS.repeats, 'steps': FLAGS.steps}
+            'repeats': FLAGS.repeats, 'steps': FLAGS.steps,
+            'network_width': FLAGS.network_width}
   if 'pipeline' in sections:
     report['pipeline'] = []
     for noise in corruptions:

@@ -17,12 +17,13 @@ def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   result = subprocess.run(
       [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
        '--corruptions=gaussian,text', '--precisions=mixed_bfloat16,float32',
-       '--end_to_end_precisions=float32',
+       '--end_to_end_precisions=float32', '--network_width=16',
        f'--output={output}'],
       capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   report = json.loads(output.read_text())
   assert {'machine', 'pipeline', 'training', 'validation', 'process', 'options'} <= set(report)
+  assert report['network_width'] == 16
   assert {'steps_per_loop_1', 'steps_per_loop_100', 'jit_compile_True'} <= set(report['options'])
   assert [row['noise'] for row in report['pipeline']] == ['gaussian', 'text']
   for row in report['pipeline']:
