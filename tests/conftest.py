@@ -62,9 +62,20 @@ def fresh_environment():
   yield
 
 
+QUALITY_OPTION = '--quality'
+
+
+def pytest_addoption(parser):
+  parser.addoption(QUALITY_OPTION, action='store_true', default=False,
+                   help='also run the quality tests (marked quality): each trains two models '
+                   'for minutes and compares them against a margin measured over seeds')
+
+
 def pytest_configure(config):
   config.addinivalue_line('markers', 'slow: trains a model, or runs programs or exports, for '
                           'several seconds or more; pytest -m "not slow" leaves these out')
+  config.addinivalue_line('markers', 'quality: compares how well two trainings denoise, for '
+                          'minutes each; skipped unless pytest is given ' + QUALITY_OPTION)
   # pytest-xdist's --dist loadfile hands out the files with the most tests first
   # unless told not to (its --loadscope-reorder, on by default), which would undo
   # the order pytest_collection_modifyitems gives: most files of slow tests hold
@@ -73,14 +84,25 @@ def pytest_configure(config):
   config.option.loadscopereorder = False
 
 
-def pytest_collection_modifyitems(items):
+def pytest_collection_modifyitems(config, items):
   """Files that hold slow tests run first, each file's tests in their own order.
   Under -n 2 --dist loadfile each worker takes the next file when it is free,
   so a file of several minutes taken last ran alone while the other worker sat
   idle (the suite took 41.6 min where its two halves would have taken 38.5);
-  taken first, the many short files even out the end."""
+  taken first, the many short files even out the end.
+
+  Quality tests are skipped unless --quality is given: they are five of the
+  suite's slowest (16 of its 65 minutes of test time on a 2-core AVX2 host), and
+  what they check, one trained model denoising better than another by a margin,
+  is measured over seeds by the bench/ spread tools; the suite keeps a learning
+  test for every method and every program's behaviour."""
   with_slow_tests = {item.path for item in items if item.get_closest_marker('slow')}
   items.sort(key=lambda item: item.path not in with_slow_tests)
+  if not config.getoption(QUALITY_OPTION):
+    skip = pytest.mark.skip(reason=f'a quality test: run with {QUALITY_OPTION}')
+    for item in items:
+      if item.get_closest_marker('quality'):
+        item.add_marker(skip)
 
 
 def smooth_image(rng, height, width, channels=3):

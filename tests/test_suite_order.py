@@ -36,3 +36,12 @@ def test_pytest_xdist_is_told_to_keep_the_collected_order(request):
   # With --loadscope-reorder (xdist's default) the scheduler sorts files by
   # their number of tests before handing them out.
   assert request.config.option.loadscopereorder is False
+
+
+def test_quality_tests_are_skipped_unless_asked_for_and_only_they(request):
+  from tests.conftest import QUALITY_OPTION  # pylint: disable=g-import-not-at-top
+  asked = request.config.getoption(QUALITY_OPTION)
+  for item in request.session.items:
+    skipped = any(mark.kwargs.get('reason', '').startswith('a quality test')
+                  for mark in item.iter_markers('skip'))
+    assert skipped == (item.get_closest_marker('quality') is not None and not asked), item.nodeid

@@ -42,6 +42,7 @@ def stride_gains(root, seed, steps=STEPS, network_width=NETWORK_WIDTH):
 
 
 @pytest.mark.slow
+@pytest.mark.quality
 def test_neighbor2neighbor_through_pixel_shuffle_gains_more_on_correlated_noise(tmp_path):
   write_data(tmp_path)
   plain, shuffled = stride_gains(tmp_path, 1)

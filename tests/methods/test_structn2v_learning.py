@@ -40,6 +40,7 @@ def line_gains(root, seed, steps=LINE_STEPS, network_width=NETWORK_WIDTH):
 
 
 @pytest.mark.slow
+@pytest.mark.quality
 def test_blind_spot_with_structn2v_lines_gains_more_on_noise_correlated_along_rows(tmp_path):
   write_data(tmp_path)
   plain, lines = line_gains(tmp_path, 1)

@@ -31,7 +31,7 @@ from n2n.inference import restore
 BOUNDS = {'scenes': {'worst_channel_error': 0.075, 'meeting_the_bar': 5, 'mean_gain_db': 1.5},
           'clean': {'worst_channel_error': 0.075, 'meeting_the_bar': 6, 'mean_gain_db': 5.0}}
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.quality]
 
 
 @pytest.fixture(scope='module')

@@ -117,6 +117,7 @@ def compare(datasets, root, seed, steps=STEPS, network_width=NETWORK_WIDTH):
 
 
 @pytest.mark.slow
+@pytest.mark.quality
 def test_narrow_16_bit_data_trains_to_within_half_a_db_of_the_stretched_data(datasets,
                                                                             tmp_path):
   # Dividing the narrow data by the white level instead left the network
