@@ -77,6 +77,14 @@ class ModelConfig:
                          'every stage. 3 suits z steps about 4x the pixel size (CARE pools z '
                          'less on anisotropic data too). Crop depths are multiples of '
                          '2**z_pools.', minimum=0, maximum=5)
+  xy_conv_levels: int = setting(0, '3D only: the convolutions at the finest N of the '
+                                "network's six resolution levels (the input's and one after "
+                                'each pooling stage) convolve in y and x only (1x3x3 kernels); '
+                                'the coarser levels convolve in z too. The finest levels hold '
+                                "most of the network's work and a 3x3x3 kernel has three times "
+                                'the taps of a 3x3 one, so a step costs less while the planes '
+                                'still inform each other (docs/volumes.md). 0: every '
+                                'convolution 3x3x3.', minimum=0, maximum=6)
 
   def __post_init__(self):
     check_settings(self)
@@ -705,10 +713,13 @@ def model_config_from_dict(config_dict):
 
 def _effective_model(model):
   """model with what builds the same network written alike: spatial_dims 0
-  (runs from before 3D) as 2, and z_pools, which 2D networks ignore, as 0."""
+  (runs from before 3D) as 2, and z_pools and xy_conv_levels, which 2D
+  networks ignore, as 0."""
   spatial_dims = model_spatial_dims(model)
+  three_d = spatial_dims == 3
   return dataclasses.replace(model, spatial_dims=spatial_dims,
-                             z_pools=model.z_pools if spatial_dims == 3 else 0)
+                             z_pools=model.z_pools if three_d else 0,
+                             xy_conv_levels=model.xy_conv_levels if three_d else 0)
 
 
 def differing_model_fields(saved, requested):

@@ -74,6 +74,13 @@ def test_differing_model_fields():
   # A run of another width has other weights' shapes: resuming into it is refused.
   assert config_lib.differing_model_fields(
       saved, config_lib.ModelConfig(channels=3, network_width=24)) == ['network_width: 48 -> 24']
+  # In-plane levels shape the 3D network's kernels; a 2D network has none.
+  volume = config_lib.ModelConfig(channels=1, spatial_dims=3)
+  assert config_lib.differing_model_fields(
+      volume, config_lib.ModelConfig(channels=1, spatial_dims=3, xy_conv_levels=2)) == [
+          'xy_conv_levels: 0 -> 2']
+  assert not config_lib.differing_model_fields(
+      saved, config_lib.ModelConfig(channels=3, spatial_dims=2, xy_conv_levels=2))
 
 
 def test_reading_a_config_does_not_import_tensorflow():
@@ -104,10 +111,11 @@ def test_an_older_or_newer_config_json_still_reads():
   del saved['run']['jit_compile']
   del saved['data']['white_level'], saved['data']['dtype']  # runs before scene datasets
   del saved['model']['network_width']  # runs before the setting: the paper's network
+  del saved['model']['xy_conv_levels']  # runs before the setting: 3x3x3 everywhere
   config = config_lib.read_train_config(saved)
   assert config.run.jit_compile is False and config.run.model_dir == 'm'
   assert (config.data.dtype, config.data.white_level) == ('uint8', 255.0)
-  assert config.model.network_width == 48
+  assert config.model.network_width == 48 and config.model.xy_conv_levels == 0
 
 
 def _sections(**sections):
@@ -181,7 +189,8 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
                   neighbor2neighbor=dict(gamma=1.5, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=3, downsampling='max_blur_pool',
-                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3),
+                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3,
+                 xy_conv_levels=0),
       optimisation=dict(batch_size=8, train_steps=1600, learning_rate=0.0003,
                         rampdown_fraction=0.3, gradient_clip_multiple=4.0),
       evaluation=dict(eval_every=5000, max_eval_images=0, eval_image_summaries=3,
@@ -213,7 +222,8 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
                   neighbor2neighbor=dict(gamma=1.0, cells='xy', **_NO_SCHEME),
                   blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME)),
       model=dict(architecture='n2n_unet', channels=1, downsampling='max_blur_pool',
-                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3),
+                 top_skip=False, network_width=48, spatial_dims=0, z_pools=3,
+                 xy_conv_levels=0),
       optimisation=dict(batch_size=8, train_steps=1200, learning_rate=0.0005,
                         rampdown_fraction=0.2, gradient_clip_multiple=2.0),
       evaluation=dict(eval_every=200, max_eval_images=5, eval_image_summaries=1,

@@ -105,6 +105,9 @@ def trained_as(run_config):
   if model.network_width != config_lib.PAPER_NETWORK_WIDTH:
     kind += (f'; network width {model.network_width} '
              f'(the paper\'s {config_lib.PAPER_NETWORK_WIDTH})')
+  if config_lib.model_spatial_dims(run_config) == 3 and model.xy_conv_levels:
+    kind += (f'; 3D network with in-plane (1x3x3) convolutions at its finest '
+             f'{model.xy_conv_levels} resolution levels')
   if run_config.corruption.noise == config_lib.NO_NOISE:
     trained_on = 'scenes of real noisy captures (no synthetic noise)'
   else:

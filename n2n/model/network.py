@@ -15,10 +15,11 @@ def build_run_network(run_config, precision, **options):
 
   Returns:
     keras.Model: unet.build_unet with the run's channels, downsampling, top
-    skip, spatial dimensions, z pools and width.
+    skip, spatial dimensions, z pools, width and in-plane levels.
   """
   model = run_config.model
   return unet.build_unet(config_lib.model_channels(run_config), precision,
                          downsampling=model.downsampling, top_skip=model.top_skip,
                          spatial_dims=config_lib.model_spatial_dims(run_config),
-                         z_pools=model.z_pools, width=model.network_width, **options)
+                         z_pools=model.z_pools, width=model.network_width,
+                         xy_conv_levels=model.xy_conv_levels, **options)

@@ -18,7 +18,11 @@ with 3x3x3 convolutions and the same channel counts. Its first 5 - z_pools
 stages pool and upsample only y and x, its last z_pools stages all three
 axes: on anisotropic data (z steps coarser than xy pixels) the xy resolution
 first catches up with z, as CARE's anisotropic networks do, and thin crops
-(few planes) still pass five stages.
+(few planes) still pass five stages. Its convolutions at the finest
+xy_conv_levels of its six resolution levels can be in-plane (1x3x3): those
+levels hold most of the network's multiply-adds, and a 3x3x3
+kernel costs three 3x3 ones, so such a network's step costs close to the 2D
+network's per voxel while its coarser levels still join neighbouring planes.
 """
 
 import keras
@@ -51,6 +55,14 @@ def depth_multiple(z_pools):
   return 2 ** z_pools
 
 
+LEVELS = STAGES + 1  # resolution levels: the input's and one after each pooling stage
+
+
+def check_xy_conv_levels(xy_conv_levels):
+  if not 0 <= xy_conv_levels <= LEVELS:
+    raise ValueError(f'--xy_conv_levels={xy_conv_levels} must be 0 to {LEVELS}')
+
+
 def z_pooled_stages(z_pools):
   """(bool per stage 1..5): whether that stage pools z; the last z_pools do."""
   if not 0 <= z_pools <= STAGES:
@@ -59,13 +71,14 @@ def z_pooled_stages(z_pools):
 
 
 def _conv(filters, name, dtype_policy, seed, filter_gradient_mode, activation=True,
-          spatial_dims=2):
+          spatial_dims=2, in_plane=False):
   # Gain^2 is 2 before a ReLU-like activation (He), 1 for the linear output.
   initializer = keras.initializers.VarianceScaling(2.0 if activation else 1.0, 'fan_in',
                                                    'truncated_normal', seed=seed)
   if spatial_dims == 3:
-    conv = conv_lib.Conv3DSame(filters, 3, kernel_initializer=initializer, activation=None,
-                               name=name, dtype=dtype_policy)
+    conv = conv_lib.Conv3DSame(filters, (1, 3, 3) if in_plane else 3,
+                               kernel_initializer=initializer, activation=None, name=name,
+                               dtype=dtype_policy)
   else:
     conv = conv_lib.Conv2DSame(
         filters,
@@ -112,7 +125,7 @@ def _resampling_layers_3d(downsampling, policy, pooled_z):
 
 def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode='direct',
                upsampling='repeat', downsampling='max_pool', top_skip=True, spatial_dims=2,
-               z_pools=3, width=config_lib.PAPER_NETWORK_WIDTH):
+               z_pools=3, width=config_lib.PAPER_NETWORK_WIDTH, xy_conv_levels=0):
   """Builds the paper's U-Net as a Keras functional model.
 
   The model takes and returns images in [0, 1] units; it centres them
@@ -139,6 +152,10 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     z_pools: 3D only: how many of the five stages (the last ones) pool z.
     width: channels of the encoder's convolutions, 48 in the paper; every
       convolution but the output keeps the paper's ratio to it (layer_widths).
+    xy_conv_levels: 3D only: the convolutions at resolution levels below this
+      (0 to 6; level 0 is the input's, level s the one after pooling stage s:
+      enc_conv0/1 and dec_conv1* work at 0, enc_conv{s+1} and dec_conv{s+1}a/b
+      at s, enc_conv6 at 5) have 1x3x3 kernels, the others 3x3x3. 0: all 3x3x3.
 
   Returns:
     keras.Model mapping [B, H, W, channels] float32 (H, W multiples of 32, any
@@ -147,15 +164,16 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   """
   if spatial_dims not in SPATIAL_DIMS:
     raise ValueError(f'--spatial_dims={spatial_dims} must be 2 or 3')
+  check_xy_conv_levels(xy_conv_levels)
   policy = keras.DTypePolicy(precision)
   convs_made = []
 
-  def conv(filters, name, activation=True):
+  def conv(filters, name, level, activation=True):
     # Each layer its own initializer seed: one shared seed would repeat kernels.
     layer_seed = None if seed is None else seed * 100 + len(convs_made)
     convs_made.append(name)
     return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation,
-                 spatial_dims)
+                 spatial_dims, in_plane=level < xy_conv_levels)
 
   inputs = keras.Input(shape=(None,) * spatial_dims + (channels,), name='noisy')
   # Centred in float32 before any cast: in bfloat16 first, inputs in [0.5, 1)
@@ -171,28 +189,29 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
 
   encoder, decoder, top_a, top_b = layer_widths(width)
-  x = conv(encoder, 'enc_conv0')(centred)
-  x = conv(encoder, 'enc_conv1')(x)
+  # Each convolution's resolution level: pooling stage s leads from level s - 1 to s.
+  x = conv(encoder, 'enc_conv0', 0)(centred)
+  x = conv(encoder, 'enc_conv1', 0)(x)
   skips = [centred]
   x = pool('pool1', 1)(x)
   for stage in range(2, 6):
     skips.append(x)
-    x = conv(encoder, f'enc_conv{stage}')(x)
+    x = conv(encoder, f'enc_conv{stage}', stage - 1)(x)
     x = pool(f'pool{stage}', stage)(x)
-  x = conv(encoder, 'enc_conv6')(x)
+  x = conv(encoder, 'enc_conv6', STAGES)(x)
 
   for stage in range(5, 1, -1):
     x = up(f'upsample{stage}', stage)(x)
     x = concat(f'concat{stage}')([x, skips[stage - 1]])
-    x = conv(decoder, f'dec_conv{stage}a')(x)
-    x = conv(decoder, f'dec_conv{stage}b')(x)
+    x = conv(decoder, f'dec_conv{stage}a', stage - 1)(x)
+    x = conv(decoder, f'dec_conv{stage}b', stage - 1)(x)
 
   x = up('upsample1', 1)(x)
   if top_skip:
     x = concat('concat1')([x, skips[0]])
-  x = conv(top_a, 'dec_conv1a')(x)
-  x = conv(top_b, 'dec_conv1b')(x)
-  x = conv(channels, 'dec_conv1', activation=False)(x)
+  x = conv(top_a, 'dec_conv1a', 0)(x)
+  x = conv(top_b, 'dec_conv1b', 0)(x)
+  x = conv(channels, 'dec_conv1', 0, activation=False)(x)
   # The output and the loss stay in float32 whatever the compute precision.
   x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)
   outputs = keras.layers.Rescaling(1.0, offset=0.5, name='uncentre', dtype='float32')(x)

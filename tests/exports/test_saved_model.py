@@ -117,6 +117,16 @@ def test_an_export_of_a_narrower_network_says_its_width():
       "Noise2Noise (noisy targets); network width 24 (the paper's 48), gaussian noise")
 
 
+def test_an_export_of_a_3d_network_with_in_plane_levels_says_so():
+  in_plane, all_3d = (config_lib.train_config(train_data='data/stacks', model_dir='runs/x',
+                                              noise='gaussian', spatial_dims=dims,
+                                              xy_conv_levels=levels)
+                      for dims, levels in ((3, 2), (3, 0)))
+  assert ('; 3D network with in-plane (1x3x3) convolutions at its finest 2 resolution levels, '
+          'gaussian noise') in saved_model.trained_as(in_plane)
+  assert 'in-plane' not in saved_model.trained_as(all_3d)
+
+
 def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
   monkeypatch.setattr(onnx_model, 'onnx_extras_installed', lambda: False)
   with pytest.raises(ValueError, match=r'^--onnx needs the optional export extras \(tf2onnx, '

@@ -29,6 +29,25 @@ def test_depth_needs_only_a_multiple_of_the_z_pooling_stages(z_pools, depth):
   assert [tuple(layer.pool_size)[0] for layer in pools] == [1] * (5 - z_pools) + [2] * z_pools
 
 
+# The resolution level each convolution works at, written from the paper's
+# figure (level 0: the input's; each pooling stage one level down).
+LEVELS = {'enc_conv0': 0, 'enc_conv1': 0, 'enc_conv2': 1, 'enc_conv3': 2, 'enc_conv4': 3,
+          'enc_conv5': 4, 'enc_conv6': 5, 'dec_conv5a': 4, 'dec_conv5b': 4, 'dec_conv4a': 3,
+          'dec_conv4b': 3, 'dec_conv3a': 2, 'dec_conv3b': 2, 'dec_conv2a': 1, 'dec_conv2b': 1,
+          'dec_conv1a': 0, 'dec_conv1b': 0, 'dec_conv1': 0}
+
+
+@pytest.mark.parametrize('xy_conv_levels', [0, 2, 6])
+def test_the_finest_levels_convolve_in_plane_and_the_others_in_3d(xy_conv_levels):
+  network = unet.build_unet(1, spatial_dims=3, width=4, xy_conv_levels=xy_conv_levels)
+  kernels = {layer.name: tuple(layer.kernel.shape[:3]) for layer in network.layers
+             if isinstance(layer, keras.layers.Conv3D)}
+  assert set(kernels) == set(LEVELS)
+  for name, level in LEVELS.items():
+    assert kernels[name] == ((1, 3, 3) if level < xy_conv_levels else (3, 3, 3)), name
+  assert network(tf.zeros([1, 8, 32, 32, 1])).shape == (1, 8, 32, 32, 1)
+
+
 def test_3d_network_refuses_what_it_does_not_have():
   with pytest.raises(ValueError, match='max_pool'):
     unet.build_unet(1, spatial_dims=3, downsampling='max_blur_pool')
@@ -36,12 +55,15 @@ def test_3d_network_refuses_what_it_does_not_have():
     unet.build_unet(1, spatial_dims=3, z_pools=6)
   with pytest.raises(ValueError, match='--spatial_dims=4'):
     unet.build_unet(1, spatial_dims=4)
+  with pytest.raises(ValueError, match=r'^--xy_conv_levels=7 must be 0 to 6$'):
+    unet.build_unet(1, spatial_dims=3, xy_conv_levels=7)
 
 
-def test_conv3d_gradients_match_tensorflows_own():
+@pytest.mark.parametrize('kernel_depth', [3, 1])  # 1: the in-plane levels' kernels
+def test_conv3d_gradients_match_tensorflows_own(kernel_depth):
   rng = np.random.default_rng(0)
   inputs = tf.constant(rng.normal(size=(2, 5, 12, 10, 3)), tf.float32)
-  kernel = tf.constant(rng.normal(size=(3, 3, 3, 3, 4)), tf.float32)
+  kernel = tf.constant(rng.normal(size=(kernel_depth, 3, 3, 3, 4)), tf.float32)
   bias = tf.constant(rng.normal(size=(4,)), tf.float32)
   output_gradient = tf.constant(rng.normal(size=(2, 5, 12, 10, 4)), tf.float32)
 
@@ -80,11 +102,12 @@ def test_conv3d_bfloat16_gradients_are_summed_in_float32():
   np.testing.assert_allclose(wide(kernel_gradient).numpy(), exact_kernel, rtol=2e-2)
 
 
-def _probe_network(z_pools):
+def _probe_network(z_pools, xy_conv_levels=0):
   """The 3D network with non-negative kernels and zero biases, output before
   'uncentre': a positive impulse on a 0.5 (centred: zero) volume changes
   exactly the outputs it reaches, by a positive amount (see the 2D halo test)."""
-  model = unet.build_unet(1, seed=1, spatial_dims=3, z_pools=z_pools)
+  model = unet.build_unet(1, seed=1, spatial_dims=3, z_pools=z_pools,
+                          xy_conv_levels=xy_conv_levels)
   for weight in model.weights:
     if len(weight.shape) == 5:
       weight.assign(np.full(weight.shape, 1.0 / weight.shape[3], np.float32))
@@ -133,3 +156,22 @@ def test_3d_receptive_field_matches_a_one_voxel_probe_along_z_y_and_x():
   assert receptive_field.volume_halo(z_pools) == (max(max(pair) for pair in expected),
                                                   max(max(pair) for pair in expected_xy),
                                                   max(max(pair) for pair in expected_xy))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize('xy_conv_levels', [2, 6])
+def test_in_plane_levels_shorten_the_reach_along_z_as_counted(xy_conv_levels):
+  z_pools = 3
+  network = _probe_network(z_pools, xy_conv_levels)
+  depth, centre = 128, 56
+  phases = unet.depth_multiple(z_pools)
+  volumes = np.full((phases, depth, 32, 32, 1), 0.5, np.float32)
+  for phase in range(phases):
+    volumes[phase, centre + phase, 16, 16, 0] = 1.5
+  changes = network(volumes).numpy()[..., 0]
+  found = [_reach(changes[phase], 0, centre + phase) for phase in range(phases)]
+  assert found == receptive_field.reaches('max_pool', unet.z_pooled_stages(z_pools),
+                                          receptive_field.z_spread(xy_conv_levels))
+  # Fewer planes than the all-3D network: the in-plane levels add no reach along z.
+  assert max(max(pair) for pair in found) == receptive_field.volume_halo(
+      z_pools, xy_conv_levels)[0] < receptive_field.volume_halo(z_pools)[0]

@@ -49,6 +49,12 @@ def test_crop_larger_than_every_image_is_refused(tfrecord_dir):
                                     tf.distribute.get_strategy())
 
 
+def test_in_plane_levels_on_images_are_refused_naming_the_flag(tfrecord_dir):
+  with pytest.raises(ValueError, match=r'^--xy_conv_levels=2 shapes the 3D network only'):
+    preflight.check_training_inputs(_config(tfrecord_dir, xy_conv_levels=2),
+                                    tf.distribute.get_strategy())
+
+
 def test_a_file_of_another_schema_is_named(tmp_path):
   path = tmp_path / 'other.tfrecord'
   with tf.io.TFRecordWriter(str(path)) as writer:
