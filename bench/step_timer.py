@@ -16,15 +16,17 @@ sys.path.insert(0, REPO_ROOT)
 from n2n import config  # pylint: disable=g-import-not-at-top,g-bad-import-order  (no TensorFlow)
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
-# argv[3] timed steps, argv[4] the network's width; prints the median step in seconds.
+# argv[3] timed steps, argv[4] the network's width, argv[5] its in-plane levels (3D);
+# prints the median step in seconds.
 _STEP_TIMER = """
 import json, statistics, sys, time
 sys.path.insert(0, {root!r})
 import tensorflow as tf
 from n2n.model import unet
-dims, shape, steps, width = (int(sys.argv[1]), json.loads(sys.argv[2]), int(sys.argv[3]),
-                             int(sys.argv[4]))
-model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1, width=width)
+dims, shape, steps, width, levels = (int(sys.argv[1]), json.loads(sys.argv[2]),
+                                     int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
+model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1, width=width,
+                        xy_conv_levels=levels)
 optimizer = tf.keras.optimizers.Adam(1e-4)
 batch = tf.random.stateless_uniform(shape, seed=(1, 2))
 
@@ -46,13 +48,16 @@ print(statistics.median(times))
 """
 
 
-def step_seconds(onednn, dims, shape, steps, width=config.PAPER_NETWORK_WIDTH):
+def step_seconds(onednn, dims, shape, steps, width=config.PAPER_NETWORK_WIDTH,
+                 xy_conv_levels=0):
   """Median training-step seconds in a fresh process with oneDNN on or off, for the
-  U-Net of that encoder width (the default: the paper's)."""
+  U-Net of that encoder width (the default: the paper's) and, in 3D, that many
+  in-plane levels (--xy_conv_levels)."""
   environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
                      TF_CPP_MIN_LOG_LEVEL='2')
   result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
-                           json.dumps(list(shape)), str(steps), str(width)],
+                           json.dumps(list(shape)), str(steps), str(width),
+                           str(xy_conv_levels)],
                           capture_output=True, text=True, env=environment, check=False)
   if result.returncode:
     raise RuntimeError(result.stderr.strip().splitlines()[-1])

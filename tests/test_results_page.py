@@ -995,6 +995,12 @@ def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goa
   page = '\n'.join(results_volumes_width.section({'rows': rows}))
   assert '| +1.00 |' in page and 'or more: Neighbor2Neighbor at z step 2.' in page
   assert results_volumes_width.section(None) == []
+  # A 3D network with in-plane levels says how many, in its cell and in the goal's line.
+  rows[0]['3d']['xy_conv_levels'] = 2
+  page = '\n'.join(results_volumes_width.section({'rows': rows}))
+  assert '| 36.50 (24; in-plane at 2 levels) | 35.00 (48); 35.50 (24) | +1.00 |' in page
+  assert 'or more: Neighbor2Neighbor at z step 2; in-plane at 2 levels.' in page
+  assert '| 36.00 (24) | 36.50 (48)' in page  # rows without the field: all 3x3x3
 
 
 def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line():
@@ -1018,22 +1024,29 @@ def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line
           (['pairs', 'pairs'], '--methods: pairs,pairs names a method twice')))
   names = results_volumes_width.run_names(2.0, 'pairs', 24, [48, 24])
   assert len(set(names.values())) == 5, names
+  # A row whose 3D network has in-plane levels trains its own 2D runs too.
+  in_plane = results_volumes_width.run_names(2.0, 'pairs', 24, [48, 24], 2)
+  assert len(set(names.values()) | set(in_plane.values())) == 10
 
 
 def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_another():
   from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
   from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
   spec = results_volumes_z_context.spec_record(2.0, 30.0)
+  # Rows from before in-plane levels have none: their 3D network is all 3x3x3.
   rows = [{'z_step': 2.0, 'method': 'pairs', 'spec': spec},
-          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'spec': spec}]
-  kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs')})
+          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'spec': spec},
+          {'z_step': 2.0, 'method': 'pairs', 'spec': spec, 'xy_conv_levels_3d': 2}]
+  kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs', 0)})
   assert kept == rows[1:]
+  kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs', 2)})
+  assert kept == rows[:2]
   assert results_volumes_width.kept_rows(None, set()) == []
   other = {**spec, 'read_noise': spec['read_noise'] + 1}
   with pytest.raises(ValueError, match='the neighbor2neighbor row at z step 2 in .* another '
                                        'phantom'):
     results_volumes_width.kept_rows({'rows': [rows[0], {**rows[1], 'spec': other}]},
-                                    {(2.0, 'pairs')})
+                                    {(2.0, 'pairs', 0)})
   # A row about to be measured again is not checked: it is replaced.
   assert results_volumes_width.kept_rows({'rows': [{**rows[1], 'spec': other}]},
-                                         {(2.0, 'neighbor2neighbor')}) == []
+                                         {(2.0, 'neighbor2neighbor', 0)}) == []

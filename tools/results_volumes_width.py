@@ -1,5 +1,5 @@
-"""3D against 2D per plane when the 3D network is narrower: equal training time,
-more 3D steps.
+"""3D against 2D per plane when the 3D network is narrower, or convolves in-plane
+at its finest levels: equal training time, more 3D steps.
 
   python tools/results_volumes_width.py       # -> docs/results/volumes_width.json
   python tools/results_grid.py --render_only  # the "Volumes and movies" section
@@ -9,7 +9,8 @@ The table of tools/results_volumes.py trains the paper's network (width 48) in
 3.8-7.6x a 2D one there (docs/results/volumes.json), so in equal time the 3D
 network takes far fewer steps. A
 narrower network (`--network_width`) makes each step cheaper. This trains the
-3D network at --width_3d for --steps_3d steps, then the 2D network per plane at
+3D network at --width_3d (with 1x3x3 convolutions at its --xy_conv_levels_3d
+finest levels, `--xy_conv_levels`) for --steps_3d steps, then the 2D network per plane at
 each of --widths_2d for the 3D run's training time, so that the 2D side gets
 the same chance, and scores all on the held-out volumes: does the narrower 3D
 network reach the issue's goal (3D ahead of 2D per plane by 1 dB at equal
@@ -74,6 +75,9 @@ def define_flags():
   flags.DEFINE_list('methods', ['neighbor2neighbor', 'pairs'],
                     f'Methods to measure, of {", ".join(METHODS)}.')
   flags.DEFINE_integer('width_3d', 24, 'The 3D network\'s width.', lower_bound=1)
+  flags.DEFINE_integer('xy_conv_levels_3d', 0, 'The 3D network\'s in-plane levels '
+                       '(--xy_conv_levels; 0: every convolution 3x3x3).', lower_bound=0,
+                       upper_bound=6)
   flags.DEFINE_list('widths_2d', [str(config_lib.PAPER_NETWORK_WIDTH), '24'],
                     'The widths of the 2D-per-plane networks, each trained for the 3D run\'s '
                     'training time.')
@@ -82,9 +86,15 @@ def define_flags():
   flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
 
 
-def run_names(z_step, method, width_3d, widths_2d):
+def row_key(row):
+  """(z step, method, the 3D network's in-plane levels) of a row: rows before
+  in-plane levels had none."""
+  return (float(row['z_step']), row['method'], row.get('xy_conv_levels_3d', 0))
+
+
+def run_names(z_step, method, width_3d, widths_2d, xy_conv_levels_3d=0):
   """{'3d': run, ('2d', width): run, ('calibration', width): run} folder names."""
-  where = f'{method}_z{z_step:g}'
+  where = f'{method}_z{z_step:g}' + (f'_xy{xy_conv_levels_3d}' if xy_conv_levels_3d else '')
   names = {'3d': f'{where}_3d_w{width_3d}'}
   for width in widths_2d:
     names[('2d', width)] = f'{where}_2d_w{width}'
@@ -92,28 +102,35 @@ def run_names(z_step, method, width_3d, widths_2d):
   return names
 
 
-def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
-  """Trains the 3D network (width_3d, steps_3d steps) and the 2D network per
+def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp,
+                xy_conv_levels_3d=0):
+  """Trains the 3D network (width_3d, xy_conv_levels_3d in-plane levels,
+  steps_3d steps) and the 2D network per
   plane at each of widths_2d for the 3D run's training time, on the phantom at
   z_step (30 photons), and scores each on the held-out volumes. Returns the
-  row: {'z_step', 'method', 'spec' (the phantom's, as z_context records it),
-  'input_psnr', '3d': run, '2d': [run per width]}; each run records the width
-  its config.json says, and each 2D run its calibration's seconds per step."""
+  row: {'z_step', 'method', 'xy_conv_levels_3d', 'spec' (the phantom's, as
+  z_context records it), 'input_psnr', '3d': run, '2d': [run per width]}; each
+  run records the width and in-plane levels its config.json says, and each 2D
+  run its calibration's seconds per step."""
   peak = results_volumes.SPEC.peak_photons
   data = z_context.data_folder(z_step, peak)
   white_level = z_context.WHITE_LEVELS[peak]
   results_volumes.ensure_volumes(z_context.spec_at(z_step, peak), data, white_level)
-  names = run_names(z_step, method, width_3d, widths_2d)
+  names = run_names(z_step, method, width_3d, widths_2d, xy_conv_levels_3d)
 
   def flags_for(dims, width):
     return (f'--train_data={os.path.join(data, f"records_{dims}d")}', f'--network_width={width}')
 
   def record(name, dims, steps, wall):
     model_dir = os.path.join(runs_dir, name)
+    model = restore.read_run_config(model_dir).model
     return {**results_volumes.run_record(model_dir, dims, method, steps, wall, stamp),
-            'network_width': restore.read_run_config(model_dir).model.network_width}
+            'network_width': model.network_width,
+            'xy_conv_levels': model.xy_conv_levels if dims == 3 else 0}
 
-  wall = results_volumes.train(names['3d'], 3, method, steps_3d, runs_dir, flags_for(3, width_3d))
+  wall = results_volumes.train(names['3d'], 3, method, steps_3d, runs_dir,
+                               flags_for(3, width_3d) +
+                               (f'--xy_conv_levels={xy_conv_levels_3d}',))
   deep = record(names['3d'], 3, steps_3d, wall)
   flats = []
   for width in widths_2d:
@@ -127,7 +144,8 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp):
                                     for flat, width in zip(flats, widths_2d)]
   for run, name in scored:
     run['psnr'] = results_volumes.score(os.path.join(runs_dir, name), run['dims'], tests)
-  return {'z_step': z_step, 'method': method, 'spec': z_context.spec_record(z_step, peak),
+  return {'z_step': z_step, 'method': method, 'xy_conv_levels_3d': xy_conv_levels_3d,
+          'spec': z_context.spec_record(z_step, peak),
           'input_psnr': [results_volumes.psnr(noisy[..., 0], reference)
                          for noisy, reference in tests],
           '3d': deep, '2d': flats}
@@ -157,11 +175,11 @@ def parse_widths(values):
 
 
 def kept_rows(previous, row_keys):
-  """The rows of an earlier JSON whose (z step, method) is not in row_keys;
-  ValueError naming a row measured on another phantom than z_context's now."""
+  """The rows of an earlier JSON whose row_key is not in row_keys; ValueError
+  naming a row measured on another phantom than z_context's now."""
   kept = []
   for row in (previous or {}).get('rows', []):
-    key = (float(row['z_step']), row['method'])
+    key = row_key(row)
     if key in row_keys:
       continue
     if row.get('spec') != z_context.spec_record(key[0], results_volumes.SPEC.peak_photons):
@@ -182,10 +200,12 @@ def main(argv):
     raise SystemExit(str(error)) from None
   if not FLAGS.allow_dirty:
     provenance.require_clean_tree(REPO_ROOT, False)
-  measured = [(z_step, method) for z_step in z_steps for method in FLAGS.methods]
+  levels = FLAGS.xy_conv_levels_3d
+  measured = [(z_step, method, levels) for z_step in z_steps for method in FLAGS.methods]
   results_volumes.refuse_existing_runs(
-      FLAGS.runs_dir, [name for z_step, method in measured
-                       for name in run_names(z_step, method, FLAGS.width_3d, widths_2d).values()])
+      FLAGS.runs_dir, [name for z_step, method, _ in measured
+                       for name in run_names(z_step, method, FLAGS.width_3d, widths_2d,
+                                             levels).values()])
   previous = read_results()
   try:
     kept_rows(previous, set(measured))
@@ -196,19 +216,19 @@ def main(argv):
            'date': time.strftime('%Y-%m-%d'),
            'precision': hardware.resolve_precision('auto')}
   rows = []
-  for z_step, method in measured:
+  for z_step, method, _ in measured:
     row = measure_row(z_step, method, FLAGS.runs_dir, FLAGS.steps_3d, FLAGS.width_3d,
-                      widths_2d, stamp)
+                      widths_2d, stamp, levels)
     rows.append(row)
-    print(f'z step {z_step:g}, {method}: 3D (width {FLAGS.width_3d}) '
+    print(f'z step {z_step:g}, {method}: 3D (width {FLAGS.width_3d}, in-plane levels {levels}) '
           f'{statistics.mean(row["3d"]["psnr"]):.2f} dB; 2D ' +
           ', '.join(f'width {flat["network_width"]} {statistics.mean(flat["psnr"]):.2f} dB'
                     for flat in row['2d']), flush=True)
     # Written after every row, keeping the earlier rows not measured yet, so
     # that a stopped run keeps what it measured and loses nothing.
-    done = {(float(done_row['z_step']), done_row['method']) for done_row in rows}
+    done = {row_key(done_row) for done_row in rows}
     results = {'rows': sorted(kept_rows(previous, done) + rows, key=lambda row: (
-        -float(row['z_step']), METHODS.index(row['method'])))}
+        -float(row['z_step']), METHODS.index(row['method']), row_key(row)[2]))}
     with open(RESULTS_JSON, 'w') as output:
       json.dump(results, output, indent=1)
       output.write('\n')
@@ -227,7 +247,9 @@ def section(results, goal_db=results_volumes.GOAL_DB):
   out = ['### A narrower 3D network: more steps in the same time', '',
          'The table\'s 3D network is the paper\'s (width 48): in equal training time it takes '
          'far fewer steps than the 2D one. Here the 3D network is narrower '
-         '(`--network_width`), so each of its steps costs less, and the 2D network per plane '
+         '(`--network_width`), and in some rows its convolutions at the finest resolution '
+         'levels are in-plane, 1x3x3 (`--xy_conv_levels`; the 3D cell says how many levels), '
+         'so each of its steps costs less, and the 2D network per plane '
          'trains for the 3D run\'s training time at each width the row names, each from its own '
          'calibration run (logged every 10 steps, so that its seconds per step leave out the '
          'first interval\'s tracing). Phantoms at the z steps the rows name (the table\'s at 4; '
@@ -248,15 +270,18 @@ def section(results, goal_db=results_volumes.GOAL_DB):
                       for flat in row['2d'])
     steps = ' / '.join(str(flat['steps']) for flat in row['2d'])
     seconds = ' / '.join(f'{flat["training_seconds"]:.0f}' for flat in row['2d'])
+    in_plane = (f'; in-plane at {deep["xy_conv_levels"]} levels'
+                if deep.get('xy_conv_levels') else '')
     out.append(f'| {float(row["z_step"]):g} | {results_volumes.METHOD_SHORT[row["method"]]} | '
                f'{statistics.mean(row["input_psnr"]):.2f} | '
-               f'{statistics.mean(deep["psnr"]):.2f} ({deep["network_width"]}) | {flats} | '
+               f'{statistics.mean(deep["psnr"]):.2f} ({deep["network_width"]}{in_plane}) | '
+               f'{flats} | '
                f'{gain:+.2f} | {deep["steps"]} / {steps} | '
                f'{deep["training_seconds"]:.0f} / {seconds} | '
                f'{deep["commit"]} on {deep["machine"]}, {deep["precision"]}, {deep["date"]} |')
     if round(gain, 2) >= goal_db:
       met.append(f'{results_volumes.METHOD_SHORT[row["method"]]} at z step '
-                 f'{float(row["z_step"]):g}')
+                 f'{float(row["z_step"]):g}{in_plane}')
   out += ['', f'3D ahead of the best 2D per plane by {goal_db:g} dB or more: '
           f'{", ".join(met) if met else "in no row"}.', '']
   return out
