@@ -133,3 +133,34 @@ def test_the_bioimageio_package_of_a_3d_run_has_z_axes_and_passes_its_model_test
   assert halos == {'z': 2, 'y': bioimageio_package.halo(), 'x': bioimageio_package.halo()}
   minimum = bioimageio_package.min_input_size()
   assert test_input.shape == (1, 8, minimum, minimum, 1)
+
+
+@pytest.mark.slow
+def test_a_3d_network_with_in_plane_levels_exports_to_saved_model_and_onnx(tmp_path):
+  # An untrained narrow network: its in-plane levels (the planes through the 2D
+  # convolution, n2n/model/conv.py) must survive both conversions.
+  from n2n import run_dir  # pylint: disable=g-import-not-at-top
+  from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
+  folder = tmp_path / 'run'
+  config = config_lib.resolve_data(config_lib.train_config(
+      train_data='unused', model_dir=str(folder), seed=3, precision='float32', noise='none',
+      spatial_dims=3, xy_conv_levels=2, network_width=8, crop_size=32, crop_depth=8),
+      1, 'uint16', 4095.0)
+  trainer = trainer_lib.Trainer(config, tf.distribute.get_strategy(), 'float32',
+                                checkpoint_dir=str(folder))
+  trainer.save(1)
+  run_dir.write_config(str(folder), config)
+  exporting.export_run(config_lib.ExportConfig(model=str(folder), output=str(tmp_path / 'e'),
+                                               onnx=True))
+  model = restore.restore_model(str(folder), 'float32', upsampling='resize').model
+  assert model.get_layer('enc_conv0').kernel.shape[:3] == (1, 3, 3)
+  assert model.get_layer('enc_conv3').kernel.shape[:3] == (3, 3, 3)
+  volume = np.random.default_rng(2).uniform(size=(11, 40, 36, 1)).astype(np.float32)
+  expected = _reference(model, volume)
+  signature = tf.saved_model.load(str(tmp_path / 'e')).signatures[exported_model.SIGNATURE]
+  served = signature(**{exported_model.INPUT_NAME: tf.constant(volume[np.newaxis])})
+  session = onnxruntime.InferenceSession(str(tmp_path / 'e' / 'model.onnx'))
+  onnx, = session.run(None, {exported_model.INPUT_NAME: volume[np.newaxis]})
+  for name, output in (('SavedModel', served[exported_model.OUTPUT_NAME].numpy()),
+                       ('ONNX', onnx)):
+    np.testing.assert_allclose(output[0], expected, atol=1e-4, err_msg=name)
