@@ -64,10 +64,11 @@ def test_training_writes_checkpoints_config_and_summaries(trained_run):
   assert tf.train.latest_checkpoint(str(model_dir)).endswith('ckpt-6')
   assert tf.io.gfile.exists(str(model_dir / 'ckpt-4.index'))
   saved = json.loads((model_dir / 'config.json').read_text())
-  # spatial_dims resolved from the (image) data; z_pools recorded though 2D ignores it.
+  # spatial_dims resolved from the (image) data; z_pools and xy_conv_levels recorded
+  # though 2D ignores them.
   assert saved['model'] == {'architecture': 'n2n_unet', 'channels': 3, 'downsampling': 'max_pool',
                             'top_skip': True, 'network_width': 48, 'spatial_dims': 2,
-                            'z_pools': 3}
+                            'z_pools': 3, 'xy_conv_levels': 0}
   assert saved['optimisation']['train_steps'] == 6
   assert {'loss', 'learning_rate', 'images_per_second'} <= _event_tags(str(model_dir / 'train'))
   eval_tags = _event_tags(str(model_dir / 'eval'))
