@@ -1034,9 +1034,9 @@ def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_a
   from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
   spec = results_volumes_z_context.spec_record(2.0, 30.0)
   # Rows from before in-plane levels have none: their 3D network is all 3x3x3.
-  rows = [{'z_step': 2.0, 'method': 'pairs', 'spec': spec},
-          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'spec': spec},
-          {'z_step': 2.0, 'method': 'pairs', 'spec': spec, 'xy_conv_levels_3d': 2}]
+  rows = [{'z_step': 2.0, 'method': 'pairs', 'spec': spec, '3d': {}},
+          {'z_step': 2.0, 'method': 'neighbor2neighbor', 'spec': spec, '3d': {}},
+          {'z_step': 2.0, 'method': 'pairs', 'spec': spec, '3d': {'xy_conv_levels': 2}}]
   kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs', 0)})
   assert kept == rows[1:]
   kept = results_volumes_width.kept_rows({'rows': rows}, {(2.0, 'pairs', 2)})

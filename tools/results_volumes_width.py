@@ -87,9 +87,9 @@ def define_flags():
 
 
 def row_key(row):
-  """(z step, method, the 3D network's in-plane levels) of a row: rows before
-  in-plane levels had none."""
-  return (float(row['z_step']), row['method'], row.get('xy_conv_levels_3d', 0))
+  """(z step, method, the 3D network's in-plane levels) of a row, the levels as
+  its 3D run recorded them: runs before in-plane levels had none."""
+  return (float(row['z_step']), row['method'], row['3d'].get('xy_conv_levels', 0))
 
 
 def run_names(z_step, method, width_3d, widths_2d, xy_conv_levels_3d=0):
@@ -108,8 +108,8 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp,
   steps_3d steps) and the 2D network per
   plane at each of widths_2d for the 3D run's training time, on the phantom at
   z_step (30 photons), and scores each on the held-out volumes. Returns the
-  row: {'z_step', 'method', 'xy_conv_levels_3d', 'spec' (the phantom's, as
-  z_context records it), 'input_psnr', '3d': run, '2d': [run per width]}; each
+  row: {'z_step', 'method', 'spec' (the phantom's, as z_context records it),
+  'input_psnr', '3d': run, '2d': [run per width]}; each
   run records the width and in-plane levels its config.json says, and each 2D
   run its calibration's seconds per step."""
   peak = results_volumes.SPEC.peak_photons
@@ -144,8 +144,7 @@ def measure_row(z_step, method, runs_dir, steps_3d, width_3d, widths_2d, stamp,
                                     for flat, width in zip(flats, widths_2d)]
   for run, name in scored:
     run['psnr'] = results_volumes.score(os.path.join(runs_dir, name), run['dims'], tests)
-  return {'z_step': z_step, 'method': method, 'xy_conv_levels_3d': xy_conv_levels_3d,
-          'spec': z_context.spec_record(z_step, peak),
+  return {'z_step': z_step, 'method': method, 'spec': z_context.spec_record(z_step, peak),
           'input_psnr': [results_volumes.psnr(noisy[..., 0], reference)
                          for noisy, reference in tests],
           '3d': deep, '2d': flats}
