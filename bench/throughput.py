@@ -78,7 +78,7 @@ flags.DEFINE_boolean('tiny', False, 'A seconds-long smoke run: small sizes, 1 re
 flags.DEFINE_integer('network_width', config_lib.PAPER_NETWORK_WIDTH,
                      'The U-Net width timed (--network_width of train.py; the paper\'s by '
                      'default). The suite\'s smoke run times a narrow one: it checks that '
-                     'the tool runs, not the figures.')
+                     'the tool runs, not the figures.', lower_bound=1)
 flags.DEFINE_string('output', '', 'Write all results as JSON here.')
 FLAGS = flags.FLAGS
 

@@ -43,6 +43,12 @@ CLEAN_IMAGE_CHANNELS = 3
 # --network_width.
 PAPER_NETWORK_WIDTH = 48
 
+# The paper's U-Net pools five times, so it works at six resolution levels (the
+# input's and one after each pooling stage): the bounds of --z_pools and
+# --xy_conv_levels, and n2n/model/unet.py's STAGES and LEVELS.
+POOLING_STAGES = 5
+RESOLUTION_LEVELS = POOLING_STAGES + 1
+
 
 @dataclasses.dataclass(frozen=True)
 class ModelConfig:
@@ -76,7 +82,7 @@ class ModelConfig:
                          'coarser than xy pixels) reach even voxels first and thin crops pass '
                          'every stage. 3 suits z steps about 4x the pixel size (CARE pools z '
                          'less on anisotropic data too). Crop depths are multiples of '
-                         '2**z_pools.', minimum=0, maximum=5)
+                         '2**z_pools.', minimum=0, maximum=POOLING_STAGES)
   xy_conv_levels: int = setting(0, '3D only: the convolutions at the finest N of the '
                                 "network's six resolution levels (the input's and one after "
                                 'each pooling stage) convolve in y and x only (1x3x3 kernels); '
@@ -84,7 +90,8 @@ class ModelConfig:
                                 "most of the network's work and a 3x3x3 kernel has three times "
                                 'the taps of a 3x3 one, so a step costs less while the planes '
                                 'still inform each other (docs/volumes.md). 0: every '
-                                'convolution 3x3x3.', minimum=0, maximum=6)
+                                'convolution 3x3x3.', minimum=0,
+                                maximum=RESOLUTION_LEVELS)
 
   def __post_init__(self):
     check_settings(self)

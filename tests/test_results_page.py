@@ -1001,6 +1001,9 @@ def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goa
   assert '| 36.50 (24; in-plane at 2 levels) | 35.00 (48); 35.50 (24) | +1.00 |' in page
   assert 'or more: Neighbor2Neighbor at z step 2; in-plane at 2 levels.' in page
   assert '| 36.00 (24) | 36.50 (48)' in page  # rows without the field: all 3x3x3
+  rows[0]['3d']['xy_conv_levels'] = 1
+  assert '| 36.50 (24; in-plane at 1 level) |' in '\n'.join(
+      results_volumes_width.section({'rows': rows}))
 
 
 def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line():

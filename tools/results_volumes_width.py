@@ -77,7 +77,7 @@ def define_flags():
   flags.DEFINE_integer('width_3d', 24, 'The 3D network\'s width.', lower_bound=1)
   flags.DEFINE_integer('xy_conv_levels_3d', 0, 'The 3D network\'s in-plane levels '
                        '(--xy_conv_levels; 0: every convolution 3x3x3).', lower_bound=0,
-                       upper_bound=6)
+                       upper_bound=config_lib.RESOLUTION_LEVELS)
   flags.DEFINE_list('widths_2d', [str(config_lib.PAPER_NETWORK_WIDTH), '24'],
                     'The widths of the 2D-per-plane networks, each trained for the 3D run\'s '
                     'training time.')
@@ -269,8 +269,9 @@ def section(results, goal_db=results_volumes.GOAL_DB):
                       for flat in row['2d'])
     steps = ' / '.join(str(flat['steps']) for flat in row['2d'])
     seconds = ' / '.join(f'{flat["training_seconds"]:.0f}' for flat in row['2d'])
-    in_plane = (f'; in-plane at {deep["xy_conv_levels"]} levels'
-                if deep.get('xy_conv_levels') else '')
+    levels = deep.get('xy_conv_levels')
+    in_plane = (f'; in-plane at {levels} level{"s" if levels > 1 else ""}'
+                if levels else '')
     out.append(f'| {float(row["z_step"]):g} | {results_volumes.METHOD_SHORT[row["method"]]} | '
                f'{statistics.mean(row["input_psnr"]):.2f} | '
                f'{statistics.mean(deep["psnr"]):.2f} ({deep["network_width"]}{in_plane}) | '

@@ -33,8 +33,8 @@ from n2n.model import conv as conv_lib
 ARCHITECTURE = 'n2n_unet'
 DOWNSAMPLINGS = ('max_pool', 'max_blur_pool')
 # Five pooling stages: spatial sizes must be multiples of 2**5.
-SIZE_MULTIPLE = 32
-STAGES = 5
+STAGES = config_lib.POOLING_STAGES
+SIZE_MULTIPLE = 2 ** STAGES
 SPATIAL_DIMS = (2, 3)
 
 
@@ -55,7 +55,7 @@ def depth_multiple(z_pools):
   return 2 ** z_pools
 
 
-LEVELS = STAGES + 1  # resolution levels: the input's and one after each pooling stage
+LEVELS = config_lib.RESOLUTION_LEVELS  # the input's and one after each pooling stage
 
 
 def check_xy_conv_levels(xy_conv_levels):
@@ -165,6 +165,10 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   if spatial_dims not in SPATIAL_DIMS:
     raise ValueError(f'--spatial_dims={spatial_dims} must be 2 or 3')
   check_xy_conv_levels(xy_conv_levels)
+  if xy_conv_levels and spatial_dims == 2:
+    # A 2D network's kernels are all in-plane: a value would be ignored, not obeyed.
+    raise ValueError(f'--xy_conv_levels={xy_conv_levels} shapes the 3D network only; '
+                     'a 2D network convolves in y and x at every level')
   policy = keras.DTypePolicy(precision)
   convs_made = []
 

@@ -37,7 +37,7 @@ LEVELS = {'enc_conv0': 0, 'enc_conv1': 0, 'enc_conv2': 1, 'enc_conv3': 2, 'enc_c
           'dec_conv1a': 0, 'dec_conv1b': 0, 'dec_conv1': 0}
 
 
-@pytest.mark.parametrize('xy_conv_levels', [0, 2, 6])
+@pytest.mark.parametrize('xy_conv_levels', range(7))
 def test_the_finest_levels_convolve_in_plane_and_the_others_in_3d(xy_conv_levels):
   network = unet.build_unet(1, spatial_dims=3, width=4, xy_conv_levels=xy_conv_levels)
   kernels = {layer.name: tuple(layer.kernel.shape[:3]) for layer in network.layers
@@ -57,6 +57,8 @@ def test_3d_network_refuses_what_it_does_not_have():
     unet.build_unet(1, spatial_dims=4)
   with pytest.raises(ValueError, match=r'^--xy_conv_levels=7 must be 0 to 6$'):
     unet.build_unet(1, spatial_dims=3, xy_conv_levels=7)
+  with pytest.raises(ValueError, match=r'^--xy_conv_levels=2 shapes the 3D network only'):
+    unet.build_unet(1, spatial_dims=2, xy_conv_levels=2)
 
 
 @pytest.mark.parametrize('kernel_depth', [3, 1])  # 1: the in-plane levels' kernels
@@ -82,11 +84,12 @@ def test_conv3d_gradients_match_tensorflows_own(kernel_depth):
                                err_msg=name)
 
 
-def test_conv3d_bfloat16_gradients_are_summed_in_float32():
+@pytest.mark.parametrize('kernel_depth', [3, 1])  # 1: through the 2D op over the planes
+def test_conv3d_bfloat16_gradients_are_summed_in_float32(kernel_depth):
   # 4 x 16 x 64 x 64 terms of ~5e-4 per channel: a bfloat16 running sum stalls near 1.
   rng = np.random.default_rng(1)
   inputs = tf.constant(rng.uniform(size=(4, 16, 64, 64, 2)), tf.bfloat16)
-  kernel = tf.constant(rng.normal(size=(3, 3, 3, 2, 3)), tf.bfloat16)
+  kernel = tf.constant(rng.normal(size=(kernel_depth, 3, 3, 2, 3)), tf.bfloat16)
   bias = tf.zeros([3], tf.bfloat16)
   output_gradient = tf.constant(rng.uniform(0, 1e-3, size=(4, 16, 64, 64, 3)), tf.bfloat16)
   with tf.GradientTape() as tape:
@@ -105,9 +108,11 @@ def test_conv3d_bfloat16_gradients_are_summed_in_float32():
 def _probe_network(z_pools, xy_conv_levels=0):
   """The 3D network with non-negative kernels and zero biases, output before
   'uncentre': a positive impulse on a 0.5 (centred: zero) volume changes
-  exactly the outputs it reaches, by a positive amount (see the 2D halo test)."""
+  exactly the outputs it reaches, by a positive amount (see the 2D halo test).
+  Width 8: the reach depends on the kernels' shapes, not on how many channels
+  they have (every weight positive, each channel carries the impulse)."""
   model = unet.build_unet(1, seed=1, spatial_dims=3, z_pools=z_pools,
-                          xy_conv_levels=xy_conv_levels)
+                          xy_conv_levels=xy_conv_levels, width=8)
   for weight in model.weights:
     if len(weight.shape) == 5:
       weight.assign(np.full(weight.shape, 1.0 / weight.shape[3], np.float32))
@@ -159,7 +164,8 @@ def test_3d_receptive_field_matches_a_one_voxel_probe_along_z_y_and_x():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize('xy_conv_levels', [2, 6])
+# 4: in-plane levels that z pooling has already reached (stage 3 pools z at z_pools=3).
+@pytest.mark.parametrize('xy_conv_levels', [2, 4, 6])
 def test_in_plane_levels_shorten_the_reach_along_z_as_counted(xy_conv_levels):
   z_pools = 3
   network = _probe_network(z_pools, xy_conv_levels)
