@@ -18,6 +18,7 @@ sys.path.insert(0, REPO_ROOT)
 from n2n import cli  # pylint: disable=g-import-not-at-top  (imports no TensorFlow)
 cli.use_onednn_kernels()
 
+import keras  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 _cpus = tf.config.list_physical_devices('CPU')
@@ -51,7 +52,7 @@ def fresh_keras_state():
   test: 50.6 s after tests/model, data and inference in one process, 17 s
   alone, 2026-11-27); with this reset it ran as fast as alone."""
   yield
-  tf.keras.backend.clear_session(free_memory=True)
+  keras.utils.clear_session(free_memory=True)
 
 
 @pytest.fixture(autouse=True)
