@@ -14,8 +14,8 @@ The batches are the results page's volume runs' (configs/cpu/volumes_3d.cfg:
 2 crops of 16 x 64 x 64 voxels, one channel) and, for 2D, the same voxels as
 32 planes of 64 x 64: the ratio is what a 3D step costs against 2D per plane
 per voxel. Width --width (the page's narrower rows: 24). Each setting's
-training step (forward, gradients, Adam update; float32, random data, oneDNN
-on as the programs ask) runs in a fresh process, the settings interleaved
+training step (forward, gradients, Adam update; --precision, float32 by
+default; random data, oneDNN on as the programs ask) runs in a fresh process, the settings interleaved
 within each repetition in an order that turns round every repetition; the
 JSON holds each run's median step time and, per setting, the median over
 repetitions and its ratio to the 2D step.
@@ -41,6 +41,8 @@ flags.DEFINE_list('sections', ['steps', 'ops'], 'What to time: steps, ops.')
 flags.DEFINE_list('levels', ['0', '2', '3'], 'In-plane levels of the 3D networks timed.')
 flags.DEFINE_integer('width', 24, 'Network width of every setting.', lower_bound=1)
 flags.DEFINE_integer('repetitions', 3, 'Fresh processes per setting.')
+flags.DEFINE_enum('precision', 'float32', ['float32', 'mixed_bfloat16'],
+                  'What the training steps compute in (the ops section is float32 either way).')
 flags.DEFINE_integer('steps', 5, 'Timed steps per process, after one untimed (tracing) step.')
 flags.DEFINE_string('output', None, 'Where to write the JSON; none is written when unset.')
 FLAGS = flags.FLAGS
@@ -84,10 +86,11 @@ def main(argv):
   del argv
   from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
-             'precision': 'float32', 'onednn': True, 'width': FLAGS.width,
+             'precision': FLAGS.precision, 'onednn': True, 'width': FLAGS.width,
              'volume_batch': list(VOLUME_BATCH)}
   if 'ops' in FLAGS.sections:
     ops = time_ops(2 * FLAGS.repetitions + 1)
+    ops['precision'] = 'float32'
     ops['planes_over_3d_op'] = round(ops['planes_2d_op']['median_s'] /
                                      ops['depth_1_3d_op']['median_s'], 2)
     results['ops'] = ops
@@ -106,10 +109,11 @@ def time_steps():
     # The order turns round every repetition, so a drift within the hour hits all alike.
     for setting in (settings if repetition % 2 == 0 else settings[::-1]):
       if setting == '2d':
-        seconds = step_timer.step_seconds(True, 2, PLANE_BATCH, FLAGS.steps, FLAGS.width)
+        seconds = step_timer.step_seconds(True, 2, PLANE_BATCH, FLAGS.steps, FLAGS.width,
+                                          precision=FLAGS.precision)
       else:
         seconds = step_timer.step_seconds(True, 3, VOLUME_BATCH, FLAGS.steps, FLAGS.width,
-                                          int(setting[len('3d_xy'):]))
+                                          int(setting[len('3d_xy'):]), FLAGS.precision)
       runs[setting].append(seconds)
       print(setting, f'{seconds:.3f} s', flush=True)
   medians = {setting: statistics.median(runs[setting]) for setting in settings}

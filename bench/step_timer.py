@@ -1,5 +1,6 @@
-"""One U-Net training step's time in a fresh process: what bench/onednn_kernels.py and
-bench/network_width.py compare (forward, gradients, Adam update; float32, random data).
+"""One U-Net training step's time in a fresh process: what bench/onednn_kernels.py,
+bench/network_width.py and bench/in_plane_levels.py compare (forward, gradients, Adam
+update; float32 unless asked for mixed bfloat16, random data).
 
 TensorFlow reads TF_ENABLE_ONEDNN_OPTS once when it loads, so every setting runs in a
 process of its own.
@@ -16,8 +17,8 @@ sys.path.insert(0, REPO_ROOT)
 from n2n import config  # pylint: disable=g-import-not-at-top,g-bad-import-order  (no TensorFlow)
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
-# argv[3] timed steps, argv[4] the network's width, argv[5] its in-plane levels (3D);
-# prints the median step in seconds.
+# argv[3] timed steps, argv[4] the network's width, argv[5] its in-plane levels (3D),
+# argv[6] its precision (a Keras policy); prints the median step in seconds.
 _STEP_TIMER = """
 import json, statistics, sys, time
 sys.path.insert(0, {root!r})
@@ -25,8 +26,8 @@ import tensorflow as tf
 from n2n.model import unet
 dims, shape, steps, width, levels = (int(sys.argv[1]), json.loads(sys.argv[2]),
                                      int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5]))
-model = unet.build_unet(channels=shape[-1], spatial_dims=dims, seed=1, width=width,
-                        xy_conv_levels=levels)
+model = unet.build_unet(channels=shape[-1], precision=sys.argv[6], spatial_dims=dims, seed=1,
+                        width=width, xy_conv_levels=levels)
 optimizer = tf.keras.optimizers.Adam(1e-4)
 batch = tf.random.stateless_uniform(shape, seed=(1, 2))
 
@@ -49,15 +50,16 @@ print(statistics.median(times))
 
 
 def step_seconds(onednn, dims, shape, steps, width=config.PAPER_NETWORK_WIDTH,
-                 xy_conv_levels=0):
+                 xy_conv_levels=0, precision='float32'):
   """Median training-step seconds in a fresh process with oneDNN on or off, for the
-  U-Net of that encoder width (the default: the paper's) and, in 3D, that many
-  in-plane levels (--xy_conv_levels)."""
+  U-Net of that encoder width (the default: the paper's), in 3D with that many
+  in-plane levels (--xy_conv_levels), computing in precision ('float32' or
+  'mixed_bfloat16': 16-bit compute, float32 weights and loss)."""
   environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
                      TF_CPP_MIN_LOG_LEVEL='2')
   result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
                            json.dumps(list(shape)), str(steps), str(width),
-                           str(xy_conv_levels)],
+                           str(xy_conv_levels), precision],
                           capture_output=True, text=True, env=environment, check=False)
   if result.returncode:
     raise RuntimeError(result.stderr.strip().splitlines()[-1])
