@@ -13,7 +13,11 @@ test module calls) at every seed, float32, and prints what its assertion compare
   - percentile: tests/training/test_percentile_training.py: the mean PSNRs of a
     white-level run on stretched 16-bit data and a percentile run on the same data
     squeezed into 1000-1400; the test asserts the stretched run's gain over its input
-    and the percentile run's distance below it.
+    and the percentile run's distance below it;
+  - single_image_neighbor2neighbor, single_image_blind_spot:
+    tests/training/test_single_image.py's short runs on single noisy images: the
+    PSNR gain in dB, the reference-free score trained over untrained, and the first
+    and last logged loss; the test bounds the gain and the ratio.
 --steps gives every test's run that length (0: each test's own). --output is
 rewritten after every row, holding this run's rows only: another length or test
 goes to a file of its own. The precision is float32 because every one of these
@@ -40,9 +44,12 @@ from bench import json_output  # pylint: disable=g-import-not-at-top
 from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top
 from tests.methods import test_structn2v_learning  # pylint: disable=g-import-not-at-top
 from tests.training import test_percentile_training  # pylint: disable=g-import-not-at-top
+from tests.training import test_single_image  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
-flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups.')
+flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
+                  'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor and '
+                  'single_image_blind_spot.')
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
 flags.DEFINE_integer('network_width', 0, "Every run's --network_width; 0: each test's own.")
@@ -66,6 +73,17 @@ def _percentile(root, datasets, seed, steps, network_width):
           'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
 
 
+def _single_image(method):
+  def run(root, data, seed, steps, network_width):
+    image_folder, records = data
+    model_dir = root / f'run_{seed}_{steps}_{network_width}'
+    result = test_single_image.short_run(image_folder, records, model_dir, method, seed, steps,
+                                         network_width)
+    return {'gain_db': result['gain_db'], 'held_out_ratio': result['held_out_ratio'],
+            'first_loss': result['losses'][0], 'last_loss': result['losses'][-1]}
+  return run
+
+
 # name -> (writes the test's data under a folder and returns what its runs take
 # besides the folder, runs one seed, the test's own steps and network width)
 TESTS = {
@@ -75,6 +93,9 @@ TESTS = {
                   test_structn2v_learning.LINE_STEPS, test_structn2v_learning.NETWORK_WIDTH),
     'percentile': (test_percentile_training.write_datasets, _percentile,
                    test_percentile_training.STEPS, test_percentile_training.NETWORK_WIDTH),
+    **{f'single_image_{method}': (test_single_image.write_data, _single_image(method),
+                                  settings['train_steps'], test_single_image.NETWORK_WIDTH)
+       for method, settings in test_single_image.SHORT_RUNS.items()},
 }
 
 

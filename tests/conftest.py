@@ -138,10 +138,8 @@ def pillow_bytes(image, mode, fmt):
   return buffer.getvalue()
 
 
-@pytest.fixture(scope='session')
-def image_folder(tmp_path_factory):
-  """A folder of 6 small PNGs (one grayscale, one RGBA) plus a corrupt file."""
-  folder = tmp_path_factory.mktemp('images')
+def write_image_folder(folder):
+  """Writes 6 small PNGs (one grayscale, one RGBA) plus a corrupt file into folder."""
   rng = np.random.default_rng(0)
   for index in range(4):
     iio.imwrite(folder / f'rgb{index}.png', smooth_image(rng, 72 + 8 * index, 96))
@@ -152,13 +150,23 @@ def image_folder(tmp_path_factory):
   return folder
 
 
+def write_image_records(image_folder, output):
+  """TFRecords of image_folder written by the dataset tool's library (2 shards) into output."""
+  from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
+  dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
+  return output
+
+
+@pytest.fixture(scope='session')
+def image_folder(tmp_path_factory):
+  """A folder of 6 small PNGs (one grayscale, one RGBA) plus a corrupt file."""
+  return write_image_folder(tmp_path_factory.mktemp('images'))
+
+
 @pytest.fixture(scope='session')
 def tfrecord_dir(image_folder, tmp_path_factory):
   """TFRecords of image_folder written by the dataset tool's library (2 shards)."""
-  from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
-  output = tmp_path_factory.mktemp('records')
-  dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
-  return output
+  return write_image_records(image_folder, tmp_path_factory.mktemp('records'))
 
 
 def _untrained_run(tmp_path_factory, **flags):
