@@ -63,7 +63,8 @@ def require_clean_tree(repo_root, allow_dirty):
 
 
 def machine_description():
-  """'AMD EPYC 7B13, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar: the host
+  """'AMD EPYC 7B13, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar ('AMX,
+  AVX512-BF16' where the CPU has AMX tiles): the host
   a measurement ran on (bfloat16 numerics and speed differ between hosts)."""
   # pylint: disable=g-import-not-at-top  (this module stays free of TensorFlow until asked)
   import os
@@ -71,11 +72,18 @@ def machine_description():
   import tensorflow as tf
   from n2n import hardware
   model = platform.processor() or 'unknown CPU'
+  cpu_flags = set()
   try:
     with open('/proc/cpuinfo') as cpuinfo:
-      model = next(line.split(':', 1)[1].strip() for line in cpuinfo
-                   if line.startswith('model name'))
+      lines = cpuinfo.read().splitlines()
+    model = next(line.split(':', 1)[1].strip() for line in lines
+                 if line.startswith('model name'))
+    cpu_flags = set(next((line.split(':', 1)[1].split() for line in lines
+                          if line.startswith('flags')), []))
   except (OSError, StopIteration):
     pass
   bf16 = 'AVX512-BF16' if hardware.cpu_supports_bfloat16() else 'no AVX512-BF16'
+  # AMX's tile units run bfloat16 matrix products several times faster than AVX512-BF16.
+  if 'amx_tile' in cpu_flags:
+    bf16 = f'AMX, {bf16}'
   return f'{model}, {os.cpu_count()} cores, {bf16}, TensorFlow {tf.__version__}'
