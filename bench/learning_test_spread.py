@@ -17,7 +17,16 @@ test module calls) at every seed, float32, and prints what its assertion compare
   - single_image_neighbor2neighbor, single_image_blind_spot:
     tests/training/test_single_image.py's short runs on single noisy images: the
     PSNR gain in dB, the reference-free score trained over untrained, and the first
-    and last logged loss; the test bounds the gain and the ratio.
+    and last logged loss; the test bounds the gain and the ratio;
+  - few_dozen_steps: tests/training/test_train_lib.py's 60-step Gaussian run: the last
+    logged loss over the first and the PSNR's rise from the first evaluation (step
+    10) to the last; the test bounds both;
+  - scenes: tests/training/test_scene_training.py's run on noisy captures alone: its
+    PSNR over the noisy input's on the validation scenes; the test bounds it;
+  - outlier_batch: tests/training/test_gradient_clipping.py's two runs through one
+    outlier batch, with and without clipping: with it, the fall from the best PSNR
+    to the last and the rise after the outlier; without it, the fall at the outlier
+    and from the best to the last; the tests bound all four.
 --steps gives every test's run that length (0: each test's own). --output is
 rewritten after every row, holding this run's rows only: another length or test
 goes to a file of its own. The precision is float32 because every one of these
@@ -36,6 +45,7 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+from n2n import config as config_lib  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -43,13 +53,16 @@ from bench import json_output  # pylint: disable=g-import-not-at-top
 
 from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top
 from tests.methods import test_structn2v_learning  # pylint: disable=g-import-not-at-top
+from tests.training import test_gradient_clipping  # pylint: disable=g-import-not-at-top
 from tests.training import test_percentile_training  # pylint: disable=g-import-not-at-top
+from tests.training import test_scene_training  # pylint: disable=g-import-not-at-top
 from tests.training import test_single_image  # pylint: disable=g-import-not-at-top
+from tests.training import test_train_lib  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
-                  'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor and '
-                  'single_image_blind_spot.')
+                  'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor, '
+                  'single_image_blind_spot, few_dozen_steps, scenes and outlier_batch.')
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
 flags.DEFINE_integer('network_width', 0, "Every run's --network_width; 0: each test's own.")
@@ -84,6 +97,35 @@ def _single_image(method):
   return run
 
 
+def _few_dozen_steps(root, data, seed, steps, network_width):
+  image_folder, records = data
+  losses, psnrs = test_train_lib.few_dozen_steps(
+      records, image_folder, root / f'run_{seed}_{steps}_{network_width}', seed, steps,
+      network_width)
+  return {'loss_ratio': losses[-1] / losses[0], 'psnr_rise_db': psnrs[-1] - psnrs[0],
+          'first_psnr': psnrs[0], 'last_psnr': psnrs[-1]}
+
+
+def _scenes(root, data, seed, steps, network_width):
+  run = test_scene_training.train_scene_run(
+      *data, root / f'run_{seed}_{steps}_{network_width}', seed, steps, network_width)
+  scores, = run.results
+  return {'gain_db': scores.mean_psnr - scores.mean_input_psnr, 'psnr': scores.mean_psnr,
+          'input_psnr': scores.mean_input_psnr}
+
+
+def _outlier_batch(unused_root, train, seed, steps, network_width):
+  del steps, network_width  # the tests' own: 120 steps, the paper's width
+  clipped_psnrs, clipped = train(4.0, seed)
+  plain_psnrs, plain_clipped = train(0.0, seed)
+  return {'clipped_best_minus_last_db': max(clipped_psnrs) - clipped_psnrs[-1],
+          'clipped_rise_after_outlier_db': clipped_psnrs[-1] - clipped_psnrs[5],
+          'clipped_steps': clipped,
+          'plain_fall_at_outlier_db': max(plain_psnrs[:6]) - plain_psnrs[6],
+          'plain_best_minus_last_db': max(plain_psnrs) - plain_psnrs[-1],
+          'plain_clipped_steps': plain_clipped}
+
+
 # name -> (writes the test's data under a folder and returns what its runs take
 # besides the folder, runs one seed, the test's own steps and network width)
 TESTS = {
@@ -96,6 +138,12 @@ TESTS = {
     **{f'single_image_{method}': (test_single_image.write_data, _single_image(method),
                                   settings['train_steps'], test_single_image.NETWORK_WIDTH)
        for method, settings in test_single_image.SHORT_RUNS.items()},
+    'few_dozen_steps': (test_single_image.write_data, _few_dozen_steps,
+                        test_train_lib.FEW_DOZEN_STEPS, config_lib.PAPER_NETWORK_WIDTH),
+    'scenes': (test_scene_training.write_scene_data, _scenes, test_scene_training.SCENE_STEPS,
+               config_lib.PAPER_NETWORK_WIDTH),
+    'outlier_batch': (lambda unused_root: test_gradient_clipping.outlier_batch_training(),
+                      _outlier_batch, 120, config_lib.PAPER_NETWORK_WIDTH),
 }
 
 
