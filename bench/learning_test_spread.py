@@ -118,12 +118,13 @@ def _outlier_batch(unused_root, train, seed, steps, network_width):
   del steps, network_width  # the tests' own: 120 steps, the paper's width
   clipped_psnrs, clipped = train(4.0, seed)
   plain_psnrs, plain_clipped = train(0.0, seed)
-  return {'clipped_best_minus_last_db': max(clipped_psnrs) - clipped_psnrs[-1],
-          'clipped_rise_after_outlier_db': clipped_psnrs[-1] - clipped_psnrs[5],
-          'clipped_steps': clipped,
-          'plain_fall_at_outlier_db': max(plain_psnrs[:6]) - plain_psnrs[6],
-          'plain_best_minus_last_db': max(plain_psnrs) - plain_psnrs[-1],
-          'plain_clipped_steps': plain_clipped}
+  # float and int: numpy's scalars are not JSON.
+  return {'clipped_best_minus_last_db': float(max(clipped_psnrs) - clipped_psnrs[-1]),
+          'clipped_rise_after_outlier_db': float(clipped_psnrs[-1] - clipped_psnrs[5]),
+          'clipped_steps': int(clipped),
+          'plain_fall_at_outlier_db': float(max(plain_psnrs[:6]) - plain_psnrs[6]),
+          'plain_best_minus_last_db': float(max(plain_psnrs) - plain_psnrs[-1]),
+          'plain_clipped_steps': int(plain_clipped)}
 
 
 # name -> (writes the test's data under a folder and returns what its runs take
