@@ -24,9 +24,9 @@ test module calls) at every seed, float32, and prints what its assertion compare
   - scenes: tests/training/test_scene_training.py's run on noisy captures alone: its
     PSNR over the noisy input's on the validation scenes; the test bounds it;
   - outlier_batch: tests/training/test_gradient_clipping.py's two runs through one
-    outlier batch, with and without clipping: with it, the fall from the best PSNR
-    to the last and the rise after the outlier; without it, the fall at the outlier
-    and from the best to the last; the tests bound all four.
+    outlier batch, with and without clipping: for each, the fall at the outlier
+    (the best PSNR before it against the one after it) and from the best PSNR to
+    the last; with clipping, the rise from step 60 to the last; the tests bound them.
 --steps gives every test's run that length (0: each test's own). --output is
 rewritten after every row, holding this run's rows only: another length or test
 goes to a file of its own. The precision is float32 because every one of these
@@ -115,11 +115,15 @@ def _scenes(root, data, seed, steps, network_width):
 
 
 def _outlier_batch(unused_root, train, seed, steps, network_width):
-  del steps, network_width  # the tests' own: 120 steps, the paper's width
+  if (steps, network_width) != (test_gradient_clipping.OUTLIER_RUN_STEPS,
+                                config_lib.PAPER_NETWORK_WIDTH):
+    raise ValueError('outlier_batch runs the tests\' own 120 steps at the paper\'s width: '
+                     'leave --steps and --network_width out')
   clipped_psnrs, clipped = train(4.0, seed)
   plain_psnrs, plain_clipped = train(0.0, seed)
   # float and int: numpy's scalars are not JSON.
-  return {'clipped_best_minus_last_db': float(max(clipped_psnrs) - clipped_psnrs[-1]),
+  return {'clipped_fall_at_outlier_db': float(max(clipped_psnrs[:6]) - clipped_psnrs[6]),
+          'clipped_best_minus_last_db': float(max(clipped_psnrs) - clipped_psnrs[-1]),
           'clipped_rise_after_outlier_db': float(clipped_psnrs[-1] - clipped_psnrs[5]),
           'clipped_steps': int(clipped),
           'plain_fall_at_outlier_db': float(max(plain_psnrs[:6]) - plain_psnrs[6]),
@@ -144,7 +148,8 @@ TESTS = {
     'scenes': (test_scene_training.write_scene_data, _scenes, test_scene_training.SCENE_STEPS,
                config_lib.PAPER_NETWORK_WIDTH),
     'outlier_batch': (lambda unused_root: test_gradient_clipping.outlier_batch_training(),
-                      _outlier_batch, 120, config_lib.PAPER_NETWORK_WIDTH),
+                      _outlier_batch, test_gradient_clipping.OUTLIER_RUN_STEPS,
+                      config_lib.PAPER_NETWORK_WIDTH),
 }
 
 

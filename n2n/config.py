@@ -721,7 +721,8 @@ def model_config_from_dict(config_dict):
 def _effective_model(model):
   """model with what builds the same network written alike: spatial_dims 0
   (runs from before 3D) as 2, and z_pools and xy_conv_levels, which 2D
-  networks ignore, as 0."""
+  networks do not have (preflight and build_unet refuse in-plane levels for
+  them), as 0."""
   spatial_dims = model_spatial_dims(model)
   three_d = spatial_dims == 3
   return dataclasses.replace(model, spatial_dims=spatial_dims,

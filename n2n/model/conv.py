@@ -277,7 +277,9 @@ def conv3d_same_with_bias(inputs, kernel, bias):
     # An in-plane kernel (unet's xy_conv_levels): the planes as a batch of
     # images through the 2D convolution, the same sums; with its gradients it
     # took 0.49x the time of TensorFlow's depth-1 3D op on the 3D runs' crops
-    # at width 24 (docs/bench/in_plane_levels.json, a 2-core AVX2 host).
+    # at width 24 (docs/bench/in_plane_levels.json, a 2-core AVX2 host); on an
+    # AMX host the two took the same time (0.95x float32, 1.03x bfloat16:
+    # docs/bench/in_plane_levels_amx_*.json), so nothing is lost there.
     shape = tf.shape(inputs)
     planes = tf.reshape(inputs, tf.concat([[-1], shape[2:]], 0))
     outputs = conv2d_same_with_bias(planes, kernel[0], bias, mode='float32')

@@ -61,6 +61,9 @@ def _clean_crops(rng, images, count, size):
   return np.stack(crops).astype(np.float32) / 255.0
 
 
+OUTLIER_RUN_STEPS = 120
+
+
 def outlier_batch_training():
   """train(clip_multiple, seed=1) -> (validation PSNR every 10 steps, clipped steps):
   120 steps of clean-target Poisson training (lambda 5-50, crops of 32, batch 4,
@@ -72,7 +75,7 @@ def outlier_batch_training():
     image = iio.imread(path)
     images.append(np.repeat(image[..., None], 3, -1) if image.ndim == 2 else image[..., :3])
   rng = np.random.default_rng(0)
-  steps, batch, size = 120, 4, 32
+  steps, batch, size = OUTLIER_RUN_STEPS, 4, 32
   clean = _clean_crops(rng, images, steps * batch, size).reshape(steps, batch, size, size, 3)
   levels = rng.uniform(5, 50, (steps, batch)).astype(np.float32)
   levels[60] = 0.002
