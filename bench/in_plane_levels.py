@@ -3,6 +3,8 @@ levels (--xy_conv_levels), against the 2D U-Net on the same voxels.
 
   python bench/in_plane_levels.py --levels=0,2,3 --repetitions=3 --steps=5 \
       --output=docs/bench/in_plane_levels.json
+  python bench/in_plane_levels.py --precision=mixed_bfloat16 \
+      --output=docs/bench/in_plane_levels_amx_mixed_bfloat16.json   # and float32: the AMX host
 
 Sections (--sections):
   steps  the training steps below
@@ -14,9 +16,9 @@ The batches are the results page's volume runs' (configs/cpu/volumes_3d.cfg:
 2 crops of 16 x 64 x 64 voxels, one channel) and, for 2D, the same voxels as
 32 planes of 64 x 64: the ratio is what a 3D step costs against 2D per plane
 per voxel. Width --width (the page's narrower rows: 24). Each setting's
-training step (forward, gradients, Adam update; --precision, float32 by
-default; random data, oneDNN on as the programs ask) runs in a fresh process, the settings interleaved
-within each repetition in an order that turns round every repetition; the
+training step (forward, gradients, Adam update; --precision, float32 by default;
+random data, oneDNN on as the programs ask) runs in a fresh process, the settings
+interleaved within each repetition in an order that turns round every repetition; the
 JSON holds each run's median step time and, per setting, the median over
 repetitions and its ratio to the 2D step.
 """

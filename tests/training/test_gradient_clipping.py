@@ -111,15 +111,22 @@ def poisson_run_with_one_outlier_batch():
   return outlier_batch_training()
 
 
-# Bounds of the two runs below; over network seeds 1-6 (bench/learning_test_spread.py
-# --tests=outlier_batch; docs/bench/learning_test_spread_outlier_batch.json).
+# Bounds of the two runs below, from network seeds 1-6 (bench/learning_test_spread.py
+# --tests=outlier_batch; docs/bench/learning_test_spread_outlier_batch.json). With
+# clipping the run ended 0.0-0.61 dB below its best PSNR, without it 1.04-5.03 dB: the
+# bound between them separates the two at every seed (the test's seed 1: 0.0 and 5.03).
+# Clipping does not stop the fall right after the outlier (2.7-7.2 dB with it, 7.2-12.8
+# without); it stops the lasting damage. Bounds before (at most 0.5 dB below the best,
+# 0.5 dB above step 60 at the end; 2 dB below the best without clipping) failed at 1 to 3
+# of the six seeds.
+RECOVERED_WITHIN_DB = 0.8
+MIN_FALL_WITHOUT_CLIPPING_DB = 5.0
 
 
 @pytest.mark.slow
 def test_one_outlier_batch_no_longer_wrecks_the_run(poisson_run_with_one_outlier_batch):
   psnrs, clipped = poisson_run_with_one_outlier_batch(4.0)
-  assert max(psnrs) - psnrs[-1] < 0.5, psnrs
-  assert psnrs[-1] > psnrs[5] + 0.5, psnrs  # it kept learning after the outlier
+  assert max(psnrs) - psnrs[-1] < RECOVERED_WITHIN_DB, psnrs
   assert 1 <= clipped <= 6
 
 
@@ -128,8 +135,9 @@ def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outl
   # The behaviour before the fix: this is what makes the test above able to fail.
   psnrs, clipped = poisson_run_with_one_outlier_batch(0.0)
   assert clipped == 0
-  assert max(psnrs[:6]) - psnrs[6] > 5.0, psnrs  # the step after the outlier
-  assert max(psnrs) - psnrs[-1] > 2.0, psnrs
+  # The evaluation after the outlier (step 61) against the best before it.
+  assert max(psnrs[:6]) - psnrs[6] > MIN_FALL_WITHOUT_CLIPPING_DB, psnrs
+  assert max(psnrs) - psnrs[-1] > RECOVERED_WITHIN_DB, psnrs
 
 
 @pytest.mark.slow
