@@ -26,7 +26,8 @@ test module calls) at every seed, float32, and prints what its assertion compare
   - outlier_batch: tests/training/test_gradient_clipping.py's two runs through one
     outlier batch, with and without clipping: for each, the fall at the outlier
     (the best PSNR before it against the one after it) and from the best PSNR to
-    the last; with clipping, the rise from step 60 to the last; the tests bound them.
+    the last; with clipping, the rise from step 60 to the last (no test bounds it: it
+    fell at one seed of six); the tests bound the rest.
 --steps gives every test's run that length (0: each test's own). --output is
 rewritten after every row, holding this run's rows only: another length or test
 goes to a file of its own. The precision is float32 because every one of these

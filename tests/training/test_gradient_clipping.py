@@ -116,9 +116,9 @@ def poisson_run_with_one_outlier_batch():
 # clipping the run ended 0.0-0.61 dB below its best PSNR, without it 1.04-5.03 dB: the
 # bound between them separates the two at every seed (the test's seed 1: 0.0 and 5.03).
 # Clipping does not stop the fall right after the outlier (2.7-7.2 dB with it, 7.2-12.8
-# without); it stops the lasting damage. Bounds before (at most 0.5 dB below the best,
-# 0.5 dB above step 60 at the end; 2 dB below the best without clipping) failed at 1 to 3
-# of the six seeds.
+# without); it stops the lasting damage. The bounds before (at most 0.5 dB below the best,
+# 0.5 dB above step 60 at the end; 2 dB below the best without clipping) each failed at 1
+# to 3 seeds, together at 4 of the six (2, 3, 5 and 6).
 RECOVERED_WITHIN_DB = 0.8
 MIN_FALL_WITHOUT_CLIPPING_DB = 5.0
 
@@ -135,7 +135,7 @@ def test_without_clipping_the_same_run_still_collapses(poisson_run_with_one_outl
   # The behaviour before the fix: this is what makes the test above able to fail.
   psnrs, clipped = poisson_run_with_one_outlier_batch(0.0)
   assert clipped == 0
-  # The evaluation after the outlier (step 61) against the best before it.
+  # The evaluation at step 70, the first after the outlier (step 61), against the best before.
   assert max(psnrs[:6]) - psnrs[6] > MIN_FALL_WITHOUT_CLIPPING_DB, psnrs
   assert max(psnrs) - psnrs[-1] > RECOVERED_WITHIN_DB, psnrs
 
