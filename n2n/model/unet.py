@@ -58,9 +58,14 @@ def depth_multiple(z_pools):
 LEVELS = config_lib.RESOLUTION_LEVELS  # the input's and one after each pooling stage
 
 
-def check_xy_conv_levels(xy_conv_levels):
+def check_xy_conv_levels(xy_conv_levels, spatial_dims=3):
+  """ValueError unless xy_conv_levels is 0 to LEVELS, and 0 for a 2D network (whose
+  kernels are all in-plane: a value would be ignored, not obeyed)."""
   if not 0 <= xy_conv_levels <= LEVELS:
     raise ValueError(f'--xy_conv_levels={xy_conv_levels} must be 0 to {LEVELS}')
+  if xy_conv_levels and spatial_dims == 2:
+    raise ValueError(f'--xy_conv_levels={xy_conv_levels} shapes the 3D network only; a 2D '
+                     'network convolves in y and x at every level: leave it out')
 
 
 def z_pooled_stages(z_pools):
@@ -164,11 +169,7 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
   """
   if spatial_dims not in SPATIAL_DIMS:
     raise ValueError(f'--spatial_dims={spatial_dims} must be 2 or 3')
-  check_xy_conv_levels(xy_conv_levels)
-  if xy_conv_levels and spatial_dims == 2:
-    # A 2D network's kernels are all in-plane: a value would be ignored, not obeyed.
-    raise ValueError(f'--xy_conv_levels={xy_conv_levels} shapes the 3D network only; '
-                     'a 2D network convolves in y and x at every level')
+  check_xy_conv_levels(xy_conv_levels, spatial_dims)
   policy = keras.DTypePolicy(precision)
   convs_made = []
 

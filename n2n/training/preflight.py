@@ -206,9 +206,7 @@ def check_spatial_dims(config, manifests):
     if not method.images:
       raise ValueError(f'--method={config.method.name} trains the 3D network on stacks, but '
                        '--train_data holds images')
-    if config.model.xy_conv_levels:
-      raise ValueError(f'--xy_conv_levels={config.model.xy_conv_levels} shapes the 3D network '
-                       'only; the 2D network convolves in y and x already: leave it out')
+    unet.check_xy_conv_levels(config.model.xy_conv_levels, model_dims)
     return
   if not method.volumes:
     ready = [name for name in methods_registry.NAMES if methods_registry.get(name).volumes]
