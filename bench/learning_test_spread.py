@@ -59,6 +59,7 @@ from tests.training import test_percentile_training  # pylint: disable=g-import-
 from tests.training import test_scene_training  # pylint: disable=g-import-not-at-top
 from tests.training import test_single_image  # pylint: disable=g-import-not-at-top
 from tests.training import test_train_lib  # pylint: disable=g-import-not-at-top
+from tests.conftest import write_image_data  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
@@ -87,12 +88,17 @@ def _percentile(root, datasets, seed, steps, network_width):
           'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
 
 
+def _run_folder(root, seed, steps, network_width):
+  """A fresh model_dir per run under root (runs of one test share root and its data)."""
+  return root / f'run_{seed}_{steps}_{network_width}'
+
+
 def _single_image(method):
   def run(root, data, seed, steps, network_width):
     image_folder, records = data
-    model_dir = root / f'run_{seed}_{steps}_{network_width}'
-    result = test_single_image.short_run(image_folder, records, model_dir, method, seed, steps,
-                                         network_width)
+    result = test_single_image.short_run(image_folder, records,
+                                         _run_folder(root, seed, steps, network_width), method,
+                                         seed, steps, network_width)
     return {'gain_db': result['gain_db'], 'held_out_ratio': result['held_out_ratio'],
             'first_loss': result['losses'][0], 'last_loss': result['losses'][-1]}
   return run
@@ -101,7 +107,7 @@ def _single_image(method):
 def _few_dozen_steps(root, data, seed, steps, network_width):
   image_folder, records = data
   losses, psnrs = test_train_lib.few_dozen_steps(
-      records, image_folder, root / f'run_{seed}_{steps}_{network_width}', seed, steps,
+      records, image_folder, _run_folder(root, seed, steps, network_width), seed, steps,
       network_width)
   return {'loss_ratio': losses[-1] / losses[0], 'psnr_rise_db': psnrs[-1] - psnrs[0],
           'first_psnr': psnrs[0], 'last_psnr': psnrs[-1]}
@@ -109,7 +115,7 @@ def _few_dozen_steps(root, data, seed, steps, network_width):
 
 def _scenes(root, data, seed, steps, network_width):
   run = test_scene_training.train_scene_run(
-      *data, root / f'run_{seed}_{steps}_{network_width}', seed, steps, network_width)
+      *data, _run_folder(root, seed, steps, network_width), seed, steps, network_width)
   scores, = run.results
   return {'gain_db': scores.mean_psnr - scores.mean_input_psnr, 'psnr': scores.mean_psnr,
           'input_psnr': scores.mean_input_psnr}
@@ -122,13 +128,15 @@ def _outlier_batch(unused_root, train, seed, steps, network_width):
                      'leave --steps and --network_width out')
   clipped_psnrs, clipped = train(4.0, seed)
   plain_psnrs, plain_clipped = train(0.0, seed)
+  fall = test_gradient_clipping.fall_at_outlier
+  below_best = test_gradient_clipping.below_best_at_end
   # float and int: numpy's scalars are not JSON.
-  return {'clipped_fall_at_outlier_db': float(max(clipped_psnrs[:6]) - clipped_psnrs[6]),
-          'clipped_best_minus_last_db': float(max(clipped_psnrs) - clipped_psnrs[-1]),
+  return {'clipped_fall_at_outlier_db': float(fall(clipped_psnrs)),
+          'clipped_best_minus_last_db': float(below_best(clipped_psnrs)),
           'clipped_rise_after_outlier_db': float(clipped_psnrs[-1] - clipped_psnrs[5]),
           'clipped_steps': int(clipped),
-          'plain_fall_at_outlier_db': float(max(plain_psnrs[:6]) - plain_psnrs[6]),
-          'plain_best_minus_last_db': float(max(plain_psnrs) - plain_psnrs[-1]),
+          'plain_fall_at_outlier_db': float(fall(plain_psnrs)),
+          'plain_best_minus_last_db': float(below_best(plain_psnrs)),
           'plain_clipped_steps': int(plain_clipped)}
 
 
@@ -141,10 +149,10 @@ TESTS = {
                   test_structn2v_learning.LINE_STEPS, test_structn2v_learning.NETWORK_WIDTH),
     'percentile': (test_percentile_training.write_datasets, _percentile,
                    test_percentile_training.STEPS, test_percentile_training.NETWORK_WIDTH),
-    **{f'single_image_{method}': (test_single_image.write_data, _single_image(method),
+    **{f'single_image_{method}': (write_image_data, _single_image(method),
                                   settings['train_steps'], test_single_image.NETWORK_WIDTH)
        for method, settings in test_single_image.SHORT_RUNS.items()},
-    'few_dozen_steps': (test_single_image.write_data, _few_dozen_steps,
+    'few_dozen_steps': (write_image_data, _few_dozen_steps,
                         test_train_lib.FEW_DOZEN_STEPS, config_lib.PAPER_NETWORK_WIDTH),
     'scenes': (test_scene_training.write_scene_data, _scenes, test_scene_training.SCENE_STEPS,
                config_lib.PAPER_NETWORK_WIDTH),

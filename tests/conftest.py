@@ -157,6 +157,15 @@ def write_image_records(image_folder, output):
   return output
 
 
+def write_image_data(root):
+  """The suite's image folder and its records under root: (root/images, root/records),
+  what the image_folder and tfrecord_dir fixtures hold (for tools that run tests' setups)."""
+  (root / 'images').mkdir()
+  (root / 'records').mkdir()
+  return (write_image_folder(root / 'images'),
+          write_image_records(root / 'images', root / 'records'))
+
+
 @pytest.fixture(scope='session')
 def image_folder(tmp_path_factory):
   """A folder of 6 small PNGs (one grayscale, one RGBA) plus a corrupt file."""

@@ -111,16 +111,6 @@ MIN_GAIN_DB = 2.0
 MAX_HELD_OUT_RATIO = 0.3  # the trained network's reference-free score over the untrained one's
 
 
-def write_data(root):
-  """The suite's image folder and its records under root: (image folder, records folder)."""
-  from tests.conftest import write_image_folder  # pylint: disable=g-import-not-at-top
-  from tests.conftest import write_image_records  # pylint: disable=g-import-not-at-top
-  (root / 'images').mkdir()
-  (root / 'records').mkdir()
-  return (write_image_folder(root / 'images'),
-          write_image_records(root / 'images', root / 'records'))
-
-
 def short_run(image_folder, records, model_dir, method, seed, steps, network_width):
   """Trains `method` on the records' images (Gaussian sigma 25, crops of 64, float32)
   and scores it on image_folder at sigma 25 against the same network untrained.
