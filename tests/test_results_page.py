@@ -534,8 +534,8 @@ def test_z_context_refuses_z_steps_that_are_not_positive_whole_plane_counts_or_r
       (['x'], "--network_z_steps: 'x' is not a number"),
       (['0'], '--network_z_steps: z step 0: '),
       (['-2'], '--network_z_steps: z step -2: '),
-      (['3'], '--network_z_steps: z step 3: the table\'s 32 planes at z step 4 are no whole '
-              'number of planes at it'),
+      (['3'], '--network_z_steps: z step 3: 32 planes at z step 4 are no whole number of '
+              'planes at it'),
       (['2', '2.0'], '--network_z_steps: 2.0 is given twice')))
 
 

@@ -97,14 +97,7 @@ def spec_at(z_step, peak_photons=None):
     peak_photons = spec.peak_photons
   if not peak_photons > 0:
     raise ValueError(f'peak photons {peak_photons:g}: not a positive number')
-  if not z_step > 0:
-    raise ValueError(f'z step {z_step:g}: not a positive number')
-  planes = spec.shape[0] * spec.z_spacing / z_step
-  if abs(planes - round(planes)) > 1e-9:
-    raise ValueError(f'z step {z_step:g}: the table\'s {spec.shape[0]} planes at z step '
-                     f'{spec.z_spacing:g} are no whole number of planes at it')
-  return dataclasses.replace(spec, z_spacing=z_step, shape=(int(round(planes)),) + spec.shape[1:],
-                             peak_photons=peak_photons)
+  return dataclasses.replace(phantom.at_z_step(spec, z_step), peak_photons=peak_photons)
 
 
 def spec_record(z_step, peak_photons=None):

@@ -50,6 +50,19 @@ class PhantomSpec:
   counts_per_photon: float = 8.0
 
 
+def at_z_step(spec, z_step):
+  """spec sampled at another z step: the same physical depth (and so the same
+  objects for a seed) in as many planes as that takes; ValueError naming z_step
+  where that is no whole number of planes, or a value that is not positive."""
+  if not z_step > 0:
+    raise ValueError(f'z step {z_step:g}: not a positive number')
+  planes = spec.shape[0] * spec.z_spacing / z_step
+  if abs(planes - round(planes)) > 1e-9:
+    raise ValueError(f'z step {z_step:g}: {spec.shape[0]} planes at z step '
+                     f'{spec.z_spacing:g} are no whole number of planes at it')
+  return dataclasses.replace(spec, z_spacing=z_step, shape=(int(round(planes)),) + spec.shape[1:])
+
+
 def _objects(spec, rng):
   """Random object parameters in physical units (xy pixels), drawn once per phantom."""
   depth = spec.shape[0] * spec.z_spacing
