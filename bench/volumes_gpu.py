@@ -63,6 +63,9 @@ TEST_SEEDS = (100, 101)
 RECIPES = {3: (16, 64, 2, 5e-4), 2: (1, 64, 16, 1e-3)}
 Z_POOLS = 3
 BETA_1, BETA_2, EPSILON = 0.9, 0.99, 1e-8
+# The trainer's adaptive clipping (n2n/training/gradient_clipping.py, its defaults): a
+# step's gradient norm at most CLIP_MULTIPLE times the running average of clipped norms.
+CLIP_MULTIPLE, CLIP_AVERAGE_DECAY = 4.0, 0.99
 RAMPDOWN_FRACTION = 0.3
 STEPS_PER_CALL = 100
 CALIBRATION_CALLS = 3
@@ -80,6 +83,8 @@ def parse_args(argv):
   parser.add_argument('--precision', default='mixed_bfloat16')
   parser.add_argument('--max_steps', type=int, default=0,
                       help='cap on each run\'s steps (0: none; for a smoke run on a CPU)')
+  parser.add_argument('--other_3d_rates', default='',
+                      help='more 3D runs at these peak learning rates (comma-separated)')
   parser.add_argument('--steps_per_call', type=int, default=STEPS_PER_CALL)
   parser.add_argument('--commit', default='', help='the commit measured (the GPU machine '
                       'has no git history)')
@@ -87,6 +92,7 @@ def parse_args(argv):
   args = parser.parse_args(argv)
   args.z_steps = [float(step) for step in args.z_steps.split(',')]
   args.dims = [int(dims) for dims in args.dims.split(',')]
+  args.other_3d_rates = [float(rate) for rate in args.other_3d_rates.split(',') if rate]
   if not set(args.dims) <= {2, 3}:
     parser.error(f'--dims={",".join(map(str, args.dims))}: only 3 and 2')
   if args.seconds <= 0 or args.network_width < 1 or args.steps_per_call < 1:
@@ -212,11 +218,19 @@ def main(argv):
     gradient_of = jax.value_and_grad(loss_of)
 
     def step(state, _, volumes, depth, peak, total):
-      trainable, first, second, count, key = state
+      trainable, first, second, count, key, average = state
       key, batch_key = jax.random.split(key)
       inputs, targets = jax.vmap(lambda k: crop_pair(k, volumes, depth, dims))(
           jax.random.split(batch_key, batch))
       loss, gradients = gradient_of(trainable, inputs, targets)
+      norm = jnp.sqrt(sum(jnp.sum(jnp.square(g)) for g in gradients))
+      threshold = jnp.where(average > 0, CLIP_MULTIPLE * average, jnp.inf)
+      finite = jnp.isfinite(norm)
+      factor = jnp.where(finite & (norm > threshold), threshold / norm, 1.0)
+      gradients = [g * factor for g in gradients]
+      average = jnp.where(finite, jnp.where(
+          average > 0, CLIP_AVERAGE_DECAY * average
+          + (1 - CLIP_AVERAGE_DECAY) * jnp.minimum(norm, threshold), norm), average)
       start = total * (1 - RAMPDOWN_FRACTION)
       progress = jnp.clip((count - start) / (total * RAMPDOWN_FRACTION), 0.0, 1.0)
       rate = peak * jnp.square(0.5 + 0.5 * jnp.cos(jnp.pi * progress))
@@ -226,7 +240,7 @@ def main(argv):
       size = rate * jnp.sqrt(1 - BETA_2 ** count) / (1 - BETA_1 ** count)
       trainable = [w - size * m / (jnp.sqrt(v) + EPSILON)
                    for w, m, v in zip(trainable, first, second)]
-      return (trainable, first, second, count, key), loss
+      return (trainable, first, second, count, key, average), loss
 
     @jax.jit
     def train_call(state, volumes, depth, peak, total):
@@ -243,7 +257,7 @@ def main(argv):
     def fresh_state(seed):
       zeros = [jnp.zeros_like(w) for w in initial]
       return ([jnp.array(w) for w in initial], zeros, [jnp.zeros_like(w) for w in initial],
-              jnp.float32(0.0), jax.random.PRNGKey(seed))
+              jnp.float32(0.0), jax.random.PRNGKey(seed), jnp.float32(0.0))
 
     return train_call, denoise_call, fresh_state
 
@@ -268,9 +282,12 @@ def main(argv):
     print(f'z step {z_step:g}: {depth} planes, data in {time.time() - began:.1f} s', flush=True)
     input_psnr = [psnr(noisy[index, :depth], reference)
                   for index, reference in enumerate(references)]
-    for dims in args.dims:
+    plan = [(dims, RECIPES[dims][3]) for dims in args.dims]
+    if 3 in args.dims:
+      plan[args.dims.index(3) + 1:args.dims.index(3) + 1] = [(3, rate)
+                                                            for rate in args.other_3d_rates]
+    for dims, peak in plan:
       train_call, denoise_call, fresh_state = networks[dims]
-      _, _, _, peak = RECIPES[dims]
       key = str(dims)
       if key not in results['calibration']:
         state = fresh_state(1)
@@ -307,16 +324,18 @@ def main(argv):
       outputs = [denoise(denoise_call, state[0], noisy[index], depth, dims)
                  for index in range(len(references))]
       scores = [psnr(output, reference) for output, reference in zip(outputs, references)]
-      run = {'z_step': z_step, 'planes': depth, 'dims': dims, 'steps': total,
+      run = {'z_step': z_step, 'planes': depth, 'dims': dims, 'learning_rate': peak,
+             'steps': total,
              'training_seconds': seconds, 'psnr': scores, 'mean_psnr': statistics.mean(scores),
              'input_psnr': input_psnr, 'losses': losses,
              'spec': dataclasses.asdict(spec)}
       results['runs'].append(run)
       json_output.write_results(args.output, results)
-      print(f'z step {z_step:g} {dims}D: {run["mean_psnr"]:.2f} dB ({total} steps, '
+      print(f'z step {z_step:g} {dims}D at {peak:g}: {run["mean_psnr"]:.2f} dB ({total} steps, '
             f'{seconds:.1f} s; input {statistics.mean(input_psnr):.2f} dB)', flush=True)
   for z_step in args.z_steps:
-    by_dims = {run['dims']: run for run in results['runs'] if run['z_step'] == z_step}
+    by_dims = {run['dims']: run for run in results['runs']
+               if run['z_step'] == z_step and run['learning_rate'] == RECIPES[run['dims']][3]}
     if set(by_dims) == {2, 3}:
       print(f'z step {z_step:g}: 3D - 2D {by_dims[3]["mean_psnr"] - by_dims[2]["mean_psnr"]:+.2f} '
             'dB', flush=True)
