@@ -1,6 +1,7 @@
 """Issue 31's goal on a GPU: the 3D network against 2D per plane at equal training time.
 
-  KERAS_BACKEND=jax python bench/volumes_gpu.py --seconds=50 --z_steps=2,4,1 --output=gpu.json
+  KERAS_BACKEND=jax python bench/volumes_gpu.py --seconds=35 --z_steps=2,4 --output=gpu.json
+  python bench/volumes_gpu.py --render=docs/bench/volumes_gpu_h200.json   # its table
 
 The results page's Noise2Noise pairs rows ("Volumes and movies", tools/results_volumes.py)
 trained on 2 CPU cores for minutes; there the 3D network fell behind 2D per plane. This
@@ -89,6 +90,8 @@ def parse_args(argv):
   parser.add_argument('--commit', default='', help='the commit measured (the GPU machine '
                       'has no git history)')
   parser.add_argument('--output', default='')
+  parser.add_argument('--render', default='',
+                      help='print the markdown table of this JSON result and stop')
   args = parser.parse_args(argv)
   args.z_steps = [float(step) for step in args.z_steps.split(',')]
   args.dims = [int(dims) for dims in args.dims.split(',')]
@@ -151,8 +154,36 @@ def tile_starts(depth, tile_depth):
   return starts, chosen
 
 
+def table(results):
+  """The markdown table of a result: a row per run, 3D runs against the 2D run of
+  their z step (runs from before learning rates were recorded ran at their recipe's)."""
+  rate = lambda run: run.get('learning_rate', RECIPES[run['dims']][3])
+  lines = ['| z step (planes) | network | peak learning rate | steps | training s | '
+           'PSNR per held-out volume | mean | 3D - 2D |', '|---|---|---|---|---|---|---|---|']
+  for run in results['runs']:
+    plane_runs = [other for other in results['runs']
+                  if other['dims'] == 2 and other['z_step'] == run['z_step']]
+    difference = (f'{run["mean_psnr"] - plane_runs[0]["mean_psnr"]:+.2f}'
+                  if run['dims'] == 3 and plane_runs else '')
+    network = '3D' if run['dims'] == 3 else '2D per plane'
+    lines.append(f'| {run["z_step"]:g} ({run["planes"]}) | {network} | {rate(run):g} | '
+                 f'{run["steps"]} | {run["training_seconds"]:.1f} | '
+                 + ', '.join(f'{value:.2f}' for value in run['psnr'])
+                 + f' | {run["mean_psnr"]:.2f} | {difference} |')
+  noisy = ', '.join(f'{run["z_step"]:g}: {statistics.mean(run["input_psnr"]):.2f}'
+                    for run in results['runs'] if run['dims'] == 2)
+  return '\n'.join(lines) + (
+      f'\n\n{results["device"]}, JAX {results["jax"]}, Keras {results["keras"]}, '
+      f'{results["precision"]}, width {results["network_width"]}, commit {results["commit"]}; '
+      f'noisy input (dB, by z step) {noisy}.')
+
+
 def main(argv):
   args = parse_args(argv)
+  if args.render:
+    with open(args.render) as source:
+      print(table(json.load(source)))
+    return
   # Keras picks its backend when first imported: here, not at this module's import
   # (the suite imports it for tile_starts, with TensorFlow's Keras already loaded).
   os.environ.setdefault('KERAS_BACKEND', 'jax')

@@ -1,9 +1,13 @@
 """bench/volumes_gpu.py's pure parts (the training itself runs on Keras' JAX backend,
 which the suite does not install): how it cuts a stack into tiles, and its flags."""
 
+import json
+import os
+
 import pytest
 
 from bench import volumes_gpu
+from tests.conftest import REPO_ROOT
 
 
 @pytest.mark.parametrize('depth', [8, 32, 40, 64, 100, 128])
@@ -28,3 +32,15 @@ def test_it_refuses_what_it_cannot_measure():
       volumes_gpu.parse_args(argv)
   args = volumes_gpu.parse_args(['--z_steps=2,4', '--dims=3'])
   assert args.z_steps == [2.0, 4.0] and args.dims == [3]
+
+
+def test_the_volumes_page_shows_the_gpu_table_its_json_renders():
+  with open(os.path.join(REPO_ROOT, 'docs', 'bench', 'volumes_gpu_h200.json')) as source:
+    results = json.load(source)
+  with open(os.path.join(REPO_ROOT, 'docs', 'volumes.md')) as page:
+    text = page.read()
+  rendered = volumes_gpu.table(results)
+  assert rendered in text
+  # The table says what each 3D run scored against its z step's 2D run.
+  for run in results['runs']:
+    assert f'| {run["mean_psnr"]:.2f} |' in rendered
