@@ -32,6 +32,10 @@ What differs, and why:
 - 3D denoising: tiles of TILE_DEPTH planes, whole in y and x, every TILE_DEPTH / 2
   planes, each plane taken from the tile where it lies furthest from a cut
   (denoise.py blends tiles as deep as the training crops); 2D: plane by plane;
+- not carried over from the trainer: its float32 sums of bias and 3D filter gradients
+  (n2n/model/conv.py; here Keras' own layers on JAX), its crop sampling (several crops
+  per scene, one input acquisition each, shuffled; here every crop drawn on its own),
+  and its stop on a loss that is not finite;
 - equal time: one calibration per network (CALIBRATION_CALLS timed calls after the
   compiling one) sets each run's steps to fill --seconds; the JSON records each run's
   measured training seconds (compiling excluded) beside its steps.
@@ -138,8 +142,11 @@ def psnr(estimate, reference):
 def tile_starts(depth, tile_depth):
   """Start planes of tiles tile_depth deep every tile_depth / 2 planes covering depth
   planes (the last flush with the end), and for each plane the tile it is taken from:
-  the one where it lies furthest from the tile's cut faces (not the volume's ends)."""
-  if depth <= tile_depth:
+  the one where it lies furthest from the tile's cut faces (not the volume's ends).
+  ValueError where the volume is shallower than a tile (a tile would reach past it)."""
+  if depth < tile_depth:
+    raise ValueError(f'{depth} planes: shallower than a tile of {tile_depth}')
+  if depth == tile_depth:
     return [0], np.zeros(depth, int)
   step = tile_depth // 2
   starts = list(range(0, depth - tile_depth, step)) + [depth - tile_depth]
@@ -299,8 +306,10 @@ def main(argv):
                                                           ..., None]))[..., 0]
                  for start in range(0, depth, PLANES_PER_CALL)]
       return np.concatenate(outputs)[:depth]
-    starts, chosen = tile_starts(depth, TILE_DEPTH)
-    tiles = [np.asarray(denoise_call(trainable, noisy[None, start:start + TILE_DEPTH, ..., None]))
+    # Never deeper than the volume: the planes past it are padding, not context.
+    tile_depth = min(TILE_DEPTH, depth)
+    starts, chosen = tile_starts(depth, tile_depth)
+    tiles = [np.asarray(denoise_call(trainable, noisy[None, start:start + tile_depth, ..., None]))
              [0, ..., 0] for start in starts]
     return np.stack([tiles[chosen[plane]][plane - starts[chosen[plane]]]
                      for plane in range(depth)])

@@ -49,3 +49,14 @@ def test_the_portable_unet_restates_build_unets_widths_and_initializers():
   for name, weights in _weights_by_layer(ours).items():
     for mine, theirs in zip(portable.get_layer(name).get_weights(), weights):
       np.testing.assert_array_equal(mine, theirs)
+
+
+def test_the_portable_unet_computes_each_layer_in_build_unets_precision():
+  for spatial_dims in (2, 3):
+    ours, portable = (build(channels=1, spatial_dims=spatial_dims, width=8,
+                            precision='mixed_bfloat16')
+                      for build in (unet.build_unet, portable_unet.build))
+    policies = lambda model: {layer.name: layer.dtype_policy.name for layer in model.layers}
+    assert policies(portable) == policies(ours)
+    assert policies(ours)['enc_conv0'] == 'mixed_bfloat16'
+    assert policies(ours)['uncentre'] == 'float32'

@@ -10,12 +10,13 @@ from bench import volumes_gpu
 from tests.conftest import REPO_ROOT
 
 
-@pytest.mark.parametrize('depth', [8, 32, 40, 64, 100, 128])
-def test_every_plane_comes_from_a_tile_that_holds_it_a_quarter_tile_from_any_cut(depth):
-  tile = 32
+@pytest.mark.parametrize('depth, tile', [(16, 16), (32, 32), (40, 32), (64, 32), (100, 32),
+                                         (128, 32), (40, 16)])
+def test_every_plane_comes_from_a_tile_that_holds_it_a_quarter_tile_from_any_cut(depth, tile):
   starts, chosen = volumes_gpu.tile_starts(depth, tile)
   assert len(chosen) == depth
-  assert starts[0] == 0 and all(0 <= start <= max(0, depth - tile) for start in starts)
+  # Every tile lies inside the volume: none reaches into the padding past its last plane.
+  assert starts[0] == 0 and all(0 <= start and start + tile <= depth for start in starts)
   for plane in range(depth):
     start = starts[chosen[plane]]
     assert start <= plane < start + tile
@@ -24,6 +25,11 @@ def test_every_plane_comes_from_a_tile_that_holds_it_a_quarter_tile_from_any_cut
     if start + tile < depth:
       distances.append(start + tile - 1 - plane)
     assert min(distances, default=tile) >= tile // 4, (plane, start)
+
+
+def test_a_volume_shallower_than_a_tile_is_refused():
+  with pytest.raises(ValueError, match='8 planes'):
+    volumes_gpu.tile_starts(8, 32)
 
 
 def test_it_refuses_what_it_cannot_measure():
@@ -41,6 +47,18 @@ def test_the_volumes_page_shows_the_gpu_table_its_json_renders():
     text = page.read()
   rendered = volumes_gpu.table(results)
   assert rendered in text
-  # The table says what each 3D run scored against its z step's 2D run.
-  for run in results['runs']:
-    assert f'| {run["mean_psnr"]:.2f} |' in rendered
+  rows = rendered.splitlines()[2:2 + len(results['runs'])]
+  for row, run in zip(rows, results['runs']):
+    cells = [cell.strip() for cell in row.strip('|').split('|')]
+    assert cells[0].startswith(f'{run["z_step"]:g} (')
+    assert float(cells[6]) == pytest.approx(sum(run['psnr']) / len(run['psnr']), abs=0.006)
+    if run['dims'] == 3:
+      # 3D - 2D, from the JSON's per-volume scores, not from the table's means.
+      plane_run, = [other for other in results['runs']
+                    if other['dims'] == 2 and other['z_step'] == run['z_step']]
+      difference = (sum(run['psnr']) - sum(plane_run['psnr'])) / len(run['psnr'])
+      assert float(cells[7]) == pytest.approx(difference, abs=0.006)
+      # The page's prose, outside the table, quotes each 3D run's difference, the failed one too.
+      assert f'{difference:+.2f}' in text.replace(rendered, '')
+    else:
+      assert cells[7] == ''
