@@ -602,7 +602,13 @@ def section(results):
           ').' + (' Outside the count: ' + '; '.join(
               f'{METHOD_SHORT[method]} {gains[method]:+.2f} dB ({OUTSIDE_THE_GOAL[method]})'
               for method in others) + '.' if others else '') +
-          ' One seed and one phantom per row.', '']
+          ' One seed and one phantom per row.', '',
+          'These rows trained with n2n\'s trainer on 2 CPU cores. On one GPU, at equal training '
+          'time, the same network was ahead in 3D for Noise2Noise pairs at a peak learning rate '
+          'of 2.5e-4 (at 5e-4 one of two runs failed), through another '
+          'training loop (Keras on JAX; TensorFlow does not run on the GPU machines this project '
+          'is lent): [Volumes and movies: on a GPU](volumes.md#on-a-gpu-the-3d-network-ahead).',
+          '']
   if missing:
     out += [f'Not measured here yet: {", ".join(missing)}.', '']
   seams = results['seams']
