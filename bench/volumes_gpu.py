@@ -85,6 +85,14 @@ def parse_args(argv):
   parser.add_argument('--z_steps', default='2,4,1', help='phantom z steps, in order of running')
   parser.add_argument('--dims', default='3,2', help='which networks: 3 and/or 2')
   parser.add_argument('--network_width', type=int, default=48)
+  parser.add_argument('--crop_size', type=int, default=RECIPES[2][1],
+                      help='crops\' height and width, both networks (a multiple of 32)')
+  parser.add_argument('--batch_size_2d', type=int, default=RECIPES[2][2])
+  parser.add_argument('--seed', type=int, default=0, help='initial weights and crops')
+  parser.add_argument('--initial_weights', default='',
+                      help='an .npz of initial weights (keys LAYER/INDEX, as '
+                      'bench/volumes_gpu_loop_check.py writes them from build_unet) instead of '
+                      'the initializers\' draw: one --dims only')
   parser.add_argument('--precision', default='mixed_bfloat16')
   parser.add_argument('--max_steps', type=int, default=0,
                       help='cap on each run\'s steps (0: none; for a smoke run on a CPU)')
@@ -102,8 +110,15 @@ def parse_args(argv):
   args.other_3d_rates = [float(rate) for rate in args.other_3d_rates.split(',') if rate]
   if not set(args.dims) <= {2, 3}:
     parser.error(f'--dims={",".join(map(str, args.dims))}: only 3 and 2')
-  if args.seconds <= 0 or args.network_width < 1 or args.steps_per_call < 1:
-    parser.error('--seconds, --network_width and --steps_per_call must be positive')
+  if min(args.seconds, args.network_width, args.steps_per_call, args.batch_size_2d) <= 0:
+    parser.error('--seconds, --network_width, --steps_per_call and --batch_size_2d must be '
+                 'positive')
+  if args.initial_weights and len(args.dims) != 1:
+    parser.error('--initial_weights: give one --dims (the weights are of one network)')
+  if args.crop_size < 32 or args.crop_size % 32:
+    parser.error(f'--crop_size={args.crop_size} must be a positive multiple of 32')
+  args.recipes = {3: RECIPES[3][:1] + (args.crop_size,) + RECIPES[3][2:],
+                  2: (1, args.crop_size, args.batch_size_2d, RECIPES[2][3])}
   return args
 
 
@@ -212,7 +227,8 @@ def main(argv):
       'precision': args.precision, 'network_width': args.network_width,
       'seconds_asked': args.seconds, 'steps_per_call': args.steps_per_call,
       'recipes': {str(dims): dict(zip(('crop_depth', 'crop_size', 'batch', 'learning_rate'),
-                                      recipe)) for dims, recipe in RECIPES.items()},
+                                      recipe)) for dims, recipe in args.recipes.items()},
+      'seed': args.seed, 'initial_weights': args.initial_weights,
       'white_level': WHITE_LEVEL, 'train_seeds': list(TRAIN_SEEDS),
       'test_seeds': list(TEST_SEEDS), 'calibration': {}, 'runs': []}
   print(json.dumps({key: results[key] for key in ('device', 'jax', 'keras', 'precision')}),
@@ -223,7 +239,7 @@ def main(argv):
 
   def crop_pair(key, volumes, depth, dims):
     """One (input, target) [D, S, S, 1] (3D) or [S, S, 1] (2D) pair, augmented."""
-    crop_depth, size, _, _ = RECIPES[dims]
+    crop_depth, size, _, _ = args.recipes[dims]
     keys = jax.random.split(key, 10)
     volume = jax.random.randint(keys[0], (), 0, volumes.shape[0])
     z = jax.random.randint(keys[1], (), 0, depth - crop_depth + 1)
@@ -244,10 +260,16 @@ def main(argv):
 
   def make_network(dims):
     model = portable_unet.build(channels=1, spatial_dims=dims, width=args.network_width,
-                                z_pools=Z_POOLS, precision=args.precision, seed=0)
+                                z_pools=Z_POOLS, precision=args.precision, seed=args.seed)
+    if args.initial_weights:
+      with np.load(args.initial_weights) as stored:
+        for layer in model.layers:
+          count = len(layer.get_weights())
+          if count:
+            layer.set_weights([stored[f'{layer.name}/{index}'] for index in range(count)])
     initial = [jnp.array(variable.value) for variable in model.trainable_variables]
     fixed = [variable.value for variable in model.non_trainable_variables]
-    _, _, batch, _ = RECIPES[dims]
+    _, _, batch, _ = args.recipes[dims]
 
     def loss_of(trainable, inputs, targets):
       outputs, _ = model.stateless_call(trainable, fixed, inputs)
@@ -330,7 +352,7 @@ def main(argv):
       train_call, denoise_call, fresh_state = networks[dims]
       key = str(dims)
       if key not in results['calibration']:
-        state = fresh_state(1)
+        state = fresh_state(args.seed + 1)
         began = time.time()
         state, loss = train_call(state, volumes, depth, peak, 1e9)
         loss.block_until_ready()
@@ -352,7 +374,7 @@ def main(argv):
       if args.max_steps:
         calls = max(1, min(calls, args.max_steps // args.steps_per_call))
       total = calls * args.steps_per_call
-      state = fresh_state(0)
+      state = fresh_state(args.seed)
       losses = []
       began = time.time()
       for call in range(calls):

@@ -33,7 +33,8 @@ def test_a_volume_shallower_than_a_tile_is_refused():
 
 
 def test_it_refuses_what_it_cannot_measure():
-  for argv in (['--dims=4'], ['--seconds=0'], ['--network_width=0']):
+  for argv in (['--dims=4'], ['--seconds=0'], ['--network_width=0'], ['--crop_size=48'],
+               ['--batch_size_2d=0'], ['--initial_weights=w.npz']):
     with pytest.raises(SystemExit):
       volumes_gpu.parse_args(argv)
   args = volumes_gpu.parse_args(['--z_steps=2,4', '--dims=3'])

@@ -1,0 +1,131 @@
+"""Does bench/volumes_gpu.py's loop train the 2D network as n2n's trainer does?
+
+  python bench/volumes_gpu_loop_check.py --jax_python=/path/to/venv-with-jax/bin/python \
+      --output=docs/bench/volumes_gpu_loop_check.json
+
+bench/volumes_gpu.py trains on Keras' JAX backend with a loop of its own, because
+TensorFlow does not run on the GPU machines it was measured on. Its 2D figures there
+came out below what n2n's trainer reached on CPUs, so this compares the two where both
+run: on this machine's CPU, at a size it trains in minutes (--network_width, --crop_size,
+--batch_size, --steps; float32), 2D per plane on the results page's phantom (z step 4,
+its white level, train seeds 0-5, held-out seeds 100-101), for each of --seeds:
+- n2n: train.py with configs/cpu/volumes_2d.cfg and these overrides, on the records
+  tools/results_volumes.py writes (data/volumes), scored by its score();
+- the loop from the same initial weights: bench/volumes_gpu.py --dims=2 with the same
+  settings and --initial_weights, build_unet's weights at the seed (what train.py --seed
+  starts from), run by --jax_python (a Python with jax and keras; JAX is no dependency
+  of n2n);
+- the loop from its own draw of the same initializers (Keras on JAX), as on the GPU.
+All score PSNR of each held-out volume's first acquisition, denoised, against its
+reference. Crops and their order differ between n2n and the loop (different random
+generators): compare the spreads over seeds.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, REPO_ROOT)
+
+from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
+cli.prepare_startup()
+from absl import app  # pylint: disable=g-import-not-at-top
+from absl import flags  # pylint: disable=g-import-not-at-top
+
+import numpy as np  # pylint: disable=g-import-not-at-top
+
+from bench import json_output  # pylint: disable=g-import-not-at-top
+from n2n.model import unet  # pylint: disable=g-import-not-at-top
+from tools import provenance  # pylint: disable=g-import-not-at-top
+from tools import results_volumes  # pylint: disable=g-import-not-at-top
+
+flags.DEFINE_string('jax_python', '', 'A Python interpreter with jax and keras installed.')
+flags.DEFINE_list('seeds', ['1', '2', '3'], 'Seeds of both sides\' runs.')
+flags.DEFINE_integer('steps', 600, 'Training steps of every run.')
+flags.DEFINE_integer('network_width', 8, 'The U-Net\'s width.')
+flags.DEFINE_integer('crop_size', 32, 'Crop height and width.')
+flags.DEFINE_integer('batch_size', 4, 'Crops per step.')
+flags.DEFINE_string('output', '', 'JSON results path.')
+FLAGS = flags.FLAGS
+SIDES = ('n2n', 'loop_same_start', 'loop')
+
+
+def n2n_run(seed, runs_dir, tests):
+  """PSNR per held-out volume of n2n's trainer, 2D per plane, at these settings."""
+  name = f'n2n_seed{seed}'
+  results_volumes.train(name, 2, 'pairs', FLAGS.steps, runs_dir, extra_flags=(
+      f'--network_width={FLAGS.network_width}', f'--crop_size={FLAGS.crop_size}',
+      f'--batch_size={FLAGS.batch_size}', '--precision=float32', f'--seed={seed}'))
+  return results_volumes.score(os.path.join(runs_dir, name), 2, tests)
+
+
+def initial_weights(seed, path):
+  """Writes build_unet's initial weights at seed (the 2D network of these settings,
+  as train.py --seed=seed builds it) to path as LAYER/INDEX arrays."""
+  model = unet.build_unet(channels=1, precision='float32', seed=seed, spatial_dims=2,
+                          width=FLAGS.network_width)
+  np.savez(path, **{f'{layer.name}/{index}': array for layer in model.layers
+                    for index, array in enumerate(layer.get_weights())})
+
+
+def loop_run(seed, runs_dir, weights=''):
+  """PSNR per held-out volume of bench/volumes_gpu.py's loop at these settings, from
+  the initial weights in the .npz weights (empty: its own draw)."""
+  output = os.path.join(runs_dir, f'loop_seed{seed}{"_weights" if weights else ""}.json')
+  steps_per_call = 50 if FLAGS.steps % 50 == 0 else FLAGS.steps
+  command = [FLAGS.jax_python, os.path.join(REPO_ROOT, 'bench', 'volumes_gpu.py'), '--dims=2',
+             '--z_steps=4', f'--network_width={FLAGS.network_width}',
+             f'--crop_size={FLAGS.crop_size}', f'--batch_size_2d={FLAGS.batch_size}',
+             '--precision=float32', f'--seed={seed}', f'--max_steps={FLAGS.steps}',
+             f'--steps_per_call={steps_per_call}', '--seconds=1e9', f'--output={output}']
+  if weights:
+    command.append(f'--initial_weights={weights}')
+  finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True,
+                            env=dict(os.environ, KERAS_BACKEND='jax'))
+  if finished.returncode:
+    raise SystemExit(f'bench/volumes_gpu.py (seed {seed}): '
+                     f'{(finished.stderr.strip().splitlines() or ["failed"])[-1]}')
+  with open(output) as source:
+    run, = json.load(source)['runs']
+  if run['steps'] != FLAGS.steps:
+    raise SystemExit(f'bench/volumes_gpu.py trained {run["steps"]} steps, not {FLAGS.steps}')
+  return run['psnr']
+
+
+def summary(values):
+  return {'mean': statistics.mean(values), 'min': min(values), 'max': max(values)}
+
+
+def main(argv):
+  del argv
+  if not FLAGS.jax_python:
+    raise SystemExit('--jax_python: give a Python with jax and keras installed')
+  results_volumes.ensure_volumes()
+  tests = results_volumes.test_volumes()
+  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+             'steps': FLAGS.steps, 'network_width': FLAGS.network_width,
+             'crop_size': FLAGS.crop_size, 'batch_size': FLAGS.batch_size,
+             'precision': 'float32', 'runs': []}
+  with tempfile.TemporaryDirectory() as runs_dir:
+    for seed in (int(seed) for seed in FLAGS.seeds):
+      weights = os.path.join(runs_dir, f'initial_seed{seed}.npz')
+      initial_weights(seed, weights)
+      row = {'seed': seed, 'n2n': n2n_run(seed, runs_dir, tests),
+             'loop_same_start': loop_run(seed, runs_dir, weights),
+             'loop': loop_run(seed, runs_dir)}
+      results['runs'].append(row)
+      json_output.write_results(FLAGS.output, results)
+      print(f'seed {seed}: ' + ', '.join(f'{side} {statistics.mean(row[side]):.2f} dB'
+                                         for side in SIDES), flush=True)
+  for side in SIDES:
+    results[side] = summary([statistics.mean(row[side]) for row in results['runs']])
+  json_output.write_results(FLAGS.output, results)
+  print(json.dumps({side: results[side] for side in SIDES}))
+
+
+if __name__ == '__main__':
+  app.run(main)
