@@ -63,3 +63,18 @@ def test_the_volumes_page_shows_the_gpu_table_its_json_renders():
       assert f'{difference:+.2f}' in text.replace(rendered, '')
     else:
       assert cells[7] == ''
+
+
+def test_the_volumes_page_quotes_the_loop_checks_averages_and_ranges():
+  with open(os.path.join(REPO_ROOT, 'docs', 'bench', 'volumes_gpu_loop_check.json')) as source:
+    results = json.load(source)
+  with open(os.path.join(REPO_ROOT, 'docs', 'volumes.md')) as page:
+    text = ' '.join(page.read().split())
+  means = {side: [sum(run[side]) / len(run[side]) for run in results['runs']]
+           for side in ('n2n', 'loop_same_start', 'loop')}
+  for side, values in means.items():
+    average = sum(values) / len(values)
+    assert f'{average:.2f}' in text and f'{min(values):.2f}-{max(values):.2f}' in text, side
+  gaps = [same - own for same, own in zip(means['loop_same_start'], means['n2n'])]
+  assert f'{min(gaps):+.2f} to {max(gaps):+.2f} dB' in text
+  assert f'mean {sum(gaps) / len(gaps):+.2f}' in text
