@@ -115,8 +115,11 @@ def parse_args(argv):
                  'positive')
   if args.initial_weights and len(args.dims) != 1:
     parser.error('--initial_weights: give one --dims (the weights are of one network)')
-  if args.crop_size < 32 or args.crop_size % 32:
-    parser.error(f'--crop_size={args.crop_size} must be a positive multiple of 32')
+  if args.crop_size < 32 or args.crop_size % 32 or args.crop_size > TABLE_SPEC.shape[1]:
+    parser.error(f'--crop_size={args.crop_size} must be a multiple of 32 up to '
+                 f'{TABLE_SPEC.shape[1]} (the phantom\'s planes)')
+  if args.initial_weights and not os.path.isfile(args.initial_weights):
+    parser.error(f'--initial_weights={args.initial_weights}: no such file')
   args.recipes = {3: RECIPES[3][:1] + (args.crop_size,) + RECIPES[3][2:],
                   2: (1, args.crop_size, args.batch_size_2d, RECIPES[2][3])}
   return args

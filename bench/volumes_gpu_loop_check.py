@@ -52,6 +52,7 @@ flags.DEFINE_integer('batch_size', 4, 'Crops per step.')
 flags.DEFINE_string('output', '', 'JSON results path.')
 FLAGS = flags.FLAGS
 SIDES = ('n2n', 'loop_same_start', 'loop')
+LOOP_VERSIONS = {}  # jax and keras of --jax_python, as the loop's runs report them
 
 
 def n2n_run(seed, runs_dir, tests):
@@ -60,7 +61,8 @@ def n2n_run(seed, runs_dir, tests):
   results_volumes.train(name, 2, 'pairs', FLAGS.steps, runs_dir, extra_flags=(
       f'--network_width={FLAGS.network_width}', f'--crop_size={FLAGS.crop_size}',
       f'--batch_size={FLAGS.batch_size}', '--precision=float32', f'--seed={seed}'))
-  return results_volumes.score(os.path.join(runs_dir, name), 2, tests)
+  # Scored in float32, as the loop scores (denoise.py's auto would pick bfloat16 on some hosts).
+  return results_volumes.score(os.path.join(runs_dir, name), 2, tests, precision='float32')
 
 
 def initial_weights(seed, path):
@@ -90,10 +92,19 @@ def loop_run(seed, runs_dir, weights=''):
     raise SystemExit(f'bench/volumes_gpu.py (seed {seed}): '
                      f'{(finished.stderr.strip().splitlines() or ["failed"])[-1]}')
   with open(output) as source:
-    run, = json.load(source)['runs']
+    measured = json.load(source)
+  run, = measured['runs']
+  LOOP_VERSIONS.update({key: measured[key] for key in ('jax', 'keras')})
   if run['steps'] != FLAGS.steps:
     raise SystemExit(f'bench/volumes_gpu.py trained {run["steps"]} steps, not {FLAGS.steps}')
   return run['psnr']
+
+
+def learning_rate_2d():
+  """The 2D runs' peak learning rate: configs/cpu/volumes_2d.cfg's, which both sides use."""
+  with open(results_volumes.config_path(2)) as config:
+    return next(float(line.split('=', 1)[1]) for line in config
+                if line.startswith('--learning_rate='))
 
 
 def summary(values):
@@ -104,20 +115,30 @@ def main(argv):
   del argv
   if not FLAGS.jax_python:
     raise SystemExit('--jax_python: give a Python with jax and keras installed')
+  if FLAGS.crop_size < 32 or FLAGS.crop_size % 32 or FLAGS.crop_size > 128:
+    raise SystemExit(f'--crop_size={FLAGS.crop_size}: a multiple of 32 up to 128 (the planes)')
+  if min(FLAGS.steps, FLAGS.network_width, FLAGS.batch_size) < 1:
+    raise SystemExit('--steps, --network_width and --batch_size must be 1 or more')
+  try:
+    seeds = [int(seed) for seed in FLAGS.seeds]
+  except ValueError:
+    raise SystemExit(f'--seeds={",".join(FLAGS.seeds)}: whole numbers') from None
   results_volumes.ensure_volumes()
   tests = results_volumes.test_volumes()
   results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
              'steps': FLAGS.steps, 'network_width': FLAGS.network_width,
              'crop_size': FLAGS.crop_size, 'batch_size': FLAGS.batch_size,
-             'precision': 'float32', 'runs': []}
+             'learning_rate': learning_rate_2d(), 'z_step': results_volumes.SPEC.z_spacing,
+             'precision': 'float32', 'scoring_precision': 'float32', 'runs': []}
   with tempfile.TemporaryDirectory() as runs_dir:
-    for seed in (int(seed) for seed in FLAGS.seeds):
+    for seed in seeds:
       weights = os.path.join(runs_dir, f'initial_seed{seed}.npz')
       initial_weights(seed, weights)
       row = {'seed': seed, 'n2n': n2n_run(seed, runs_dir, tests),
              'loop_same_start': loop_run(seed, runs_dir, weights),
              'loop': loop_run(seed, runs_dir)}
       results['runs'].append(row)
+      results['loop_versions'] = LOOP_VERSIONS
       json_output.write_results(FLAGS.output, results)
       print(f'seed {seed}: ' + ', '.join(f'{side} {statistics.mean(row[side]):.2f} dB'
                                          for side in SIDES), flush=True)

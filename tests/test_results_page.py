@@ -1053,3 +1053,17 @@ def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_a
   # A row about to be measured again is not checked: it is replaced.
   assert results_volumes_width.kept_rows({'rows': [{**rows[1], 'spec': other}]},
                                          {(2.0, 'neighbor2neighbor', 0)}) == []
+
+
+def test_the_gpu_line_gives_each_3d_runs_difference_from_its_z_steps_2d_run_by_rate():
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  run = lambda z_step, dims, rate, psnr: {'z_step': z_step, 'dims': dims, 'learning_rate': rate,
+                                          'mean_psnr': psnr, 'input_psnr': [20.0, 22.0]}
+  gpu = {'device': 'gpu: NVIDIA Test', 'seconds_asked': 12.0, 'runs': [
+      run(2.0, 3, 5e-4, 40.0), run(2.0, 3, 2.5e-4, 39.5), run(2.0, 2, 1e-3, 38.25),
+      run(4.0, 3, 5e-4, 15.0), run(4.0, 2, 1e-3, 37.0)]}
+  line = results_volumes.gpu_line(gpu)
+  assert '(NVIDIA Test), at equal training time (12 s)' in line
+  assert ('at a peak learning rate of 2.5e-4: +1.25 dB at z step 2; at a peak learning rate of '
+          '5.0e-4: +1.75 dB at z step 2, -22.00 dB at z step 4 (a failed run: 15.00 dB, below '
+          'the noisy input); one seed per row') in line

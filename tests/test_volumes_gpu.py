@@ -65,16 +65,24 @@ def test_the_volumes_page_shows_the_gpu_table_its_json_renders():
       assert cells[7] == ''
 
 
-def test_the_volumes_page_quotes_the_loop_checks_averages_and_ranges():
+def test_the_volumes_page_quotes_each_side_of_the_loop_check_with_its_own_figures():
   with open(os.path.join(REPO_ROOT, 'docs', 'bench', 'volumes_gpu_loop_check.json')) as source:
     results = json.load(source)
   with open(os.path.join(REPO_ROOT, 'docs', 'volumes.md')) as page:
     text = ' '.join(page.read().split())
   means = {side: [sum(run[side]) / len(run[side]) for run in results['runs']]
            for side in ('n2n', 'loop_same_start', 'loop')}
-  for side, values in means.items():
-    average = sum(values) / len(values)
-    assert f'{average:.2f}' in text and f'{min(values):.2f}-{max(values):.2f}' in text, side
+  figures = {side: f'{sum(values) / len(values):.2f}' for side, values in means.items()}
+  spans = {side: f'{min(values):.2f}-{max(values):.2f}' for side, values in means.items()}
   gaps = [same - own for same, own in zip(means['loop_same_start'], means['n2n'])]
-  assert f'{min(gaps):+.2f} to {max(gaps):+.2f} dB' in text
-  assert f'mean {sum(gaps) / len(gaps):+.2f}' in text
+  # Each side's figures stand in its own clause, in this order.
+  assert (f"`train.py` scored {figures['n2n']} dB on average ({spans['n2n']}); the loop started "
+          f"from the same initial weights {figures['loop_same_start']} "
+          f"({spans['loop_same_start']}; per seed {min(gaps):+.2f} to {max(gaps):+.2f} dB from "
+          f"`train.py`'s, mean {sum(gaps) / len(gaps):+.2f}); the loop from its own draw of the "
+          f"initializers on JAX, as on the GPU, {figures['loop']} ({spans['loop']})") in text
+  seeds = [run['seed'] for run in results['runs']]
+  assert (f"width {results['network_width']}, {results['crop_size']} x {results['crop_size']} "
+          f"crops, batch {results['batch_size']}, {results['steps']} steps, seeds "
+          f"{min(seeds)}-{max(seeds)}") in text
+  assert results['precision'] == results['scoring_precision'] == 'float32'

@@ -61,6 +61,8 @@ from tools import provenance  # pylint: disable=g-import-not-at-top
 DATA = os.path.join(REPO_ROOT, 'data', 'volumes')
 RESULTS_DIR = os.path.join(REPO_ROOT, 'docs', 'results')
 RESULTS_JSON = os.path.join(RESULTS_DIR, 'volumes.json')
+# bench/volumes_gpu.py's measurement on an H200 (3D against 2D per plane, through JAX).
+GPU_JSON = os.path.join(REPO_ROOT, 'docs', 'bench', 'volumes_gpu_h200.json')
 SPEC = phantom.PhantomSpec()
 TRAIN_SEEDS = tuple(range(6))
 TEST_SEEDS = (100, 101)
@@ -318,10 +320,11 @@ def test_movies():
   return found
 
 
-def denoiser(model_dir, dims):
+def denoiser(model_dir, dims, precision='auto'):
   """fn(noisy [Z, Y, X, 1]) -> same: a run's network (its model_dir, or a
-  checkpoint prefix) as denoise.py runs it by default."""
-  network = loading.from_checkpoint(model_dir, hardware.resolve_precision('auto'))
+  checkpoint prefix) as denoise.py runs it by default (at precision: 'auto',
+  denoise.py's default, or a precision name)."""
+  network = loading.from_checkpoint(model_dir, hardware.resolve_precision(precision))
   if dims == 3:
     return loading.volume_function(
         network, *config_lib.default_volume_tiling(network.run_config.data.crop_depth), 1)
@@ -329,9 +332,9 @@ def denoiser(model_dir, dims):
   return lambda noisy: np.stack([image(plane) for plane in noisy])
 
 
-def score(model_dir, dims, tests):
-  """PSNR dB of a run's network (denoiser) on each (noisy, reference) of tests."""
-  denoise = denoiser(model_dir, dims)
+def score(model_dir, dims, tests, precision='auto'):
+  """PSNR dB of a run's network (denoiser, at precision) on each (noisy, reference) of tests."""
+  denoise = denoiser(model_dir, dims, precision)
   return [psnr(denoise(noisy)[..., 0], reference) for noisy, reference in tests]
 
 
@@ -548,6 +551,30 @@ def _provenance(results):
                          for (commit, machine, date), methods in groups.items()) + ')'
 
 
+def gpu_line(gpu):
+  """The line under the goal on bench/volumes_gpu.py's H200 measurement (its JSON,
+  GPU_JSON): each 3D run's difference from the 2D run of its z step, by learning rate."""
+  plane_runs = {run['z_step']: run for run in gpu['runs'] if run['dims'] == 2}
+  by_rate = {}
+  for run in gpu['runs']:
+    if run['dims'] == 3 and run['z_step'] in plane_runs:
+      difference = run['mean_psnr'] - plane_runs[run['z_step']]['mean_psnr']
+      failed = run['mean_psnr'] < statistics.mean(run['input_psnr'])
+      by_rate.setdefault(run['learning_rate'], []).append(
+          f'{difference:+.2f} dB at z step {run["z_step"]:g}'
+          + (f' (a failed run: {run["mean_psnr"]:.2f} dB, below the noisy input)' if failed else ''))
+  rate_name = lambda rate: f'{rate:.1e}'.replace('e-0', 'e-')
+  rates = '; '.join(f'at a peak learning rate of {rate_name(rate)}: {", ".join(found)}'
+                    for rate, found in sorted(by_rate.items()))
+  return ('These rows trained with n2n\'s trainer on 2 CPU cores. On one GPU '
+          f'({gpu["device"].split(": ")[-1]}), at equal training time ({gpu["seconds_asked"]:g} s), '
+          f'3D - 2D per plane for Noise2Noise pairs was {rates}; one seed per row. That was the '
+          'same network through another training loop (Keras '
+          'on JAX; TensorFlow does not run on the GPU machines this project is lent), and its 2D '
+          'figures may be low: [Volumes and movies: on a GPU]'
+          '(volumes.md#on-a-gpu-the-3d-network-ahead).')
+
+
 def section(results):
   """The "Volumes and movies" section's markdown lines, from read_results()."""
   if results is None:
@@ -603,12 +630,7 @@ def section(results):
               f'{METHOD_SHORT[method]} {gains[method]:+.2f} dB ({OUTSIDE_THE_GOAL[method]})'
               for method in others) + '.' if others else '') +
           ' One seed and one phantom per row.', '',
-          'These rows trained with n2n\'s trainer on 2 CPU cores. On one GPU, at equal training '
-          'time, the same network was ahead in 3D for Noise2Noise pairs at a peak learning rate '
-          'of 2.5e-4 (at 5e-4 one of two runs failed), through another '
-          'training loop (Keras on JAX; TensorFlow does not run on the GPU machines this project '
-          'is lent): [Volumes and movies: on a GPU](volumes.md#on-a-gpu-the-3d-network-ahead).',
-          '']
+          gpu_line(read_json(GPU_JSON)), '']
   if missing:
     out += [f'Not measured here yet: {", ".join(missing)}.', '']
   seams = results['seams']
