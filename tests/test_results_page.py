@@ -933,7 +933,8 @@ def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_leve
     return [(np.full([2, 4, 4, 1], 450.0 / white_level, np.float32),
              np.full([2, 4, 4], 300.0 / white_level))]
 
-  def denoiser(model_dir, dims):
+  def denoiser(model_dir, dims, precision):
+    assert precision == 'auto'  # the page's networks are scored as denoise.py runs them
     calls.setdefault('denoisers', []).append((model_dir, dims))
     return lambda noisy: noisy - 150.0 / 300.0 if dims == 3 else noisy
 
