@@ -39,7 +39,8 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 from bench import json_output  # pylint: disable=g-import-not-at-top
-from n2n.model import unet  # pylint: disable=g-import-not-at-top
+from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from n2n.model import network  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 from tools import results_volumes  # pylint: disable=g-import-not-at-top
 
@@ -65,11 +66,11 @@ def n2n_run(seed, runs_dir, tests):
   return results_volumes.score(os.path.join(runs_dir, name), 2, tests, precision='float32')
 
 
-def initial_weights(seed, path):
-  """Writes build_unet's initial weights at seed (the 2D network of these settings,
-  as train.py --seed=seed builds it) to path as LAYER/INDEX arrays."""
-  model = unet.build_unet(channels=1, precision='float32', seed=seed, spatial_dims=2,
-                          width=FLAGS.network_width)
+def initial_weights(model_dir, path):
+  """Writes the initial weights of train.py's run in model_dir (its network built
+  from its own config.json at its seed, untrained) to path as LAYER/INDEX arrays."""
+  run_config = restore.read_run_config(model_dir)
+  model = network.build_run_network(run_config, 'float32', seed=run_config.run.seed)
   np.savez(path, **{f'{layer.name}/{index}': array for layer in model.layers
                     for index, array in enumerate(layer.get_weights())})
 
@@ -132,9 +133,10 @@ def main(argv):
              'precision': 'float32', 'scoring_precision': 'float32', 'runs': []}
   with tempfile.TemporaryDirectory() as runs_dir:
     for seed in seeds:
+      n2n_psnr = n2n_run(seed, runs_dir, tests)
       weights = os.path.join(runs_dir, f'initial_seed{seed}.npz')
-      initial_weights(seed, weights)
-      row = {'seed': seed, 'n2n': n2n_run(seed, runs_dir, tests),
+      initial_weights(os.path.join(runs_dir, f'n2n_seed{seed}'), weights)
+      row = {'seed': seed, 'n2n': n2n_psnr,
              'loop_same_start': loop_run(seed, runs_dir, weights),
              'loop': loop_run(seed, runs_dir)}
       results['runs'].append(row)

@@ -32,11 +32,19 @@ def test_a_volume_shallower_than_a_tile_is_refused():
     volumes_gpu.tile_starts(8, 32)
 
 
-def test_it_refuses_what_it_cannot_measure():
-  for argv in (['--dims=4'], ['--seconds=0'], ['--network_width=0'], ['--crop_size=48'],
-               ['--batch_size_2d=0'], ['--initial_weights=w.npz']):
+def test_it_refuses_what_it_cannot_measure(capsys):
+  for argv, message in ((['--dims=4'], '--dims=4: only 3 and 2'),
+                        (['--seconds=0'], '--seconds, --network_width'),
+                        (['--network_width=0'], '--seconds, --network_width'),
+                        (['--crop_size=48'], '--crop_size=48 must be a multiple of 32'),
+                        (['--crop_size=160'], '--crop_size=160 must be a multiple of 32 up to 128'),
+                        (['--batch_size_2d=0'], '--batch_size_2d must be'),
+                        (['--initial_weights=w.npz'], '--initial_weights: give one --dims'),
+                        (['--dims=2', '--initial_weights=/no/such.npz'],
+                         '--initial_weights=/no/such.npz: no such file')):
     with pytest.raises(SystemExit):
       volumes_gpu.parse_args(argv)
+    assert message in capsys.readouterr().err, argv
   args = volumes_gpu.parse_args(['--z_steps=2,4', '--dims=3'])
   assert args.z_steps == [2.0, 4.0] and args.dims == [3]
 
