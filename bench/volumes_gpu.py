@@ -179,19 +179,29 @@ def tile_starts(depth, tile_depth):
   return starts, chosen
 
 
+def learning_rate(run):
+  """A run's peak learning rate (runs from before it was recorded ran at their recipe's)."""
+  return run.get('learning_rate', RECIPES[run['dims']][3])
+
+
+def against_planes(results):
+  """[(run, 3D - 2D dB)] for every run of a result: a 3D run's mean PSNR less that of
+  the 2D run of its z step; None for 2D runs and for 3D runs without one."""
+  plane_runs = {run['z_step']: run for run in results['runs'] if run['dims'] == 2}
+  return [(run, run['mean_psnr'] - plane_runs[run['z_step']]['mean_psnr']
+           if run['dims'] == 3 and run['z_step'] in plane_runs else None)
+          for run in results['runs']]
+
+
 def table(results):
   """The markdown table of a result: a row per run, 3D runs against the 2D run of
-  their z step (runs from before learning rates were recorded ran at their recipe's)."""
-  rate = lambda run: run.get('learning_rate', RECIPES[run['dims']][3])
+  their z step."""
   lines = ['| z step (planes) | network | peak learning rate | steps | training s | '
            'PSNR per held-out volume | mean | 3D - 2D |', '|---|---|---|---|---|---|---|---|']
-  for run in results['runs']:
-    plane_runs = [other for other in results['runs']
-                  if other['dims'] == 2 and other['z_step'] == run['z_step']]
-    difference = (f'{run["mean_psnr"] - plane_runs[0]["mean_psnr"]:+.2f}'
-                  if run['dims'] == 3 and plane_runs else '')
+  for run, against in against_planes(results):
+    difference = '' if against is None else f'{against:+.2f}'
     network = '3D' if run['dims'] == 3 else '2D per plane'
-    lines.append(f'| {run["z_step"]:g} ({run["planes"]}) | {network} | {rate(run):g} | '
+    lines.append(f'| {run["z_step"]:g} ({run["planes"]}) | {network} | {learning_rate(run):g} | '
                  f'{run["steps"]} | {run["training_seconds"]:.1f} | '
                  + ', '.join(f'{value:.2f}' for value in run['psnr'])
                  + f' | {run["mean_psnr"]:.2f} | {difference} |')
@@ -347,7 +357,7 @@ def main(argv):
     print(f'z step {z_step:g}: {depth} planes, data in {time.time() - began:.1f} s', flush=True)
     input_psnr = [psnr(noisy[index, :depth], reference)
                   for index, reference in enumerate(references)]
-    plan = [(dims, RECIPES[dims][3]) for dims in args.dims]
+    plan = [(dims, args.recipes[dims][3]) for dims in args.dims]
     if 3 in args.dims:
       plan[args.dims.index(3) + 1:args.dims.index(3) + 1] = [(3, rate)
                                                             for rate in args.other_3d_rates]
@@ -398,12 +408,10 @@ def main(argv):
       json_output.write_results(args.output, results)
       print(f'z step {z_step:g} {dims}D at {peak:g}: {run["mean_psnr"]:.2f} dB ({total} steps, '
             f'{seconds:.1f} s; input {statistics.mean(input_psnr):.2f} dB)', flush=True)
-  for z_step in args.z_steps:
-    by_dims = {run['dims']: run for run in results['runs']
-               if run['z_step'] == z_step and run['learning_rate'] == RECIPES[run['dims']][3]}
-    if set(by_dims) == {2, 3}:
-      print(f'z step {z_step:g}: 3D - 2D {by_dims[3]["mean_psnr"] - by_dims[2]["mean_psnr"]:+.2f} '
-            'dB', flush=True)
+  for run, against in against_planes(results):
+    if against is not None:
+      print(f'z step {run["z_step"]:g}, 3D at {run["learning_rate"]:g}: 3D - 2D {against:+.2f} dB',
+            flush=True)
 
 
 if __name__ == '__main__':

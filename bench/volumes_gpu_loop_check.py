@@ -39,6 +39,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 from bench import json_output  # pylint: disable=g-import-not-at-top
+from bench import volumes_gpu  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.model import network  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
@@ -75,16 +76,22 @@ def initial_weights(model_dir, path):
                     for index, array in enumerate(layer.get_weights())})
 
 
+def loop_arguments(seed, output):
+  """bench/volumes_gpu.py's flags for a loop run at these settings."""
+  steps_per_call = 50 if FLAGS.steps % 50 == 0 else FLAGS.steps
+  return ['--dims=2', f'--z_steps={results_volumes.SPEC.z_spacing:g}',
+          f'--network_width={FLAGS.network_width}', f'--crop_size={FLAGS.crop_size}',
+          f'--batch_size_2d={FLAGS.batch_size}', '--precision=float32', f'--seed={seed}',
+          f'--max_steps={FLAGS.steps}', f'--steps_per_call={steps_per_call}', '--seconds=1e9',
+          f'--output={output}']
+
+
 def loop_run(seed, runs_dir, weights=''):
   """PSNR per held-out volume of bench/volumes_gpu.py's loop at these settings, from
   the initial weights in the .npz weights (empty: its own draw)."""
   output = os.path.join(runs_dir, f'loop_seed{seed}{"_weights" if weights else ""}.json')
-  steps_per_call = 50 if FLAGS.steps % 50 == 0 else FLAGS.steps
-  command = [FLAGS.jax_python, os.path.join(REPO_ROOT, 'bench', 'volumes_gpu.py'), '--dims=2',
-             '--z_steps=4', f'--network_width={FLAGS.network_width}',
-             f'--crop_size={FLAGS.crop_size}', f'--batch_size_2d={FLAGS.batch_size}',
-             '--precision=float32', f'--seed={seed}', f'--max_steps={FLAGS.steps}',
-             f'--steps_per_call={steps_per_call}', '--seconds=1e9', f'--output={output}']
+  command = [FLAGS.jax_python, os.path.join(REPO_ROOT, 'bench', 'volumes_gpu.py'),
+             *loop_arguments(seed, output)]
   if weights:
     command.append(f'--initial_weights={weights}')
   finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True,
@@ -116,10 +123,10 @@ def main(argv):
   del argv
   if not FLAGS.jax_python:
     raise SystemExit('--jax_python: give a Python with jax and keras installed')
-  if FLAGS.crop_size < 32 or FLAGS.crop_size % 32 or FLAGS.crop_size > 128:
-    raise SystemExit(f'--crop_size={FLAGS.crop_size}: a multiple of 32 up to 128 (the planes)')
-  if min(FLAGS.steps, FLAGS.network_width, FLAGS.batch_size) < 1:
-    raise SystemExit('--steps, --network_width and --batch_size must be 1 or more')
+  if FLAGS.steps < 1:
+    raise SystemExit(f'--steps={FLAGS.steps} must be 1 or more')
+  # The loop's own checks (crop size, width, batch), before any training: one line on stderr.
+  volumes_gpu.parse_args(loop_arguments(0, ''))
   try:
     seeds = [int(seed) for seed in FLAGS.seeds]
   except ValueError:

@@ -4,6 +4,7 @@ which the suite does not install): how it cuts a stack into tiles, and its flags
 import json
 import os
 
+import numpy as np
 import pytest
 
 from bench import volumes_gpu
@@ -94,3 +95,17 @@ def test_the_volumes_page_quotes_each_side_of_the_loop_check_with_its_own_figure
           f"crops, batch {results['batch_size']}, {results['steps']} steps, seeds "
           f"{min(seeds)}-{max(seeds)}") in text
   assert results['precision'] == results['scoring_precision'] == 'float32'
+
+
+def test_it_restates_the_results_pages_phantom_data_and_score():
+  # It cannot import tools/results_volumes.py (TensorFlow) on the GPU machines: its copies
+  # of the page's white level, seeds and PSNR must stay those of the page.
+  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  assert volumes_gpu.WHITE_LEVEL == results_volumes.WHITE_LEVEL
+  assert volumes_gpu.TRAIN_SEEDS == results_volumes.TRAIN_SEEDS
+  assert volumes_gpu.TEST_SEEDS == results_volumes.TEST_SEEDS
+  assert volumes_gpu.TABLE_SPEC == results_volumes.SPEC
+  rng = np.random.default_rng(0)
+  reference = rng.uniform(0.1, 0.9, (4, 8, 8))
+  estimate = reference + rng.normal(0, 0.05, reference.shape)
+  assert volumes_gpu.psnr(estimate, reference) == results_volumes.psnr(estimate, reference)

@@ -56,6 +56,7 @@ from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import volumes_gpu  # pylint: disable=g-import-not-at-top
 from tools import provenance  # pylint: disable=g-import-not-at-top
 
 DATA = os.path.join(REPO_ROOT, 'data', 'volumes')
@@ -554,13 +555,11 @@ def _provenance(results):
 def gpu_line(gpu):
   """The line under the goal on bench/volumes_gpu.py's H200 measurement (its JSON,
   GPU_JSON): each 3D run's difference from the 2D run of its z step, by learning rate."""
-  plane_runs = {run['z_step']: run for run in gpu['runs'] if run['dims'] == 2}
   by_rate = {}
-  for run in gpu['runs']:
-    if run['dims'] == 3 and run['z_step'] in plane_runs:
-      difference = run['mean_psnr'] - plane_runs[run['z_step']]['mean_psnr']
+  for run, difference in volumes_gpu.against_planes(gpu):
+    if difference is not None:
       failed = run['mean_psnr'] < statistics.mean(run['input_psnr'])
-      by_rate.setdefault(run['learning_rate'], []).append(
+      by_rate.setdefault(volumes_gpu.learning_rate(run), []).append(
           f'{difference:+.2f} dB at z step {run["z_step"]:g}'
           + (f' (a failed run: {run["mean_psnr"]:.2f} dB, below the noisy input)' if failed else ''))
   rate_name = lambda rate: f'{rate:.1e}'.replace('e-0', 'e-')
