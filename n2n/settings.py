@@ -29,26 +29,15 @@ def setting(default, help_text, *, choices=None, minimum=None, maximum=None, mul
       'multiple_of': multiple_of, 'required': required, 'flag': flag})
 
 
-def derived(default, legacy_key=None):
-  """A field no flag sets: the run fills it in (e.g. from its data's manifest).
-
-  legacy_key: the top-level config.json key that held it before it moved into
-  its section, so that earlier runs' files still read; None for a field that
-  was never elsewhere.
-  """
-  return dataclasses.field(default=default, metadata={'legacy_key': legacy_key})
+def derived(default):
+  """A field no flag sets: the run fills it in (e.g. from its data's manifest)."""
+  return dataclasses.field(default=default, metadata={})
 
 
-def section(config_class, flag_prefix, legacy_key=None):
-  """A nested config whose fields become flags named flag_prefix + field name.
-
-  legacy_key: where an earlier config.json layout held this section's fields
-  (a section that moved into another): a top-level key, or a tuple of keys
-  down nested sections; None if it never moved.
-  """
+def section(config_class, flag_prefix):
+  """A nested config whose fields become flags named flag_prefix + field name."""
   return dataclasses.field(default_factory=config_class,
-                           metadata={'section': config_class, 'flag_prefix': flag_prefix,
-                                     'legacy_key': legacy_key})
+                           metadata={'section': config_class, 'flag_prefix': flag_prefix})
 
 
 @dataclasses.dataclass(frozen=True)
@@ -96,33 +85,27 @@ def settings_of(config_class, prefix='', path=()):
   return found
 
 
-def leaves_of(config_class, prefix='', path=(), legacy=None):
+def leaves_of(config_class, earlier_places=None, prefix='', path=(), moved=()):
   """Every non-section field of a config class as a Leaf, nested sections flattened.
 
-  A field's earlier places: its section's legacy_key path (a section that
-  moved) + its name, its flag name at the top level (flags never change, and
-  config.json was flat but for its sections before), and a derived field's own
-  legacy_key.
+  A field's earlier places: those of the sections above it (earlier_places:
+  path -> earlier places, n2n/config/legacy.py), with the path below them;
+  its own entry in earlier_places; and its flag name at the top level (flags
+  never change, and config.json was flat but for its sections before).
   """
+  earlier_places = earlier_places or {}
   found = []
   for field in dataclasses.fields(config_class):
+    here = path + (field.name,)
+    places = tuple(place + (field.name,) for place in moved) + earlier_places.get(here, ())
     meta = field.metadata
     if 'section' in meta:
-      moved = meta['legacy_key'] or (legacy + (field.name,) if legacy else None)
-      if isinstance(moved, str):
-        moved = (moved,)
-      found += leaves_of(meta['section'], prefix + meta['flag_prefix'], path + (field.name,),
-                         moved)
+      found += leaves_of(meta['section'], earlier_places, prefix + meta['flag_prefix'], here,
+                         places)
       continue
-    earlier = []
-    if legacy:
-      earlier.append(legacy + (field.name,))
     if 'help' in meta:
-      earlier.append((meta['flag'] or prefix + field.name,))
-    if meta.get('legacy_key'):
-      earlier.append((meta['legacy_key'],))
-    found.append(Leaf(path + (field.name,),
-                      tuple(place for place in earlier if place != path + (field.name,))))
+      places += ((meta['flag'] or prefix + field.name,),)
+    found.append(Leaf(here, tuple(place for place in places if place != here)))
   return found
 
 
@@ -164,17 +147,17 @@ def check_settings(config):
     check_setting(spec, value_at(config, spec.path))
 
 
-def from_dict(config_class, values):
+def from_dict(config_class, values, earlier_places=None):
   """Builds a config from a dict such as a parsed config.json.
 
   Lists become tuples, nested sections nested configs; keys this version
   does not know are ignored, so an older or newer config.json still reads. A
   field missing from its place is looked for where earlier layouts held it
-  (leaves_of): config.json written before the sections kept every setting at
-  the top level under its flag name.
+  (leaves_of with earlier_places): config.json written before the sections
+  kept every setting at the top level under its flag name.
   """
   nested = {}
-  for leaf in leaves_of(config_class):
+  for leaf in leaves_of(config_class, earlier_places):
     for place in (leaf.path,) + leaf.legacy_paths:
       found, value = _lookup(values, place)
       if found:

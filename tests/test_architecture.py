@@ -12,24 +12,29 @@ from tests.conftest import REPO_ROOT
 FORBIDDEN = {
     # Writing exports uses serving (the denoiser for test outputs); serving
     # only reads them (n2n/inference/exported_model.py).
-    'exports': ('training', 'evaluation'),
-    'inference': ('training', 'evaluation', 'exports'),
+    'exports': ('training', 'evaluation', 'pipelines'),
+    'inference': ('training', 'evaluation', 'exports', 'pipelines'),
     'evaluation': ('training',),
     'training': ('inference', 'exports'),  # it reaches the network through evaluation
-    # Methods declare what the trainer, evaluation and export ask of them.
-    'methods': ('training', 'evaluation', 'inference', 'exports', 'model'),
-    'data': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods'),
-    'model': ('training', 'evaluation', 'inference', 'exports', 'data', 'methods'),
+    # A method's tensors: its training examples, loss term and held-out loss.
+    'pipelines': ('training', 'evaluation', 'inference', 'exports', 'model'),
+    # Methods declare what the trainer, evaluation and export ask of them, in
+    # declarations that n2n/config reads: no tensor code.
+    'methods': ('training', 'evaluation', 'inference', 'exports', 'model', 'data',
+                'pipelines'),
+    'data': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods', 'pipelines'),
+    'model': ('training', 'evaluation', 'inference', 'exports', 'data', 'methods', 'pipelines'),
     'corruptions': ('training', 'evaluation', 'inference', 'exports', 'data', 'model',
-                    'methods'),
+                    'methods', 'pipelines'),
     # Reading noise needs the data readers only; training and serving ask it.
-    'diagnosis': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods'),
+    'diagnosis': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods',
+                  'pipelines'),
 }
 # The modules at the package's root (config, settings, config_flags, run_dir...) are
 # what every layer uses; they use none of the layers that run things.
-ROOT_FORBIDDEN = ('training', 'evaluation', 'inference', 'exports')
-PACKAGES = ('training', 'evaluation', 'inference', 'exports', 'methods', 'data', 'model',
-            'corruptions', 'diagnosis')
+ROOT_FORBIDDEN = ('training', 'evaluation', 'inference', 'exports', 'pipelines')
+PACKAGES = ('training', 'evaluation', 'inference', 'exports', 'pipelines', 'methods', 'data',
+            'model', 'corruptions', 'diagnosis')
 
 
 def _n2n_imports(path):

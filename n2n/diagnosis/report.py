@@ -8,6 +8,7 @@ import dataclasses
 
 import numpy as np
 
+from n2n.diagnosis import noise_kinds
 from n2n.diagnosis import noise_statistics
 
 # Lag-1 correlation from which noise counts as spatially correlated: pooled
@@ -20,8 +21,6 @@ CORRELATED = 0.2
 LINE_FAR = 0.05
 LINE_OTHER_AXIS = 0.03
 CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}
-# The structN2V line that hides each kind of line noise (both: rows, the sCMOS readout's).
-LINE_MASKS = {'rows': 'rows', 'columns': 'columns', 'rows and columns': 'rows'}
 
 
 @dataclasses.dataclass(frozen=True)
@@ -91,11 +90,11 @@ def recommend(profile):
         '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2) where no flag '
         'gives them; crops must be multiples of 128.', pairs))
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
-                               f'--blind_spot_line={LINE_MASKS[kind]}',
+                               f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (
       f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
       'On one capture of each scene train blind-spot with structN2V lines along the '
-      f'{LINE_MASKS[kind]}: the masked pixel\'s line is hidden from the network, so the noise '
+      f'{noise_kinds.LINE_MASKS[kind]}: the masked pixel\'s line is hidden from the network, so the noise '
       'it shares cannot be learned (train.py chooses the line from this diagnosis where no '
       'flag gives it). Noise shared by a whole line stays where the network sees the rest '
       'of that line.', pairs))

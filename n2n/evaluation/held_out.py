@@ -16,7 +16,7 @@ of scenes (scoring.evaluate_scenes).
   image denoised, the squared error at the masked pixels (1% of the pixels,
   more than in training).
 
-Each method defines its loss (held_out_loss in n2n/methods/); this module
+Each method defines its loss (held_out_loss in n2n/pipelines/); this module
 gives it the fixed draws of every image.
 
 Each is the method's own loss, so it judges what the method trains: the
@@ -33,6 +33,7 @@ the network's.
 import tensorflow as tf
 
 from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 
 # Mixed into the held-out seeds, so they differ from the evaluation noise's.
 _HELD_OUT_KEY = 0x4E1D
@@ -55,8 +56,8 @@ def make_held_out_loss(method_name, denoise, seed, run_config=None):
     run_config: the run's TrainConfig (its strides and masks), or None for the
       method's defaults.
   """
-  method = methods_registry.get(method_name)
-  if not method.single_image:
+  if not methods_registry.get(method_name).single_image:
     return None
-  return lambda noisy, index: method.held_out_loss(denoise, noisy, held_out_seed(seed, index),
-                                                   run_config)
+  pipeline = pipelines.get(method_name)
+  return lambda noisy, index: pipeline.held_out_loss(denoise, noisy, held_out_seed(seed, index),
+                                                     run_config)

@@ -1,13 +1,12 @@
 """What every training method declares, and what the rest of n2n may ask of it.
 
 A method is how a batch of training crops becomes (input, target[, mask]) and
-what the loss adds to the per-pixel error. The trainer, evaluation, export and
-the BioImage Model Zoo package ask the method (n2n/methods/registry.py) and
-never compare method names.
-
-Declarations are read by n2n/config.py, which imports no TensorFlow (reading
-a config.json stays cheap): a method's module therefore imports its tensor
-code (n2n/data/...) inside the functions that run it, not at the top.
+what the loss adds to the per-pixel error. Its declaration here (name,
+settings, the checks and choices its settings need, how the trained network is
+run) imports no TensorFlow: n2n/config reads it, and reading a config.json
+stays cheap. Its tensors (training examples, loss term, held-out loss) are its
+pipeline, n2n/pipelines/. The trainer, evaluation, export and the BioImage
+Model Zoo package ask the registries and never compare method names.
 """
 
 import abc
@@ -41,6 +40,7 @@ class Method(abc.ABC):
 
   Attributes:
     name: the --method value.
+    summary: what it trains from, one sentence of --method's help.
     settings_class: a frozen dataclass of settings.setting(...) fields, or
       None; its fields become flags named flag_prefix + field name and live in
       the run's config as config.method.<name>.
@@ -63,6 +63,7 @@ class Method(abc.ABC):
       target plane).
   """
   name = ''
+  summary = ''
   settings_class = None
   flag_prefix = ''
   single_image = False
@@ -117,20 +118,8 @@ class Method(abc.ABC):
   def check_data_kinds(self, kinds):
     """Refuses training data of kinds ('images', 'scenes', 'noisy_images') it cannot use."""
 
-  @abc.abstractmethod
-  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
-    """The training tf.data.Dataset of one input pipeline: dicts with 'input',
-    'target' ([B, S, S, C] float32) and optionally 'target_mask' and whatever
-    regulariser() reads."""
-
-  def regulariser(self, config):
-    """None, or fn(prediction, batch, predict_without_gradient, step_fraction) ->
-    [B] float32 added to the per-example loss; predict_without_gradient(images)
-    runs the network outside the gradient tape."""
-    return None
-
   def examples_per_crop(self, config):
-    """Training examples build_dataset makes of each crop (the loss is their mean)."""
+    """Training examples its pipeline makes of each crop (the loss is their mean)."""
     return 1
 
   def inference_scheme(self, config):
@@ -145,16 +134,8 @@ class Method(abc.ABC):
     gave none; {} when it has none."""
     return {}
 
-  def held_out_loss(self, denoise, noisy, seed, config=None):
-    """The method's own loss on a held-out noisy image (a score without any
-    reference), or None for methods that have references to score against.
-
-    Args:
-      denoise: fn([h, w, C] float32) -> [h, w, C] float32, any size: the
-        network as it trains (without the InferenceScheme).
-      noisy: [H, W, C] float32 on the network's scale.
-      seed: [2] int32 tensor, fixed per image.
-      config: the run's TrainConfig (its method's settings), or None for the
-        method's defaults.
-    """
+  def noise_advice(self, config, kind):
+    """What train.py's start-up warning advises where the training data's noise
+    (n2n/diagnosis/report.py kind) breaks an assumption the run makes as set,
+    in one sentence; None where it makes none."""
     return None

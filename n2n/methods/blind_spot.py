@@ -15,17 +15,12 @@ checkerboard artefacts; it is the user's choice, not forced.
 
 import dataclasses
 
+from n2n.diagnosis import noise_kinds
 from n2n.methods import single_image
 from n2n.settings import setting
 
 # The loss at the masked pixels only; the only loss blind-spot training takes.
 MASKED_LOSS = 'masked_l2'
-# Held-out images mask more pixels than training does: one pass over an image
-# then gives thousands of terms, and the masks stay sparse enough that a median
-# almost never includes another masked pixel.
-HELD_OUT_MASK_FRACTION = 0.01
-
-
 # structN2V lines ('rows' and 'columns' last); 'auto' is chosen from the
 # diagnosis of the training data.
 LINE_AXES = ('auto', 'none', 'rows', 'columns')
@@ -80,6 +75,8 @@ def line_of(settings):
 
 class BlindSpot(single_image.SingleImageMethod):
   name = 'blind_spot'
+  summary = ('from single noisy images: masked pixels predicted from their neighbourhood '
+             '(Noise2Void, N2V2), as neighbor2neighbor from fixed captures or scenes.')
   settings_class = Settings
   flag_prefix = 'blind_spot_'
   title = 'blind-spot (single noisy images)'
@@ -122,35 +119,11 @@ class BlindSpot(single_image.SingleImageMethod):
     if settings.line == 'auto':
       # The line diagnose.py recommends for line noise (one per masked pixel:
       # noise along rows and columns gets the rows', the column noise stays).
-      from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top  (numpy)
-      chosen['blind_spot_line'] = report.LINE_MASKS.get(kind, 'none')
+      chosen['blind_spot_line'] = noise_kinds.LINE_MASKS.get(kind, 'none')
     line = chosen.get('blind_spot_line', settings.line)
     if settings.line_span == CHOSEN_SPAN and line in LINE_AXES[2:]:
       chosen['blind_spot_line_span'] = chosen_span(config.data.crop_size)
     return chosen
-
-  def elements(self, noisy, seed, config):
-    from n2n.data import single_image_pairs  # pylint: disable=g-import-not-at-top
-    settings = self.settings(config)
-    return single_image_pairs.blind_spot_pair(noisy, settings.fraction, seed, line_of(settings),
-                                              line_span_of(settings))
-
-  def held_out_view_loss(self, denoise, noisy, seed, config=None,
-                         fraction=HELD_OUT_MASK_FRACTION):
-    """Mean squared error at masked pixels of the denoised masked image (a
-    blind-spot network's prediction of pixels it cannot see), with the run's
-    structN2V lines."""
-    # pylint: disable=g-import-not-at-top  (see n2n/methods/base.py)
-    import numpy as np
-    import tensorflow as tf
-    from n2n.data import single_image_pairs
-    settings = self.settings(config) if config else Settings()
-    pair = single_image_pairs.blind_spot_pair(tf.constant(noisy[np.newaxis], tf.float32),
-                                              fraction, seed, line_of(settings),
-                                              line_span_of(settings))
-    mask = pair['target_mask'][0].numpy()
-    error = np.square(denoise(pair['input'][0].numpy()) - noisy) * mask
-    return float(error.sum() / (mask.sum() * noisy.shape[-1]))
 
 
 METHOD = BlindSpot()

@@ -19,6 +19,8 @@ from n2n.methods import base
 
 class NeighbouringFrames(base.Method):
   name = 'neighbouring_frames'
+  summary = ('movies of one acquisition (--noise=none, 3D): each frame\'s target is the '
+             'next frame (DeepCAD-RT).')
   # One acquisition per movie, but not a single-image method in base.Method's
   # sense: it has no held-out loss and no pixel-shuffle scheme.
   single_image = False
@@ -38,12 +40,6 @@ class NeighbouringFrames(base.Method):
                        f'not --noise={config.corruption.noise}')
     if config.method.target != 'noisy':
       raise ValueError('--method=neighbouring_frames has no clean target (--target=noisy)')
-
-  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
-    # pylint: disable=g-import-not-at-top  (tensor code; see n2n/methods/base.py)
-    from n2n.data import volume_pipeline
-    return volume_pipeline.build_frames_dataset(config, per_replica_batch, cache, start_step,
-                                                input_context)
 
 
 METHOD = NeighbouringFrames()

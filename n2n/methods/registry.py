@@ -1,15 +1,15 @@
 """The training methods by name: the one place that lists them.
 
 A new method is a module of this package defining METHOD (a base.Method), one
-line below, its tests, a config file and a README line; its settings become
-flags and a part of the run's method section by themselves (settings_fields).
+line below, its pipeline (n2n/pipelines/), its tests, a config file and a
+README line; a method with settings of its own also gets a section in
+n2n/config/method.py (its flags then follow from its declarations).
 """
 
 from n2n.methods import blind_spot
 from n2n.methods import neighbor2neighbor
 from n2n.methods import neighbouring_frames
 from n2n.methods import pairs
-from n2n.settings import section
 
 _METHODS = {method.name: method for method in (pairs.METHOD, neighbor2neighbor.METHOD,
                                                blind_spot.METHOD, neighbouring_frames.METHOD)}
@@ -25,11 +25,6 @@ def get(name):
     raise ValueError(f'--method={name!r} is not one of {", ".join(NAMES)}') from None
 
 
-def settings_fields():
-  """(name, type, field) of one section per method that has settings: that
-  method's settings, flags prefixed with its flag_prefix; n2n/config.py makes
-  them part of the run's method section (config.method.<name>.<setting>).
-  Runs written before that section held them under 'methods'."""
-  return [(method.name, method.settings_class,
-           section(method.settings_class, method.flag_prefix, ('methods', method.name)))
-          for method in _METHODS.values() if method.settings_class is not None]
+def help_text():
+  """--method's help: each method's summary, in the registry's order."""
+  return ' '.join(f'{method.name}: {method.summary}' for method in _METHODS.values())

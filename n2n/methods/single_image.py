@@ -1,7 +1,7 @@
 """What the methods that train from one noisy capture of each scene share:
-their refusals, fixed captures for synthetic noise, their pipeline (noisy
-crops, n2n/data/noisy_crops.py, turned into the method's elements), and
-pixel-shuffle downsampling for noise correlated between neighbouring pixels.
+their refusals, fixed captures for synthetic noise, and pixel-shuffle
+downsampling for noise correlated between neighbouring pixels (their pipeline,
+noisy crops turned into the method's elements: n2n/pipelines/single_image.py).
 
 Pixel-shuffle (Zhou et al. 2020; AP-BSN, Lee et al., CVPR 2022): with a
 training stride s every crop becomes its s x s sub-images of every s-th pixel
@@ -13,7 +13,6 @@ smaller than the training stride: sub-images closer to the image keep more of
 its detail, at the price of more of the noise's correlation.
 """
 
-import abc
 import dataclasses
 
 from n2n.methods import base
@@ -79,6 +78,18 @@ class SingleImageMethod(base.Method):
   def inference_scheme(self, config):
     return base.InferenceScheme(stride=stride_of(self.settings(config).inference_stride))
 
+  def noise_advice(self, config, kind):
+    if kind == 'independent' or not self.assumes_independent_pixels(config):
+      return None
+    if kind != 'correlated':
+      return self.line_noise_advice
+    if self.correlated_strides[0] > 1:
+      return (f'Leave --{self.flag_prefix}stride at 0 with crops a multiple of '
+              f'{self.crop_multiple * self.correlated_strides[0]} to let the diagnosis choose '
+              'pixel-shuffle strides')
+    return ('--method=neighbor2neighbor trains through pixel-shuffle strides chosen for it '
+            '(docs/correlated_noise.md)')
+
   def assumes_independent_pixels(self, config):
     """True when the run trains as if the noise were independent between
     neighbouring pixels (no scheme against correlated noise)."""
@@ -133,67 +144,3 @@ class SingleImageMethod(base.Method):
                   if stride > 1 else '')
       raise ValueError(f'--crop_size={config.data.crop_size}: --method={self.name}{shuffled} '
                        f'needs a multiple of {multiple}: {self.crop_note}')
-
-  def held_out_loss(self, denoise, noisy, seed, config=None):
-    """The method's loss on a held-out image as it trains: on the stride x
-    stride sub-images of the image (cropped to a multiple of the training
-    stride), each scored by held_out_view_loss with its own seed, averaged. At
-    stride 1 the image itself, with the seed as given."""
-    stride = self.training_stride(config) if config else 1
-    if stride == 1:
-      return self.held_out_view_loss(denoise, noisy, seed, config)
-    import tensorflow as tf  # pylint: disable=g-import-not-at-top  (see n2n/methods/base.py)
-    height, width = noisy.shape[0] // stride * stride, noisy.shape[1] // stride * stride
-    losses = [self.held_out_view_loss(
-        denoise, noisy[row:height:stride, column:width:stride],
-        tf.cast(tf.random.experimental.stateless_fold_in(seed, row * stride + column), tf.int32),
-        config)
-              for row in range(stride) for column in range(stride)]
-    return float(sum(losses) / len(losses))
-
-  @abc.abstractmethod
-  def held_out_view_loss(self, denoise, noisy, seed, config=None):
-    """The method's own loss on one held-out [H, W, C] float32 image (see
-    base.Method.held_out_loss), a python float; config None: the method's
-    default settings."""
-
-  @abc.abstractmethod
-  def elements(self, noisy, seed, config):
-    """One batch's training element: noisy [B, S, S, C] float32 crops (volumes:
-    [B, D, S, S, C]), seed [2] int32 (per batch) -> dict with 'input' and
-    'target' at least."""
-
-  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
-    # pylint: disable=g-import-not-at-top  (tensor code; see n2n/methods/base.py)
-    from n2n.data import noisy_crops
-    from n2n.data import volume_pipeline
-    if config.model.spatial_dims == 3:
-      build = volume_pipeline.build_noisy_volume_dataset
-    else:
-      build = noisy_crops.build_noisy_crops_dataset
-    crops = build(config, per_replica_batch, cache, start_step, input_context)
-    pipeline_id = input_context.input_pipeline_id if input_context else 0
-    seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
-    return self.elements_dataset(crops, seed, config)
-
-  def elements_dataset(self, noisy_batches, seed, config):
-    """tf.data.Dataset of [B, S, S, C] float32 noisy crops -> of elements().
-
-    seed: [2] int64 stateless seed of the pipeline and resume step; every batch
-    folds its index in, so draws differ per image and per step and repeat
-    exactly for the same seed.
-
-    With a training stride s each batch of B crops becomes s * s * B
-    sub-images (n2n/data/pixel_shuffle.py) before elements().
-    """
-    import tensorflow as tf  # pylint: disable=g-import-not-at-top
-
-    from n2n.data import pixel_shuffle  # pylint: disable=g-import-not-at-top
-    stride = self.training_stride(config)
-
-    def element(index, noisy):
-      batch_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, index), tf.int32)
-      return self.elements(pixel_shuffle.shuffle_down(noisy, stride), batch_seed, config)
-
-    return noisy_batches.enumerate().map(element, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
-        tf.data.AUTOTUNE)

@@ -12,8 +12,9 @@ from n2n import hardware
 from n2n import run_dir
 from n2n.diagnosis import report as diagnosis_report
 from n2n.evaluation import evaluator
-from n2n.methods import registry as methods_registry
 from n2n.evaluation import summaries
+from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from n2n.training import actions
 from n2n.training import best
 from n2n.training import controller
@@ -48,22 +49,14 @@ def _log_noise(config, profile, records):
   logging.info('Training data noise, from %d record(s): %s. diagnose.py on the source '
                'folder tells more.', records, diagnosis_report.summary_line(profile))
   kind = diagnosis_report.kind_of(profile)
-  method = methods_registry.get(config.method.name)
-  if method.single_image and kind != 'independent' and method.assumes_independent_pixels(config):
-    if kind != 'correlated':
-      advice = method.line_noise_advice
-    elif method.correlated_strides[0] > 1:
-      advice = (f'Leave --{method.flag_prefix}stride at 0 with crops a multiple of '
-                f'{method.crop_multiple * method.correlated_strides[0]} to let the diagnosis '
-                'choose pixel-shuffle strides')
-    else:
-      advice = ('--method=neighbor2neighbor trains through pixel-shuffle strides chosen for it '
-                '(docs/correlated_noise.md)')
+  advice = methods_registry.get(config.method.name).noise_advice(config, kind)
+  if advice:
     logging.warning('--method=%s as set assumes noise independent from pixel to pixel, but this '
                     'data\'s noise is %s (correlation at lag 1 %.2f): the network learns to '
                     'keep much of it. %s; two captures of each scene, trained with '
                     '--method=pairs, need only independent captures.', config.method.name, kind,
                     profile.correlation_lag1, advice)
+
 
 def _noise_kind(inputs):
   """'correlated', 'rows'... of real captures as diagnosed, else 'pixel-independent
@@ -124,8 +117,8 @@ def train_and_evaluate(config, strategy):
 
 def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
   """The training dataset of one input pipeline, for the data kind and --method."""
-  return methods_registry.get(config.method.name).build_dataset(config, per_replica_batch, cache,
-                                                           start_step, input_context)
+  return pipelines.get(config.method.name).build_dataset(config, per_replica_batch, cache,
+                                                         start_step, input_context)
 
 
 def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request):

@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from n2n import run_dir
 from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from n2n.model import network
 from n2n.training import controller
 from n2n.training import gradient_clipping
@@ -188,7 +189,7 @@ class Trainer:
 
     # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
     method = methods_registry.get(config.method.name)
-    regulariser = method.regulariser(config)
+    regulariser = pipelines.get(config.method.name).regulariser(config)
     # Training examples per crop of the global batch (a pixel-shuffle stride s
     # makes s * s sub-images of each): the loss is their mean.
     examples = config.optimisation.batch_size * method.examples_per_crop(config)

@@ -7,7 +7,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.data import single_image_pairs as pairs
-from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from n2n.training import losses
 
 _DIAGONALS = ({0, 3}, {1, 2})
@@ -58,9 +58,9 @@ def test_positions_are_random_per_image_and_step_and_repeat_for_a_seed():
   assert (first != second).mean() > 0.5  # two images of one batch
   # Through the dataset: every batch folds its index into the run's seed.
   noisy = tf.data.Dataset.from_tensors(_numbered(2, 64, 1)).repeat(3)
-  method = methods_registry.get('neighbor2neighbor')
+  pipeline = pipelines.get('neighbor2neighbor')
   config = config_lib.train_config(method='neighbor2neighbor')
-  run = lambda: [element['positions'].numpy() for element in method.elements_dataset(
+  run = lambda: [element['positions'].numpy() for element in pipeline.elements_dataset(
       noisy, tf.constant([1, 2], tf.int64), config)]
   again, other = run(), run()
   for ours, theirs in zip(again, other):
@@ -232,7 +232,7 @@ def test_volumes_are_subsampled_plane_by_plane_with_draws_of_their_own():
 
 
 def test_the_regulariser_of_volumes_compares_each_volume_with_the_same_sampling_of_its_output():
-  from n2n.methods import neighbor2neighbor  # pylint: disable=g-import-not-at-top
+  from n2n.pipelines import neighbor2neighbor  # pylint: disable=g-import-not-at-top
   noisy = tf.random.stateless_uniform([3, 2, 8, 8, 1], [4, 4])
   pair = pairs.neighbor2neighbor_pair(noisy, tf.constant([5, 6]))
   # An identity network: f(g1(y)) - g2(y) equals g1(f(y)) - g2(f(y)) exactly.
@@ -274,7 +274,7 @@ def test_2x2x2_cells_take_two_voxels_adjacent_along_z_y_or_x_of_every_cell():
 
 
 def test_the_regulariser_of_2x2x2_cells_samples_the_output_as_the_pair():
-  from n2n.methods import neighbor2neighbor  # pylint: disable=g-import-not-at-top
+  from n2n.pipelines import neighbor2neighbor  # pylint: disable=g-import-not-at-top
   noisy = tf.random.stateless_uniform([3, 4, 8, 8, 1], [4, 4])
   pair = pairs.neighbor2neighbor_pair(noisy, tf.constant([5, 6]), cells='xyz')
   term = neighbor2neighbor.regulariser_term(pair['input'], pair['target'], noisy,

@@ -11,6 +11,7 @@ from n2n.evaluation import held_out
 from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from tests.conftest import smooth_image
 
 
@@ -123,9 +124,9 @@ def test_a_pixel_shuffle_run_is_scored_on_the_sub_images_it_trains_on(method):
       assert np.isin(image, view).mean() == 1.0
   # Each view's own draw: the average of the views' losses with their folded seeds.
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  single_image_method = methods_registry.get(method)
+  single_image_pipeline = pipelines.get(method)
   base_seed = held_out.held_out_seed(7, 0)
-  expected = np.mean([single_image_method.held_out_view_loss(
+  expected = np.mean([single_image_pipeline.held_out_view_loss(
       _box_blur(3), view,
       tf.cast(tf.random.experimental.stateless_fold_in(base_seed, index), tf.int32), config)
                       for index, view in enumerate(views)])

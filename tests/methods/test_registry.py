@@ -129,3 +129,33 @@ def test_the_diagnosis_chooses_only_the_settings_no_flag_gave(method, kind, crop
     assert getattr(getattr(updated.method, method), flag[len(method) + 1:]) == value
   # Chosen once, nothing is left to choose.
   assert config_lib.with_settings_for_noise(updated, kind)[1] == {}
+
+
+def test_every_method_has_a_pipeline_that_declares_it():
+  from n2n.pipelines import base as pipelines_base  # pylint: disable=g-import-not-at-top
+  from n2n.pipelines import registry as pipelines  # pylint: disable=g-import-not-at-top
+  for name in registry.NAMES:
+    pipeline = pipelines.get(name)
+    assert isinstance(pipeline, pipelines_base.Pipeline)
+    assert pipeline.method is registry.get(name)
+  with pytest.raises(ValueError, match=r"--method='noise2self' is not one of pairs, "):
+    pipelines.get('noise2self')
+
+
+def test_the_method_section_holds_a_part_for_each_method_with_settings_and_no_other():
+  import dataclasses  # pylint: disable=g-import-not-at-top
+  parts = {field.name: field.metadata for field in dataclasses.fields(config_lib.MethodConfig)
+           if 'section' in field.metadata}
+  with_settings = [name for name in registry.NAMES
+                   if registry.get(name).settings_class is not None]
+  assert sorted(parts) == sorted(with_settings)
+  for name, meta in parts.items():
+    assert meta['section'] is registry.get(name).settings_class
+    assert meta['flag_prefix'] == registry.get(name).flag_prefix
+
+
+def test_methods_help_names_every_method():
+  help_text = next(spec.help for spec in settings_lib.settings_of(config_lib.TrainConfig)
+                   if spec.flag == 'method')
+  for name in registry.NAMES:
+    assert f'{name}: ' in help_text and registry.get(name).summary in help_text

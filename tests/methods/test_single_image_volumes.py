@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from n2n.training import preflight
 from tests.helpers import volumes as volume_helpers
 
@@ -41,7 +41,7 @@ def test_3d_elements_come_from_crops_of_one_acquisition(two_level_scenes, method
                                                         shapes):
   config = _checked(two_level_scenes, method=method, crop_size=crop_size, crops_per_image=2)
   assert config.model.spatial_dims == 3
-  dataset = methods_registry.get(method).build_dataset(config, 2, False, 0, None)
+  dataset = pipelines.get(method).build_dataset(config, 2, False, 0, None)
   levels = set()
   for batch in dataset.take(6):
     assert {key: tuple(value.shape) for key, value in batch.items()} == shapes

@@ -45,8 +45,8 @@ def test_a_pixel_shuffle_runs_loss_is_the_mean_over_every_sub_image():
                                    precision='float32', seed=5, gradient_clip_multiple=0.0)
   trainer = trainer_lib.Trainer(config, distribute.create_strategy('default'), 'float32')
   noisy = tf.data.Dataset.from_tensors(tf.random.stateless_uniform([2, 64, 64, 3], [4, 2]))
-  from n2n.methods import registry as methods_registry  # pylint: disable=g-import-not-at-top
-  elements = methods_registry.get('blind_spot').elements_dataset(
+  from n2n.pipelines import registry as pipelines  # pylint: disable=g-import-not-at-top
+  elements = pipelines.get('blind_spot').elements_dataset(
       noisy, tf.constant([1, 2], tf.int64), config)
   batch = next(iter(elements))
   assert batch['input'].shape == (8, 32, 32, 3)

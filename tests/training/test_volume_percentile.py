@@ -13,7 +13,7 @@ from n2n.data import phantom
 from n2n.data import scene_writer
 from n2n.data import volume_pipeline
 from n2n.data import volumes
-from n2n.methods import registry as methods_registry
+from n2n.pipelines import registry as pipelines
 from n2n.inference import noisy_volumes
 from n2n.training import preflight
 from tests.helpers import volumes as volume_helpers
@@ -113,13 +113,13 @@ def test_single_noisy_stacks_are_mapped_by_their_own_percentiles(unequal_stacks)
 
 def test_2x2x2_cells_reach_the_method_and_halve_every_axis(dim_stacks):
   records, _ = dim_stacks
-  method = methods_registry.get('neighbor2neighbor')
+  pipeline = pipelines.get('neighbor2neighbor')
   for cells, depth in (('xy', 16), ('xyz', 8)):
     config = config_lib.train_config(train_data=str(records), model_dir='unused', noise='none',
                                      method='neighbor2neighbor', crop_size=64, crop_depth=16,
                                      neighbor2neighbor_cells=cells)
     noisy = tf.random.stateless_uniform([2, 16, 64, 64, 1], [1, 2])
-    elements = method.elements(noisy, tf.constant([3, 4]), config)
+    elements = pipeline.elements(noisy, tf.constant([3, 4]), config)
     assert elements['input'].shape == (2, depth, 32, 32, 1), cells
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import single_image_pairs as pairs
-from n2n.methods import neighbor2neighbor
+from n2n.pipelines import neighbor2neighbor
 
 
 def test_the_regulariser_passes_no_gradient_to_the_full_image_output():
