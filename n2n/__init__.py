@@ -13,6 +13,9 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 ...) live in n2n/apps.
 """
 
+import importlib
+import os
+
 __all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'replace_settings', 'train',
            'train_config']
 
@@ -31,7 +34,6 @@ _LAZY = {
 def __getattr__(name):
   if name not in _LAZY:
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
-  import importlib  # pylint: disable=g-import-not-at-top
   value = getattr(importlib.import_module(_LAZY[name]), name)
   globals()[name] = value
   return value
@@ -77,11 +79,10 @@ def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=
   Raises:
     ValueError: a bad setting, missing extras, or a non-empty output (nothing written).
   """
-  import os  # pylint: disable=g-import-not-at-top
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
-  from n2n.apps import exporting  # pylint: disable=g-import-not-at-top
+  from n2n.exports import export_run  # pylint: disable=g-import-not-at-top
   config = config_lib.ExportConfig(model=os.fspath(model), output=os.fspath(output),
                                    overwrite=overwrite, tflite=tflite, onnx=onnx,
                                    bioimageio=bioimageio)
-  _, written = exporting.export_run(config)
+  _, written = export_run.export_run(config)
   return [config.output, *written]

@@ -7,6 +7,7 @@ TensorFlow's C++ start-up lines reach stderr's file descriptor directly, and it
 reads TF_ENABLE_ONEDNN_OPTS once, when it loads.
 """
 
+import atexit
 import contextlib
 import logging
 import os
@@ -92,7 +93,6 @@ def _filter_stderr():
     os.dup2(original, 2)
     thread.join(timeout=5)
 
-  import atexit  # pylint: disable=g-import-not-at-top
   atexit.register(restore)
 
 

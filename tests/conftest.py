@@ -85,6 +85,22 @@ def pytest_configure(config):
   config.option.loadscopereorder = False
 
 
+def slow_files_first(items):
+  """items (pytest items, or anything with .path and get_closest_marker) with
+  the files that hold slow tests first, each file's tests in their own order
+  (a stable sort on one key: is the item's file without slow tests)."""
+  with_slow_tests = {item.path for item in items if item.get_closest_marker('slow')}
+  return sorted(items, key=lambda item: item.path not in with_slow_tests)
+
+
+def skip_quality_tests(items):
+  """Marks every quality test of items skipped."""
+  skip = pytest.mark.skip(reason=f'a quality test: run with {QUALITY_OPTION}')
+  for item in items:
+    if item.get_closest_marker('quality'):
+      item.add_marker(skip)
+
+
 def pytest_collection_modifyitems(config, items):
   """Files that hold slow tests run first, each file's tests in their own order.
   Under -n 2 --dist loadfile each worker takes the next file when it is free,
@@ -92,18 +108,13 @@ def pytest_collection_modifyitems(config, items):
   idle (the suite took 41.6 min where its two halves would have taken 38.5);
   taken first, the many short files even out the end.
 
-  Quality tests are skipped unless --quality is given: they are five of the
-  suite's slowest (16 of its 65 minutes of test time on a 2-core AVX2 host), and
-  what they check, one trained model denoising better than another by a margin,
-  is measured over seeds by the bench/ spread tools; the suite keeps a learning
-  test for every method and every program's behaviour."""
-  with_slow_tests = {item.path for item in items if item.get_closest_marker('slow')}
-  items.sort(key=lambda item: item.path not in with_slow_tests)
+  Quality tests are skipped unless --quality is given: what they check, one
+  trained model denoising better than another by a margin, is measured over
+  seeds by the bench/ spread tools; the suite keeps a learning test for every
+  method and scheme and every program's behaviour."""
+  items[:] = slow_files_first(items)
   if not config.getoption(QUALITY_OPTION):
-    skip = pytest.mark.skip(reason=f'a quality test: run with {QUALITY_OPTION}')
-    for item in items:
-      if item.get_closest_marker('quality'):
-        item.add_marker(skip)
+    skip_quality_tests(items)
 
 
 def smooth_image(rng, height, width, channels=3):

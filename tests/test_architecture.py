@@ -10,9 +10,10 @@ from tests.conftest import REPO_ROOT
 
 # Packages of n2n, and the ones each may not import.
 FORBIDDEN = {
-    # Writing exports uses serving (the denoiser for test outputs); serving
-    # only reads them (n2n/inference/exported_model.py).
-    'exports': ('training', 'evaluation', 'pipelines'),
+    # Writing exports uses serving (the denoiser for test outputs) and what
+    # the run scored (evaluation); serving only reads them
+    # (n2n/inference/exported_model.py).
+    'exports': ('training', 'pipelines'),
     'inference': ('training', 'evaluation', 'exports', 'pipelines'),
     'evaluation': ('training',),
     'training': ('inference', 'exports'),  # it reaches the network through evaluation
@@ -100,3 +101,112 @@ def test_the_package_never_imports_the_measuring_tools():
           wrong += [f'{name} imports {module}' for module in modules
                     if module.split('.')[0] in ('bench', 'tools', 'datasets', 'tests')]
   assert not wrong, wrong
+
+
+def _module_name(path):
+  parts = list(os.path.relpath(path, REPO_ROOT)[:-3].split(os.sep))
+  return '.'.join(parts[:-1] if parts[-1] == '__init__' else parts)
+
+
+def _package_modules():
+  """{module name: path} of every module of the n2n package."""
+  found = {}
+  for folder, _, names in os.walk(os.path.join(REPO_ROOT, 'n2n')):
+    for name in names:
+      if name.endswith('.py'):
+        found[_module_name(os.path.join(folder, name))] = os.path.join(folder, name)
+  return found
+
+
+def _imports_of(path, module, modules):
+  """[(n2n module imported, at function level)] of one module, every form: a
+  `from a.b import c` names a.b.c where that is a module, else a.b."""
+  package_file = path.endswith('__init__.py')
+  found = []
+
+  def named(node):
+    if isinstance(node, ast.Import):
+      return [alias.name for alias in node.names]
+    base = node.module or ''
+    if node.level:
+      parents = module.split('.')[:len(module.split('.')) - node.level + package_file]
+      base = '.'.join(parents + ([node.module] if node.module else []))
+    return [f'{base}.{alias.name}' if f'{base}.{alias.name}' in modules else base
+            for alias in node.names]
+
+  def visit(node, in_function):
+    for child in ast.iter_child_nodes(node):
+      if isinstance(child, (ast.Import, ast.ImportFrom)):
+        found.extend((name, in_function) for name in named(child) if name.split('.')[0] == 'n2n')
+      else:
+        visit(child, in_function or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+  visit(ast.parse(open(path).read()), False)
+  return found
+
+
+def _import_graph():
+  modules = _package_modules()
+  graph = {}
+  for module, path in modules.items():
+    graph[module] = {name for name, _ in _imports_of(path, module, modules)
+                     if name in modules and name != module}
+  return graph
+
+
+def _circles(graph):
+  """The strongly connected groups of more than one module (Tarjan's)."""
+  index, low, stack, on_stack, groups = {}, {}, [], set(), []
+
+  def visit(node):
+    index[node] = low[node] = len(index)
+    stack.append(node)
+    on_stack.add(node)
+    for target in sorted(graph[node]):
+      if target not in index:
+        visit(target)
+        low[node] = min(low[node], low[target])
+      elif target in on_stack:
+        low[node] = min(low[node], index[target])
+    if low[node] == index[node]:
+      group = set()
+      while True:
+        member = stack.pop()
+        on_stack.discard(member)
+        group.add(member)
+        if member == node:
+          break
+      if len(group) > 1:
+        groups.append(sorted(group))
+
+  for node in sorted(graph):
+    if node not in index:
+      visit(node)
+  return groups
+
+
+def test_the_circle_finder_finds_a_circle_through_a_function_level_import():
+  graph = {'a': {'b'}, 'b': {'c'}, 'c': {'a'}, 'd': {'a'}}
+  assert _circles(graph) == [['a', 'b', 'c']]
+  assert _circles({'a': {'b'}, 'b': set()}) == []
+
+
+def test_no_module_of_the_package_imports_itself_back_through_others():
+  """Module by module, function-level imports counted: an import circle means
+  a module can only load while another is half loaded, and is dodged by
+  importing inside functions."""
+  assert _circles(_import_graph()) == []
+
+
+# Modules the package imports inside functions, and why: the front door keeps
+# `import n2n` light (PEP 562); cli sets up the environment before TensorFlow
+# loads. Everything else of n2n is imported at the top.
+LATE_N2N_IMPORTS = {'n2n': 'the lazy front door', 'n2n.apps': 'cli before TensorFlow'}
+
+
+def test_the_package_imports_its_own_modules_at_the_top():
+  modules = _package_modules()
+  late = [f'{module} imports {name} inside a function'
+          for module, path in sorted(modules.items()) if module not in LATE_N2N_IMPORTS
+          for name, in_function in _imports_of(path, module, modules) if in_function]
+  assert not late, late

@@ -1,35 +1,68 @@
 """The suite's own order (tests/conftest.py): files that hold slow tests run
 first, so that under `-n 2 --dist loadfile` the many short files, not a long
-one, come last, and pytest-xdist keeps that order. The checks read the session
-they run in: the whole suite, as CI runs it (every xdist worker collects all of it)."""
+one, come last, and pytest-xdist keeps that order. The hook is checked on
+items made here, so these tests pass in any order the suite runs in (a
+reordering plugin changes the session's order after the hook)."""
+
+import dataclasses
+import pathlib
 
 import pytest
 
-
-def test_files_holding_slow_tests_are_collected_before_every_other_file(request):
-  files, holds_slow = [], {}
-  for item in request.session.items:
-    if item.path not in holds_slow:
-      files.append(item.path)
-      holds_slow[item.path] = False
-    holds_slow[item.path] |= item.get_closest_marker('slow') is not None
-  flags = [holds_slow[path] for path in files]
-  if all(flags) or not any(flags):
-    pytest.skip('this session holds only one kind of file (e.g. -m "not slow" or one file)')
-  # True for every file of the first part, False for every one after it.
-  assert flags == sorted(flags, reverse=True), [
-      path.name for path, slow in zip(files, flags) if slow][-3:]
+from tests import conftest
 
 
-def test_each_files_tests_keep_their_order_in_the_file(request):
-  positions = {}
-  for position, item in enumerate(request.session.items):
-    positions.setdefault(item.path, []).append((position, item.location[1]))
-  for found in positions.values():
-    # Items of one file stay together and in the order the file defines them.
-    assert found[-1][0] - found[0][0] + 1 == len(found)
-    lines = [line for _, line in found]
-    assert lines == sorted(lines)
+@dataclasses.dataclass(eq=False)
+class _Item:
+  """What the hook reads of a pytest item: its file, its marks, and skip marks added."""
+  path: pathlib.Path
+  marks: tuple = ()
+  added: list = dataclasses.field(default_factory=list)
+
+  def get_closest_marker(self, name):
+    return name if name in self.marks else None
+
+  def add_marker(self, mark):
+    self.added.append(mark)
+
+
+class _Config:
+  def __init__(self, quality):
+    self.quality = quality
+
+  def getoption(self, name):
+    assert name == conftest.QUALITY_OPTION
+    return self.quality
+
+
+def _items():
+  fast, slow, mixed = pathlib.Path('fast.py'), pathlib.Path('slow.py'), pathlib.Path('mixed.py')
+  return [_Item(fast), _Item(slow, ('slow',)), _Item(fast), _Item(mixed),
+          _Item(mixed, ('slow', 'quality')), _Item(mixed), _Item(slow, ('slow',))]
+
+
+def test_files_holding_slow_tests_come_first_each_files_tests_in_their_order():
+  items = _items()
+  ordered = conftest.slow_files_first(items)
+  assert [item.path.name for item in ordered] == ['slow.py', 'mixed.py', 'mixed.py', 'mixed.py',
+                                                  'slow.py', 'fast.py', 'fast.py']
+  # A stable sort: each file's items keep the order they were collected in.
+  for name in ('slow.py', 'mixed.py', 'fast.py'):
+    assert ([items.index(item) for item in ordered if item.path.name == name]
+            == sorted(items.index(item) for item in items if item.path.name == name))
+
+
+def test_the_collection_hook_orders_the_items_and_skips_quality_tests_unless_asked():
+  for quality in (False, True):
+    items = _items()
+    conftest.pytest_collection_modifyitems(_Config(quality), items)
+    assert [(item.path, item.marks) for item in items] == [
+        (item.path, item.marks) for item in conftest.slow_files_first(_items())]
+    skipped = [item.marks for item in items if item.added]
+    assert skipped == ([] if quality else [('slow', 'quality')])
+    if not quality:
+      reason = next(item.added[0] for item in items if item.added).kwargs['reason']
+      assert reason.startswith('a quality test')
 
 
 def test_pytest_xdist_is_told_to_keep_the_collected_order(request):

@@ -18,12 +18,12 @@ from absl import flags
 from n2n import apps
 from n2n import config as config_lib
 from n2n import config_flags
-from n2n.apps import exporting
+from n2n.exports import export_run
 
 
 def main(argv):
   with apps.configured(argv, config_lib.ExportConfig) as config:
-    restored, written = exporting.export_run(config)
+    restored, written = export_run.export_run(config)
     print(f'exported {restored.prefix} (step {restored.step}) to {config.output}')
     for path in written:
       print(f'wrote {path}')

@@ -24,6 +24,7 @@ Needs the optional export extras (requirements-export.txt): bioimageio.spec to
 write and validate the package, onnxruntime and bioimageio.core to test it.
 """
 
+import importlib.util
 import json
 import os
 import shutil
@@ -63,7 +64,6 @@ NOISE2NOISE = ('Lehtinen et al. Noise2Noise: Learning Image Restoration without 
 
 def extras_installed():
   """True when every package --bioimageio needs can be imported."""
-  import importlib.util  # pylint: disable=g-import-not-at-top
   return onnx_model.onnx_extras_installed() and all(
       importlib.util.find_spec(name) for name in ('bioimageio.spec', 'bioimageio.core'))
 

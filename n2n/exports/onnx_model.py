@@ -2,6 +2,7 @@
 SavedModel, padding (and the percentile map) inside the graph; needs the
 optional export extras (requirements-export.txt)."""
 
+import importlib.util
 import logging
 import os
 
@@ -20,7 +21,6 @@ ONNX_EXTRAS_MESSAGE = ('--onnx needs the optional export extras (tf2onnx, onnxru
 
 def onnx_extras_installed():
   """True when tf2onnx (the converter) and onnxruntime (its check) can be imported."""
-  import importlib.util  # pylint: disable=g-import-not-at-top
   return all(importlib.util.find_spec(name) for name in ('tf2onnx', 'onnxruntime'))
 
 

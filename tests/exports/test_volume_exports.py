@@ -17,7 +17,7 @@ import tensorflow as tf
 import yaml
 
 from n2n import config as config_lib
-from n2n.apps import exporting
+from n2n.exports import export_run
 from n2n.data import normalization
 from n2n.exports import bioimageio_package
 from n2n.exports import saved_model
@@ -53,7 +53,7 @@ def _reference(model, volume):
 
 @pytest.mark.slow
 def test_saved_model_and_onnx_take_volumes_of_any_size_and_tile_like_the_checkpoint(thin_run, tmp_path):
-  exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+  export_run.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
                                                onnx=True))
   saved = config_lib.read_train_config(json.loads((tmp_path / 'e' / 'config.json').read_text()))
   assert config_lib.model_spatial_dims(saved) == 3
@@ -105,7 +105,7 @@ def test_a_bioimageio_package_of_a_3d_percentile_run_is_refused_in_one_line(thin
   with pytest.raises(ValueError, match=r'^--bioimageio: --model=.* is a 3D '
                                        r'--normalization=percentile run, .* each mapped apart; '
                                        r'export it without --bioimageio'):
-    exporting.export_run(config_lib.ExportConfig(model=str(run), output=str(tmp_path / 'e'),
+    export_run.export_run(config_lib.ExportConfig(model=str(run), output=str(tmp_path / 'e'),
                                                  bioimageio=True))
   assert not (tmp_path / 'e').exists()
 
@@ -113,7 +113,7 @@ def test_a_bioimageio_package_of_a_3d_percentile_run_is_refused_in_one_line(thin
 def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_run, tmp_path):
   with pytest.raises(ValueError, match=r'--tflite: --model=.* is a 3D run, and TensorFlow Lite '
                                        r'has no 3D pooling'):
-    exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+    export_run.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
                                                  tflite=True))
   assert not (tmp_path / 'e').exists()
 
@@ -122,7 +122,7 @@ def test_tflite_of_a_3d_run_is_refused_in_one_line_and_nothing_is_written(thin_r
 def test_the_bioimageio_package_of_a_3d_run_has_z_axes_and_passes_its_model_test(thin_run,
                                                                                  tmp_path):
   # export_run keeps the package only when bioimageio.core's model test passes.
-  exporting.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
+  export_run.export_run(config_lib.ExportConfig(model=str(thin_run), output=str(tmp_path / 'e'),
                                                bioimageio=True))
   with zipfile.ZipFile(tmp_path / 'e' / bioimageio_package.PACKAGE_NAME) as package:
     rdf = yaml.safe_load(package.read('rdf.yaml'))
@@ -153,7 +153,7 @@ def test_a_3d_network_with_in_plane_levels_exports_to_saved_model_and_onnx(tmp_p
                                 checkpoint_dir=str(folder))
   trainer.save(1)
   run_dir.write_config(str(folder), config)
-  exporting.export_run(config_lib.ExportConfig(model=str(folder), output=str(tmp_path / 'e'),
+  export_run.export_run(config_lib.ExportConfig(model=str(folder), output=str(tmp_path / 'e'),
                                                onnx=True))
   model = restore.restore_model(str(folder), 'float32', upsampling='resize').model
   assert model.get_layer('enc_conv0').kernel.shape[:3] == (1, 3, 3)

@@ -1,6 +1,6 @@
-"""export.py's job as one call: restore a run and write the SavedModel and
-every format asked for beside it, replacing the output folder only when all
-are written."""
+"""Exporting a run as one call (export.py, n2n.export): restore it and write the
+SavedModel and every format asked for beside it, replacing the output folder
+only when all are written."""
 
 import os
 
