@@ -25,6 +25,8 @@ kernel costs three 3x3 ones, so such a network's step costs close to the 2D
 network's per voxel while its coarser levels still join neighbouring planes.
 """
 
+import dataclasses
+
 import keras
 
 from n2n import config as config_lib
@@ -171,6 +173,36 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     raise ValueError(f'--spatial_dims={spatial_dims} must be 2 or 3')
   check_xy_conv_levels(xy_conv_levels, spatial_dims)
   policy = keras.DTypePolicy(precision)
+  inputs = keras.Input(shape=(None,) * spatial_dims + (channels,), name='noisy')
+  # Centred in float32 before any cast: in bfloat16 first, inputs in [0.5, 1)
+  # would be rounded to steps of 2^-8 before the subtraction.
+  centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
+  layers = _layer_makers(policy, seed, filter_gradient_mode, upsampling, downsampling,
+                         spatial_dims, z_pools, xy_conv_levels)
+  x = _wire(centred, layers, channels, width, top_skip)
+  # The output and the loss stay in float32 whatever the compute precision.
+  x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)
+  outputs = keras.layers.Rescaling(1.0, offset=0.5, name='uncentre', dtype='float32')(x)
+  return keras.Model(inputs, outputs, name=ARCHITECTURE)
+
+
+@dataclasses.dataclass(frozen=True)
+class _LayerMakers:
+  """The U-Net's layers by kind, as build_unet's settings make them.
+
+  conv(filters, name, level, activation=True): a convolution at a resolution
+    level, its initializer seeded by the order convolutions are made in;
+  pool(name, stage) and up(name, stage): the resampling of a pooling stage;
+  concat(name): a concatenation in the compute precision.
+  """
+  conv: object
+  pool: object
+  up: object
+  concat: object
+
+
+def _layer_makers(policy, seed, filter_gradient_mode, upsampling, downsampling, spatial_dims,
+                  z_pools, xy_conv_levels):
   convs_made = []
 
   def conv(filters, name, level, activation=True):
@@ -180,19 +212,20 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     return _conv(filters, name, policy, layer_seed, filter_gradient_mode, activation,
                  spatial_dims, in_plane=level < xy_conv_levels)
 
-  inputs = keras.Input(shape=(None,) * spatial_dims + (channels,), name='noisy')
-  # Centred in float32 before any cast: in bfloat16 first, inputs in [0.5, 1)
-  # would be rounded to steps of 2^-8 before the subtraction.
-  centred = keras.layers.Rescaling(1.0, offset=-0.5, name='centre', dtype='float32')(inputs)
-
   if spatial_dims == 3:
     pool, up = _resampling_layers_3d(downsampling, policy, z_pooled_stages(z_pools))
   else:
     pool_2d, up_2d = _resampling_layers(downsampling, upsampling, policy)
     pool = lambda name, stage: pool_2d(name)
     up = lambda name, stage: up_2d(name)
-  concat = lambda name: keras.layers.Concatenate(name=name, dtype=policy)
+  return _LayerMakers(conv, pool, up,
+                      lambda name: keras.layers.Concatenate(name=name, dtype=policy))
 
+
+def _wire(centred, layers, channels, width, top_skip):
+  """The paper's encoder, decoder and skips over the centred input; the
+  network's last convolution's output (before its cast to float32)."""
+  conv, pool, up, concat = layers.conv, layers.pool, layers.up, layers.concat
   encoder, decoder, top_a, top_b = layer_widths(width)
   # Each convolution's resolution level: pooling stage s leads from level s - 1 to s.
   x = conv(encoder, 'enc_conv0', 0)(centred)
@@ -216,8 +249,4 @@ def build_unet(channels=3, precision='float32', seed=None, filter_gradient_mode=
     x = concat('concat1')([x, skips[0]])
   x = conv(top_a, 'dec_conv1a', 0)(x)
   x = conv(top_b, 'dec_conv1b', 0)(x)
-  x = conv(channels, 'dec_conv1', 0, activation=False)(x)
-  # The output and the loss stay in float32 whatever the compute precision.
-  x = keras.layers.Activation('linear', dtype='float32', name='to_float32')(x)
-  outputs = keras.layers.Rescaling(1.0, offset=0.5, name='uncentre', dtype='float32')(x)
-  return keras.Model(inputs, outputs, name=ARCHITECTURE)
+  return conv(channels, 'dec_conv1', 0, activation=False)(x)

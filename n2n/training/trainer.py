@@ -176,23 +176,18 @@ class Trainer:
     """Writes a checkpoint numbered step; returns its path."""
     return self.manager.save(checkpoint_number=step)
 
-  def _make_train_loop(self):
-    config, strategy, model, optimizer = self.config, self.strategy, self.model, self.optimizer
+  def _make_loss_and_gradients(self):
+    """fn(batch, step_fraction) -> (the replica's loss, its scaled gradients):
+    the method's per-pixel loss and its own term (Neighbor2Neighbor's), as a
+    mean over the global batch's examples."""
+    config, model, optimizer = self.config, self.model, self.optimizer
     loss_fn = losses.get_loss(config.method.loss)
-    agree_on_overflow = (self.precision == 'mixed_float16'
-                         and strategy.num_replicas_in_sync > 1)
-    # Under mixed_float16 the gradients come scaled by the loss scale.
-    loss_scale = (optimizer.dynamic_scale
-                  if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) else None)
-    clip_multiple = float(config.optimisation.gradient_clip_multiple)
-    norm_average = self.gradient_norm_average
-
     # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
-    method = methods_registry.get(config.method.name)
     regulariser = pipelines.get(config.method.name).regulariser(config)
     # Training examples per crop of the global batch (a pixel-shuffle stride s
     # makes s * s sub-images of each): the loss is their mean.
-    examples = config.optimisation.batch_size * method.examples_per_crop(config)
+    examples = config.optimisation.batch_size * methods_registry.get(
+        config.method.name).examples_per_crop(config)
 
     def loss_and_gradients(batch, step_fraction):
       with tf.GradientTape() as tape:
@@ -213,7 +208,22 @@ class Trainer:
       return loss, tape.gradient(scaled_loss, model.trainable_variables)
 
     if config.run.jit_compile:
-      loss_and_gradients = tf.function(loss_and_gradients, jit_compile=True)
+      return tf.function(loss_and_gradients, jit_compile=True)
+    return loss_and_gradients
+
+  def _make_train_step(self):
+    """fn(batch) -> (loss, gradient norm, clip factor) of one replica's step:
+    gradients agreed on overflow across replicas (mixed_float16), clipped
+    against the running average of norms, applied."""
+    config, strategy, model, optimizer = self.config, self.strategy, self.model, self.optimizer
+    loss_and_gradients = self._make_loss_and_gradients()
+    agree_on_overflow = (self.precision == 'mixed_float16'
+                         and strategy.num_replicas_in_sync > 1)
+    # Under mixed_float16 the gradients come scaled by the loss scale.
+    loss_scale = (optimizer.dynamic_scale
+                  if isinstance(optimizer, keras.optimizers.LossScaleOptimizer) else None)
+    clip_multiple = float(config.optimisation.gradient_clip_multiple)
+    norm_average = self.gradient_norm_average
 
     def train_step(batch):
       step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.optimisation.train_steps
@@ -225,6 +235,15 @@ class Trainer:
       gradients = [gradient * tf.cast(factor, gradient.dtype) for gradient in gradients]
       optimizer.apply_gradients(zip(gradients, model.trainable_variables))
       return loss, norm, factor
+
+    return train_step
+
+  def _make_train_loop(self):
+    """tf.function(iterator, num_steps) -> the window's logs: num_steps steps on
+    every replica, the running norm average updated, loss and norms summed."""
+    strategy, norm_average = self.strategy, self.gradient_norm_average
+    clip_multiple = float(self.config.optimisation.gradient_clip_multiple)
+    train_step = self._make_train_step()
 
     @tf.function
     def train_loop(iterator, num_steps):
