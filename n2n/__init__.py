@@ -26,12 +26,18 @@ _LAZY = {
     'replace_settings': 'n2n.config',
     'ExportConfig': 'n2n.config',
 }
+# The names that run TensorFlow functions: they first keep AutoGraph's generated
+# files out of the temp folder (n2n/autograph_files.py), as the programs do.
+_RUN_TENSORFLOW = ('Denoiser',)
 
 
 def __getattr__(name):
   if name not in _LAZY:
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
   import importlib  # pylint: disable=g-import-not-at-top
+  if name in _RUN_TENSORFLOW:
+    from n2n import autograph_files  # pylint: disable=g-import-not-at-top
+    autograph_files.install()
   value = getattr(importlib.import_module(_LAZY[name]), name)
   globals()[name] = value
   return value
@@ -57,7 +63,9 @@ def train(config, strategy=None):
     n2n.training.preemption.TrainingInterrupted: stopped by SIGTERM/SIGINT
       after saving a checkpoint (train.py exits 128 + its signal number).
   """
+  from n2n import autograph_files  # pylint: disable=g-import-not-at-top
   from n2n.training import launch  # pylint: disable=g-import-not-at-top
+  autograph_files.install()
   return launch.train(config, strategy)
 
 
@@ -79,7 +87,9 @@ def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=
   """
   import os  # pylint: disable=g-import-not-at-top
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  from n2n import autograph_files  # pylint: disable=g-import-not-at-top
   from n2n.apps import exporting  # pylint: disable=g-import-not-at-top
+  autograph_files.install()
   config = config_lib.ExportConfig(model=os.fspath(model), output=os.fspath(output),
                                    overwrite=overwrite, tflite=tflite, onnx=onnx,
                                    bioimageio=bioimageio)
