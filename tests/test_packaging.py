@@ -1,7 +1,11 @@
 """pyproject.toml agrees with requirements*.txt and names console scripts that exist.
 (`pip install .` itself is too slow for the suite: docs/python_api.md says how it was checked.)"""
 
+import ast
+import glob
+import importlib.metadata
 import os
+import re
 import subprocess
 import sys
 import tomllib
@@ -31,10 +35,61 @@ def test_export_and_test_extras_are_their_requirements_files():
   assert extras['test'] == _requirements('requirements-test.txt') + ['n2n[export]']
 
 
+def _version(requires_python):
+  """(3, N) of a '>=3.N' Requires-Python."""
+  return 3, int(re.fullmatch(r'>=3\.(\d+)', requires_python).group(1))
+
+
+def _product_files():
+  """The code an install runs: n2n/, the root programs and datasets/."""
+  return sorted(glob.glob(os.path.join(REPO_ROOT, 'n2n', '**', '*.py'), recursive=True)
+                + glob.glob(os.path.join(REPO_ROOT, '*.py'))
+                + glob.glob(os.path.join(REPO_ROOT, 'datasets', '**', '*.py'), recursive=True))
+
+
+def _needing_newer_python(paths, version):
+  """What in paths needs a Python newer than version (3, N): syntax (ast) and
+  the standard library, builtins and annotations (vermin, requirements-test.txt)."""
+  found = []
+  for path in paths:
+    with open(path) as source:
+      try:
+        ast.parse(source.read(), path, feature_version=version)
+      except SyntaxError as error:
+        found.append(f'{path}:{error.lineno}: {error.msg}')
+  vermin = subprocess.run(
+      [sys.executable, '-c', 'import sys; from vermin import main; sys.exit(main())', '--no-tips',
+       '--violations', '--eval-annotations', f'--target={version[0]}.{version[1]}-', *paths],
+      capture_output=True, text=True, timeout=120)
+  if vermin.returncode:
+    found.append(vermin.stdout + vermin.stderr)
+  return found
+
+
 def test_python_version_claims_agree():
-  assert _project()['requires-python'] == '>=3.11'
+  assert _project()['requires-python'] == '>=3.10'
   with open(os.path.join(REPO_ROOT, 'requirements.txt')) as requirements:
-    assert 'Python 3.11-3.12' in requirements.readline()
+    assert 'Python 3.10-3.13' in requirements.readline()
+  # No lower than what TensorFlow installs on.
+  assert _version(importlib.metadata.metadata('tensorflow')['Requires-Python']) <= _version(
+      _project()['requires-python'])
+
+
+def test_the_code_needs_no_newer_python_than_requires_python():
+  floor = _version(_project()['requires-python'])
+  assert len(_product_files()) > 100
+  assert not _needing_newer_python(_product_files(), floor)
+
+
+def test_the_floor_check_finds_newer_syntax_and_library(tmp_path):
+  syntax = tmp_path / 'groups.py'
+  syntax.write_text('try:\n  pass\nexcept* ValueError:\n  pass\n')  # 3.11
+  library = tmp_path / 'toml.py'
+  library.write_text('import tomllib\n')  # 3.11
+  found = _needing_newer_python([str(syntax), str(library)], (3, 10))
+  assert len(found) == 2
+  assert 'groups.py' in found[0] and 'Exception groups' in found[0]
+  assert "'tomllib' module requires !2, 3.11" in found[1]
 
 
 def test_console_scripts_name_importable_callables():
