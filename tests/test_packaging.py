@@ -18,21 +18,50 @@ def _project():
     return tomllib.load(pyproject)['project']
 
 
-def _requirements(name):
-  """The requirement lines of a requirements file, comments and -r includes left out."""
-  with open(os.path.join(REPO_ROOT, name)) as requirements:
-    lines = (line.split('#')[0].strip() for line in requirements)
-    return [line for line in lines if line and not line.startswith('-r')]
+def _requirements(path):
+  """Every requirement `pip install -r path` installs: the file's lines, and
+  for each -r line those of the file it names (beside it), comments left out."""
+  found = []
+  with open(path) as requirements:
+    for line in requirements:
+      line = line.split('#')[0].strip()
+      if line.startswith('-r'):
+        found += _requirements(os.path.join(os.path.dirname(path), line[2:].strip()))
+      elif line:
+        found.append(line)
+  return found
+
+
+def _extra(name):
+  """Every requirement `pip install .[name]` installs: the runtime ones, the
+  extra's own, and those of the extras it names (n2n[other])."""
+  project = _project()
+  found = list(project['dependencies'])
+  for requirement in project['optional-dependencies'][name]:
+    other = re.fullmatch(r'n2n\[(\w+)\]', requirement)
+    found += _extra(other.group(1)) if other else [requirement]
+  return found
+
+
+def test_requirements_files_are_read_with_their_includes(tmp_path):
+  (tmp_path / 'a.txt').write_text('# a\n-r b.txt\nx>=1  # why\n')
+  (tmp_path / 'b.txt').write_text('-r c.txt\ny\n')
+  (tmp_path / 'c.txt').write_text('z<2\n')
+  assert _requirements(str(tmp_path / 'a.txt')) == ['z<2', 'y', 'x>=1']
 
 
 def test_runtime_dependencies_are_requirements_txt():
-  assert _project()['dependencies'] == _requirements('requirements.txt')
+  assert _project()['dependencies'] == _requirements(os.path.join(REPO_ROOT, 'requirements.txt'))
 
 
-def test_export_and_test_extras_are_their_requirements_files():
+def test_each_extra_installs_what_its_requirements_file_does():
   extras = _project()['optional-dependencies']
-  assert extras['export'] == _requirements('requirements-export.txt')
-  assert extras['test'] == _requirements('requirements-test.txt') + ['n2n[export]']
+  files = glob.glob(os.path.join(REPO_ROOT, 'requirements-*.txt'))
+  assert sorted(f'requirements-{extra}.txt' for extra in extras) == sorted(
+      os.path.basename(path) for path in files)
+  for extra in extras:
+    from_file = _requirements(os.path.join(REPO_ROOT, f'requirements-{extra}.txt'))
+    assert sorted(set(_extra(extra))) == sorted(set(from_file)), extra
 
 
 def _version(requires_python):
