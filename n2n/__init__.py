@@ -16,6 +16,8 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 import importlib
 import os
 
+from n2n import autograph_files
+
 __all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'replace_settings', 'train',
            'train_config']
 
@@ -29,11 +31,16 @@ _LAZY = {
     'replace_settings': 'n2n.config',
     'ExportConfig': 'n2n.config',
 }
+# The names that run TensorFlow functions: they first keep AutoGraph's generated
+# files out of the temp folder (n2n/autograph_files.py), as the programs do.
+_RUN_TENSORFLOW = ('Denoiser',)
 
 
 def __getattr__(name):
   if name not in _LAZY:
     raise AttributeError(f'module {__name__!r} has no attribute {name!r}')
+  if name in _RUN_TENSORFLOW:
+    autograph_files.install()
   value = getattr(importlib.import_module(_LAZY[name]), name)
   globals()[name] = value
   return value
@@ -60,6 +67,7 @@ def train(config, strategy=None):
       after saving a checkpoint (train.py exits 128 + its signal number).
   """
   from n2n.training import launch  # pylint: disable=g-import-not-at-top
+  autograph_files.install()
   return launch.train(config, strategy)
 
 
@@ -81,6 +89,7 @@ def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=
   """
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
   from n2n.exports import export_run  # pylint: disable=g-import-not-at-top
+  autograph_files.install()
   config = config_lib.ExportConfig(model=os.fspath(model), output=os.fspath(output),
                                    overwrite=overwrite, tflite=tflite, onnx=onnx,
                                    bioimageio=bioimageio)

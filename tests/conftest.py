@@ -21,6 +21,12 @@ cli.use_onednn_kernels()
 import keras  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+# AutoGraph's generated modules leave the temp folder as soon as they are imported, as in
+# the programs (their own start does it for the ones the tests run): a worker that ends
+# without its exit hooks would otherwise leave them there.
+from n2n import autograph_files  # pylint: disable=g-import-not-at-top
+autograph_files.install()
+
 _cpus = tf.config.list_physical_devices('CPU')
 tf.config.set_logical_device_configuration(
     _cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)

@@ -10,6 +10,7 @@ import pytest
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.apps import train as train_app
 from n2n.training import distribute
 from n2n.training import launch
 from n2n.training import train_lib
@@ -117,3 +118,29 @@ def test_a_folder_train_data_is_built_into_that_folder_and_trained_on(image_fold
   assert tf.io.gfile.glob(f'{tmp_path}/records/train-*.tfrecord')
   assert not tf.io.gfile.glob(f'{tmp_path}/*.tfrecord')
   assert tf.train.latest_checkpoint(str(tmp_path / 'run')).endswith('ckpt-2')
+
+
+@pytest.mark.slow
+def test_a_finished_run_ends_with_the_commands_that_use_its_folder(tfrecord_dir, tmp_path):
+  run = tmp_path / 'my run'  # a space: the commands quote the folder
+  result = _train(f'--train_data={tfrecord_dir}/*.tfrecord', f'--model_dir={run}', '--val_data=',
+                  '--crop_size=32', '--batch_size=2', '--network_width=8', '--train_steps=2',
+                  '--steps_per_loop=2', '--log_every=2', '--precision=float32')
+  assert result.returncode == 0, result.stderr[-3000:]
+  folder = f"'{run}'"
+  # Stdout holds these lines only; the log stays on stderr as it was.
+  assert result.stdout.splitlines() == [
+      f'Finished {run}. Next:',
+      f'  denoise:      python denoise.py --model={folder} --input=NOISY_IMAGES '
+      '--output_dir=DENOISED',
+      f'  TensorBoard:  tensorboard --logdir {folder}',
+      f'  validate:     python validate.py --checkpoint={folder}',
+  ]
+  assert 'step 2/2' in result.stderr
+
+
+def test_the_console_script_names_the_other_console_scripts():
+  lines = train_app.next_steps('runs/demo', 'n2n-train').splitlines()
+  assert lines[1].split()[1:3] == ['n2n-denoise', '--model=runs/demo']
+  assert lines[2].endswith('tensorboard --logdir runs/demo')
+  assert lines[3].split()[1:] == ['n2n-validate', '--checkpoint=runs/demo']

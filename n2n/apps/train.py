@@ -7,6 +7,7 @@ Rerunning a command with the same --model_dir resumes it.
 """
 
 import os
+import shlex
 import sys
 
 from absl import flags
@@ -24,6 +25,21 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 DEMO_FLAGFILE = os.path.join(REPO_ROOT, 'configs', 'demo.cfg')
 
 
+def next_steps(model_dir, program):
+  """The lines a finished run ends with: the commands that use model_dir, named
+  as program was (train.py: python denoise.py ...; n2n-train: n2n-denoise ...)."""
+  def command(name):
+    return f'python {name}.py' if program.endswith('.py') else f'n2n-{name}'
+  folder = shlex.quote(model_dir)
+  return '\n'.join([
+      f'Finished {model_dir}. Next:',
+      f'  denoise:      {command("denoise")} --model={folder} --input=NOISY_IMAGES '
+      '--output_dir=DENOISED',
+      f'  TensorBoard:  tensorboard --logdir {folder}',
+      f'  validate:     {command("validate")} --checkpoint={folder}',
+  ])
+
+
 def main(argv):
   with apps.configured(argv, config_lib.TrainConfig) as config:
     try:
@@ -31,6 +47,7 @@ def main(argv):
     except preemption.TrainingInterrupted as interrupted:
       logging.warning('%s', interrupted)
       sys.exit(128 + interrupted.signal_number)
+  print(next_steps(config.run.model_dir, os.path.basename(argv[0])))
 
 
 def with_demo_flagfile(argv):

@@ -125,6 +125,38 @@ def _channel_names(channels):
   return CHANNEL_NAMES.get(channels, tuple(f'c{index}' for index in range(channels)))
 
 
+# Why the Poisson-Gaussian model does not fit a channel (NoiseProfile.fit_misses), in words.
+_MISSES = {
+    'falls': "its level falls with the signal, as after a camera's tone curve or noise "
+             'reduction',
+    'negative': 'its fit gives a negative variance at the lowest signal measured',
+    'departs': "its level is over twice or under half the fit's at some signals, as after a "
+               "camera's tone curve or noise reduction",
+}
+
+
+def _fit_lines(profile, names):
+  """The variance fit per channel: its coefficients where the Poisson-Gaussian
+  model describes the noise, else why not, never a negative shot coefficient."""
+  fitting, missing = [], {}
+  for name, (shot, read), (low, high), miss in zip(names, profile.fit, profile.fitted_variance(),
+                                                    profile.fit_misses()):
+    if miss:
+      missing.setdefault(miss, []).append(name)
+    elif shot < 0:  # a level flat within the estimate's error
+      fitting.append(f'{name} no shot noise measured (variance {(low + high) / 2:.3g})')
+    else:
+      fitting.append(f'{name} {shot:.3g} x signal + {read:.3g}')
+  lines = [f'  variance fit (shot x signal + read): {", ".join(fitting)}'] if fitting else []
+  for miss, channels in missing.items():
+    lines.append(f'  the Poisson-Gaussian model (variance = shot x signal + read) does not fit '
+                 f'this noise in {", ".join(channels)}: {_MISSES[miss]}')
+    if miss != 'negative' and profile.source == 'single':
+      lines.append('    (in single images, texture taken for noise at some signals can read so '
+                   'too)')
+  return lines
+
+
 def describe(profile, images, white_level_note=''):
   """The profile as a few lines of text.
 
@@ -143,9 +175,7 @@ def describe(profile, images, white_level_note=''):
   for signal, sigmas in zip(profile.signal, profile.sigma):
     lines.append(f'  {signal:6.3f}  ' + ''.join(
         '   -        ' if np.isnan(value) else f'{value:<12.4f}' for value in sigmas))
-  fits = ', '.join(f'{name} {shot:.3g} x signal + {read:.3g}'
-                   for name, (shot, read) in zip(names, profile.fit))
-  lines.append(f'  variance fit (shot x signal + read): {fits}')
+  lines += _fit_lines(profile, names)
   lags = ' '.join(f'{lag:>6d}' for lag in range(1, noise_statistics.MAX_LAG + 1))
   lines.append(f'  correlation at lag {lags}')
   lines.append('    along x (rows)  ' + ' '.join(f'{v:6.2f}' for v in profile.correlation_x))

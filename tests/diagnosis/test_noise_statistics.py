@@ -2,6 +2,7 @@
 correlation for independent pixels, and the correlation that filtering white
 noise makes (worked out by hand, not measured by the code under test)."""
 
+import dataclasses
 import glob
 import os
 
@@ -171,3 +172,49 @@ def test_saturated_and_noise_free_areas_are_left_out():
 def test_captures_too_small_for_the_lags_are_refused_naming_their_size():
   with pytest.raises(ValueError, match='captures of 3x3 pixels are too small'):
     noise_statistics.measure_pairs([[np.zeros((3, 3, 1)), np.ones((3, 3, 1))]])
+
+
+def _pairs_of_levels(variance_of_signal, seed):
+  """Pairs of captures of one level at the centre of each signal bin, with
+  independent noise of variance variance_of_signal(signal)."""
+  rng = np.random.default_rng(seed)
+  levels = (np.arange(8) + 0.5) / 8
+  clean = np.repeat(levels, 25)[None, :, None].repeat(160, axis=0).repeat(3, axis=2)
+  sigma = np.sqrt(variance_of_signal(clean))
+  return [[clean + sigma * rng.standard_normal(clean.shape) for _ in range(2)]
+          for _ in range(3)]
+
+
+def test_noise_whose_level_falls_with_the_signal_does_not_fit_the_poisson_gaussian_model():
+  # As after a tone curve: the variance falls from 0.00042 in the shadows to 0.00002.
+  profile = noise_statistics.measure_pairs(_pairs_of_levels(lambda s: 0.0004 * (1 - s) + 0.00002,
+                                                            seed=8))
+  assert np.all(profile.fit[:, 0] < 0)
+  assert profile.fit_misses() == ['falls'] * 3
+  saved = profile.to_dict()
+  assert saved['poisson_gaussian_fits'] == [False] * 3
+  assert all(shot < 0 for shot, _ in saved['fit_shot_read'])  # the fit as found
+
+
+def test_rising_and_flat_levels_fit_the_poisson_gaussian_model():
+  rising = noise_statistics.measure_pairs(_pairs_of_levels(lambda s: 0.0004 * s + 0.00002, 9))
+  flat = noise_statistics.measure_pairs(_pairs_of_levels(lambda s: np.full_like(s, 0.0002), 10))
+  assert rising.fit_misses() == flat.fit_misses() == [None] * 3
+  assert rising.to_dict()['poisson_gaussian_fits'] == [True] * 3
+  # A flat level's fitted shot is near 0, of either sign, and falls far less than the limit.
+  low, high = flat.fitted_variance().T
+  assert np.all(np.abs(1 - np.sqrt(high / low)) < noise_statistics.LEVEL_FALL_LIMIT / 2)
+
+
+def test_a_fit_with_a_negative_variance_at_the_lowest_signal_does_not_fit():
+  profile = noise_statistics.measure_pairs(_pairs_of_levels(lambda s: 0.0004 * s + 0.00002, 11))
+  shifted = dataclasses.replace(profile, fit=profile.fit - [0.0, 0.0002])
+  assert shifted.fit_misses() == ['negative'] * 3
+
+
+def test_a_level_that_rises_then_falls_departs_from_the_fit():
+  # The level of processed sRGB: highest in the mid-tones, low in shadows and highlights.
+  profile = noise_statistics.measure_pairs(
+      _pairs_of_levels(lambda s: 0.0004 * (4 * s * (1 - s))**2 + 0.000005, seed=12))
+  assert profile.fit_misses() == ['departs'] * 3
+  assert profile.to_dict()['poisson_gaussian_fits'] == [False] * 3

@@ -1,5 +1,7 @@
 """What the diagnosis recommends for each kind of noise, and how it says it."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -57,3 +59,41 @@ def test_the_description_lists_every_level_bin_and_lag():
   assert '   0.250  0.0200' in text and '   0.750  0.0200' in text
   assert '    along x (rows)    0.60   0.30   0.10   0.00' in text
   assert '    along y (cols)    0.50   0.15   0.00   0.00' in text
+
+
+def _profile_with_fit(fit, source='single'):
+  return dataclasses.replace(_profile([0.0] * 4, [0.0] * 4, source), fit=np.array(fit, float))
+
+
+def test_a_level_falling_with_the_signal_is_said_in_words_not_as_a_negative_coefficient():
+  # Variance 0.0004 at signal 0.25, 0.0001 at 0.75 in R and G: the level halves.
+  falling, rising = [-0.0006, 0.00055], [0.0004, 0.0001]
+  text = report.describe(_profile_with_fit([falling, falling, rising], source='pairs'), 4)
+  assert '  variance fit (shot x signal + read): B 0.0004 x signal + 0.0001\n' in text
+  assert ('  the Poisson-Gaussian model (variance = shot x signal + read) does not fit this '
+          "noise in R, G: its level falls with the signal, as after a camera's tone curve or "
+          'noise reduction') in text
+  assert '-0.0006' not in text and 'texture' not in text
+  single = report.describe(_profile_with_fit([falling] * 3), 4)
+  assert 'does not fit this noise in R, G, B' in single and 'variance fit' not in single
+  assert 'in single images, texture taken for noise' in single
+
+
+def test_a_level_far_from_the_fit_or_a_negative_variance_is_said_in_words():
+  # Measured sigma 0.02 at signals 0.25 and 0.75: R's fit gives sigma 0.0071 and 0.0084,
+  # G's a variance of -0.00001 at 0.25, B's sigma 0.02 (it fits).
+  text = report.describe(_profile_with_fit([[0.00004, 0.00004], [0.0004, -0.00011],
+                                            [0.0, 0.0004]], source='pairs'), 4)
+  assert '  variance fit (shot x signal + read): B 0 x signal + 0.0004\n' in text
+  assert ("does not fit this noise in R: its level is over twice or under half the fit's at "
+          'some signals') in text
+  assert ('does not fit this noise in G: its fit gives a negative variance at the lowest '
+          'signal measured') in text
+
+
+def test_a_level_flat_within_the_estimates_error_reads_as_no_shot_noise():
+  # Variance 0.000405 at signal 0.25, 0.000395 at 0.75: the level falls by 1%.
+  text = report.describe(_profile_with_fit([[-0.00002, 0.00041]] * 3), 4)
+  assert ('variance fit (shot x signal + read): R no shot noise measured (variance 0.0004), '
+          'G ') in text
+  assert '-2e-05' not in text and 'does not fit' not in text

@@ -14,11 +14,14 @@ STRATEGY = tf.distribute.MultiWorkerMirroredStrategy()
 from absl import logging  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
+from n2n import autograph_files  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 
 
 def main(train_data, model_dir, train_steps, weights_out):
+  # The tests kill workers: AutoGraph's files must not wait for an exit hook (n2n.train does the same).
+  autograph_files.install()
   logging.set_verbosity(logging.INFO)
   config = config_lib.train_config(
       train_data=train_data, val_data='', model_dir=model_dir, crop_size=32, batch_size=4,

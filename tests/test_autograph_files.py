@@ -1,0 +1,107 @@
+"""AutoGraph's generated modules (n2n/autograph_files.py): a program or the
+Python front door leaves the temp folder as it found it, even when the process
+ends without running its exit hooks; the converted code keeps its source."""
+
+import inspect
+import os
+import subprocess
+import sys
+
+import pytest
+import tensorflow as tf
+
+from n2n import autograph_files
+from tests.conftest import REPO_ROOT
+
+GENERATED_PREFIX = '__autograph_generated_file'
+
+# Converts one function with AutoGraph and ends without running exit hooks (run
+# from a file: AutoGraph reads the source of what it converts, which `-c` has not).
+_TENSORFLOW_ALONE = """
+import os
+import tensorflow as tf
+
+@tf.function
+def halve_if_positive(x):
+  if x > 0:
+    x = x / 2
+  return x
+
+halve_if_positive(tf.constant(1.0))
+os._exit(0)
+"""
+
+# n2n.train in a process that goes on afterwards (a notebook), then ends
+# without running exit hooks; prints what the temp folder held after training.
+_TRAIN_THROUGH_THE_API = """
+import os, sys
+import n2n
+n2n.train(n2n.train_config(train_data=sys.argv[1], model_dir=sys.argv[2], val_data='',
+                           train_steps=2, steps_per_loop=1, crop_size=32, batch_size=2,
+                           network_width=8, precision='float32'))
+print('after training:', sorted(os.listdir(os.environ['TMPDIR'])), flush=True)
+os._exit(0)
+"""
+
+
+def _empty_temp_folder(tmp_path):
+  temp = tmp_path / 'temp'
+  temp.mkdir()
+  return temp, {**os.environ, 'TMPDIR': str(temp), 'PYTHONPATH': REPO_ROOT}
+
+
+def test_tensorflow_alone_leaves_its_files_where_exit_hooks_do_not_run(tmp_path):
+  """What the other tests guard against, seen through the same TMPDIR."""
+  temp, environment = _empty_temp_folder(tmp_path)
+  script = tmp_path / 'convert.py'
+  script.write_text(_TENSORFLOW_ALONE)
+  result = subprocess.run([sys.executable, str(script)], env=environment, capture_output=True,
+                          text=True, timeout=120)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert [name for name in os.listdir(temp) if name.startswith(GENERATED_PREFIX)]
+
+
+@pytest.mark.slow
+def test_a_killed_train_py_leaves_the_temp_folder_as_found(tfrecord_dir, tmp_path):
+  temp, environment = _empty_temp_folder(tmp_path)
+  process = subprocess.Popen(
+      [sys.executable, os.path.join(REPO_ROOT, 'train.py'),
+       f'--train_data={tfrecord_dir}/*.tfrecord', f'--model_dir={tmp_path / "run"}',
+       '--val_data=', '--crop_size=32', '--batch_size=2', '--network_width=8',
+       '--precision=float32', '--steps_per_loop=1', '--log_every=1', '--train_steps=100000'],
+      stderr=subprocess.PIPE, text=True, env=environment, cwd=REPO_ROOT)
+  try:
+    # By the first step the training step, the crops and the noise are converted.
+    for line in process.stderr:
+      if 'step 1/' in line:
+        break
+  finally:
+    process.kill()
+    process.communicate(timeout=60)
+  assert process.returncode == -9
+  assert not os.listdir(temp)
+
+
+@pytest.mark.slow
+def test_the_api_leaves_the_temp_folder_as_found_during_and_after_training(tfrecord_dir,
+                                                                           tmp_path):
+  temp, environment = _empty_temp_folder(tmp_path)
+  result = subprocess.run(
+      [sys.executable, '-c', _TRAIN_THROUGH_THE_API, f'{tfrecord_dir}/*.tfrecord',
+       str(tmp_path / 'run')], env=environment, capture_output=True, text=True, timeout=300)
+  assert result.returncode == 0, result.stderr[-3000:]
+  assert 'after training: []' in result.stdout, result.stdout
+  assert not os.listdir(temp)
+
+
+def test_converted_code_keeps_its_source_once_its_file_is_gone():
+  autograph_files.install()
+
+  def clip_if_large(x):
+    if x > 3:
+      x = x * 0
+    return x
+
+  converted = tf.autograph.to_graph(clip_if_large)
+  assert not os.path.exists(inspect.getsourcefile(converted))
+  assert 'def tf__clip_if_large' in inspect.getsource(converted)
