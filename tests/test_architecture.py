@@ -199,9 +199,8 @@ def test_no_module_of_the_package_imports_itself_back_through_others():
 
 
 # Modules the package imports inside functions, and why: the front door keeps
-# `import n2n` light (PEP 562); cli sets up the environment before TensorFlow
-# loads. Everything else of n2n is imported at the top.
-LATE_N2N_IMPORTS = {'n2n': 'the lazy front door', 'n2n.apps': 'cli before TensorFlow'}
+# `import n2n` light (PEP 562). Everything else of n2n is imported at the top.
+LATE_N2N_IMPORTS = {'n2n': 'the lazy front door'}
 
 
 def test_the_package_imports_its_own_modules_at_the_top():

@@ -12,11 +12,11 @@ TensorFlow, is imported.
 import contextlib
 import importlib
 import os
-
 import sys
 
 from absl import app
 
+from n2n import autograph_files
 from n2n import cli
 from n2n import config_flags
 
@@ -24,8 +24,6 @@ from n2n import config_flags
 def _launch(program):
   """Prepares the start-up (cli.prepare_startup), keeps AutoGraph's files out of
   the temp folder (autograph_files.install), then imports n2n.apps.<program> and runs it."""
-  from n2n import autograph_files  # pylint: disable=g-import-not-at-top
-  from n2n import cli  # pylint: disable=g-import-not-at-top
   cli.prepare_startup()
   autograph_files.install()
   importlib.import_module(f'{__name__}.{program}').run()
