@@ -12,6 +12,7 @@ from n2n.evaluation import held_out
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
 from n2n.inference import schemes
+from n2n.inference import serving as serving_lib
 from n2n.inference import whole_images
 
 
@@ -34,8 +35,9 @@ def scoring_functions(network, run_config, seed):
   """
   if run_config is None:
     return whole_images.make_denoiser(network), None
-  with_scheme = schemes.inference_network(network, run_config)
-  if config_lib.model_spatial_dims(run_config) == 3:
+  serving = serving_lib.of_run(run_config)
+  with_scheme = schemes.with_scheme(network, serving.scheme)
+  if serving.spatial_dims == 3:
     return whole_images.make_volume_denoiser(with_scheme, run_config), None
   network_denoise = whole_images.make_denoiser(network)
   denoise = (network_denoise if with_scheme is network

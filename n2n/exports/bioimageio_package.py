@@ -35,7 +35,6 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 
-from n2n import config as config_lib
 from n2n import errors
 from n2n.data import normalization
 from n2n.data import rgb_images
@@ -44,7 +43,6 @@ from n2n.exports import saved_model
 from n2n.inference import whole_images
 from n2n.inference import exported_model
 from n2n.inference import tiling
-from n2n.methods import registry as methods_registry
 from n2n.model import receptive_field as receptive_field_lib
 from n2n.model import unet
 
@@ -128,13 +126,6 @@ def centre_crop(image, size=TEST_SIZE):
   return image[top:top + size, left:left + size]
 
 
-def volume_depth(run_config):
-  """A 3D run's fixed z size in its package (its training crops' depth), or None in 2D."""
-  if config_lib.model_spatial_dims(run_config) != 3:
-    return None
-  return run_config.data.crop_depth
-
-
 def default_name(run_config):
   """'n2n neighbor2neighbor denoiser (gaussian noise)': letters, digits, _+- () only,
   as the spec requires of names."""
@@ -143,16 +134,16 @@ def default_name(run_config):
   return f'n2n {run_config.method.name} denoiser ({trained_on})'
 
 
-def _documentation(run_config, step, validation_psnr):
-  facts = '\n'.join(saved_model.model_facts(run_config, step, validation_psnr))
-  if normalization.rule_of(run_config).per_image:
+def _documentation(serving, step, validation_psnr):
+  facts = '\n'.join(saved_model.model_facts(serving, step, validation_psnr))
+  if serving.rule.per_image:
     scaling = ('The network\'s graph maps each input tensor by its own percentiles, denoises '
                'and maps the result back; a consumer that tiles an image maps each tile by the '
                'tile\'s percentiles, so give it tiles as large as memory allows.')
   else:
     scaling = ('The preprocessing divides by the white level, the network denoises, the '
                'postprocessing multiplies by it again.')
-  depth = volume_depth(run_config)
+  depth = serving.volume_depth
   shape = (f'a volume (tiles of {depth} planes, as deep as the training crops, and any height '
            'and width; consumers tile it with the halo given in rdf.yaml), axes batch, z, y, x, '
            'channel' if depth else 'an image (any size; consumers tile it with the halo given '
@@ -163,14 +154,15 @@ def _documentation(run_config, step, validation_psnr):
       f'TensorFlow SavedModel it was converted from (TensorFlow {tf.__version__}).\n')
 
 
-def write_package(model, run_config, output_dir, step, validation_psnr=None, sample=None,
+def write_package(model, serving, output_dir, step, validation_psnr=None, sample=None,
                   authors=('n2n user',), license_id='CC-BY-4.0', name=''):
   """Writes output_dir/bioimageio_model.zip and returns its path.
 
   Args:
     model: float32 keras.Model from build_unet(upsampling='resize'), with the
       run's inference scheme (n2n/inference/schemes.py).
-    run_config: config.TrainConfig of the run.
+    serving: serving.Serving of the run (its z depth, scheme and rule, what
+      the package says it was trained as).
     output_dir: an existing folder (the export's).
     step, validation_psnr: as saved_model.export_model.
     sample: [H, W, C] float32 noisy image on the network's scale (1.0 at the
@@ -188,8 +180,8 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   if not extras_installed():
     raise ValueError(EXTRAS_MESSAGE)
   from bioimageio.spec import save_bioimageio_package  # pylint: disable=g-import-not-at-top
-  scheme = methods_registry.get(run_config.method.name).inference_scheme(run_config)
-  depth = volume_depth(run_config)
+  run_config, scheme, rule, depth = (serving.run_config, serving.scheme, serving.rule,
+                                     serving.volume_depth)
   # A volume's test tensor is as small as its axes allow: the 3D network is slow on CPU.
   size = (min_input_size if depth else test_size)(run_config.model.downsampling, scheme)
   if depth:
@@ -199,7 +191,6 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   else:
     noisy = centre_crop(synthetic_sample(model.input_shape[-1], size) if sample is None
                         else sample, size)
-  rule = normalization.rule_of(run_config)
   # With a per-image map any positive scale and offset of the sample is the
   # same input to the network: keep the raw tensor well inside the data's
   # range, as real frames are, rather than crossing zero, where the BMZ test's
@@ -217,13 +208,13 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   else:
     denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:
-    onnx_model.write_onnx(model, folder, rule, saved_model.spatial_multiples(run_config))
-    _write_saved_model_bundle(model, run_config, folder, step, validation_psnr)
+    onnx_model.write_onnx(model, folder, rule, serving.multiples)
+    _write_saved_model_bundle(model, serving, folder, step, validation_psnr)
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
-                 (values, denoised), run_config, step, validation_psnr)
+                 (values, denoised), serving, step, validation_psnr)
     try:
-      description = _description(folder, run_config, scheme, model.input_shape[-1], authors,
-                                 license_id, name)
+      description = _description(folder, serving, model.input_shape[-1], authors, license_id,
+                                 name)
     except ValueError as error:  # pydantic's ValidationError: several lines per field
       raise ValueError('the BioImage Model Zoo description does not validate: '
                        + ' '.join(str(error).split())) from None
@@ -234,16 +225,16 @@ def write_package(model, run_config, output_dir, step, validation_psnr=None, sam
   return path
 
 
-def _write_saved_model_bundle(model, run_config, folder, step, validation_psnr):
+def _write_saved_model_bundle(model, serving, folder, step, validation_psnr):
   """folder/SAVED_MODEL_ZIP: the export's SavedModel (serving_default, the same
   graph the ONNX weights were converted from), zipped as the spec asks."""
   saved = os.path.join(folder, 'saved_model')
-  saved_model.export_model(model, run_config, saved, step, validation_psnr)
+  saved_model.export_model(model, serving, saved, step, validation_psnr)
   shutil.make_archive(os.path.join(folder, os.path.splitext(SAVED_MODEL_ZIP)[0]), 'zip', saved)
   shutil.rmtree(saved)
 
 
-def _write_files(folder, test_tensors, network_values, run_config, step, validation_psnr):
+def _write_files(folder, test_tensors, network_values, serving, step, validation_psnr):
   """The package's test tensors, cover and page, into folder.
 
   Args:
@@ -261,23 +252,24 @@ def _write_files(folder, test_tensors, network_values, run_config, step, validat
   with open(os.path.join(folder, 'cover.png'), 'wb') as cover_file:
     cover_file.write(rgb_images.encode_png(cover[..., 0] if cover.shape[-1] == 1 else cover))
   with open(os.path.join(folder, 'README.md'), 'w') as readme:
-    readme.write(_documentation(run_config, step, validation_psnr))
+    readme.write(_documentation(serving, step, validation_psnr))
 
 
-def _description(folder, run_config, scheme, channels, authors, license_id, name):
+def _description(folder, serving, channels, authors, license_id, name):
   """The v0.5 ModelDescr of the files in folder (_write_files, onnx_model.write_onnx), its
   halo and smallest input those of the run's inference scheme."""
   from bioimageio.spec.model import v0_5 as bmz  # pylint: disable=g-import-not-at-top
+  run_config, scheme = serving.run_config, serving.scheme
   white_level = float(run_config.data.white_level)
   # Percentile maps happen inside the graph: BMZ has no inverse of scale_range.
-  scaled = not normalization.rule_of(run_config).per_image
+  scaled = not serving.rule.per_image
   downsampling = run_config.model.downsampling
   file_in = lambda name: bmz.FileDescr(source=os.path.join(folder, name))
   channel_names = ([bmz.Identifier('gray')] if channels == 1 else
                    [bmz.Identifier(colour) for colour in ('red', 'green', 'blue')])
   size = bmz.ParameterizedSize(min=min_input_size(downsampling, scheme), step=unet.SIZE_MULTIPLE)
   input_id = bmz.TensorId(exported_model.INPUT_NAME)
-  depth = volume_depth(run_config)
+  depth = serving.volume_depth
   z_input = [bmz.SpaceInputAxis(id=bmz.AxisId('z'), size=depth)] if depth else []
   inputs = bmz.InputTensorDescr(
       id=input_id,
@@ -303,10 +295,10 @@ def _description(folder, run_config, scheme, channels, authors, license_id, name
       test_tensor=file_in('test_output.npy'), data=bmz.IntervalOrRatioDataDescr(type='float32'),
       postprocessing=[bmz.ScaleLinearDescr(kwargs=bmz.ScaleLinearKwargs(gain=white_level))][
           :scaled])
-  citations = [NOISE2NOISE] + list(methods_registry.get(run_config.method.name).citations)
+  citations = [NOISE2NOISE] + list(serving.citations)
   return bmz.ModelDescr(
       name=name or default_name(run_config),
-      description=f'trained as: {saved_model.trained_as(run_config)}',
+      description=f'trained as: {serving.trained_as}',
       authors=[bmz.Author(name=author) for author in authors],
       cite=[bmz.CiteEntry(text=text, doi=bmz.Doi(doi)) for text, doi in citations],
       license=bmz.LicenseId(license_id), documentation=file_in('README.md'),

@@ -7,7 +7,6 @@ import os
 import tensorflow as tf
 
 from n2n import config as config_lib
-from n2n.data import normalization
 from n2n.evaluation import eval_data
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
@@ -38,7 +37,7 @@ def validation_sample(run_config):
 def write_checked_package(restored, folder, psnr, config):
   """The BioImage Model Zoo package, kept only if bioimageio.core's test passes."""
   path = bioimageio_package.write_package(
-      restored.model, restored.run_config, folder, restored.step, psnr,
+      restored.model, restored.serving, folder, restored.step, psnr,
       sample=validation_sample(restored.run_config) if restored.run_config.data.val_data else None,
       authors=config.bioimageio_authors, license_id=config.bioimageio_license)
   passed, failure = bioimageio_package.test_package(path)
@@ -74,12 +73,12 @@ def export_run(config):
   check_request(config)
   restored = restore.restore_model(config.model, 'float32', flag_name='model',
                                    upsampling='resize')
-  if config.tflite and config_lib.model_spatial_dims(restored.run_config) == 3:
+  serving = restored.serving
+  if config.tflite and serving.spatial_dims == 3:
     raise ValueError(f'--tflite: --model={config.model} is a 3D run, and TensorFlow Lite has '
                      'no 3D pooling among its builtin ops; export it without --tflite '
                      '(SavedModel, --onnx, --bioimageio)')
-  if (config.bioimageio and config_lib.model_spatial_dims(restored.run_config) == 3
-      and normalization.rule_of(restored.run_config).per_image):
+  if config.bioimageio and serving.spatial_dims == 3 and serving.rule.per_image:
     # The package fixes z at the training crops' depth, so BMZ consumers feed
     # slabs, and each slab would be mapped by its own percentiles: steps between slabs.
     raise ValueError(f'--bioimageio: --model={config.model} is a 3D --normalization=percentile '
@@ -89,12 +88,11 @@ def export_run(config):
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):
-    saved_model.export_model(restored.model, restored.run_config, folder, restored.step, psnr)
+    saved_model.export_model(restored.model, serving, folder, restored.step, psnr)
     if config.tflite:
       tflite_model.write_tflite(folder)
     if config.onnx:
-      onnx_model.write_onnx(restored.model, folder, normalization.rule_of(restored.run_config),
-                            saved_model.spatial_multiples(restored.run_config))
+      onnx_model.write_onnx(restored.model, folder, serving.rule, serving.multiples)
     if config.bioimageio:
       write_checked_package(restored, folder, psnr, config)
 

@@ -18,12 +18,10 @@ import os
 import keras
 import tensorflow as tf
 
-from n2n import config as config_lib
 from n2n import run_dir
 from n2n.data import normalization
 from n2n.inference import exported_model
 from n2n.inference import graph_padding
-from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
 
@@ -34,17 +32,9 @@ def input_signature(model):
   return [tf.TensorSpec(shape, tf.float32, name=exported_model.INPUT_NAME)]
 
 
-def spatial_multiples(run_config):
-  """What each spatial axis of the run's network input must be a multiple of:
-  (32, 32), or (2**z_pools, 32, 32) for a 3D network."""
-  if config_lib.model_spatial_dims(run_config) == 3:
-    return (unet.depth_multiple(run_config.model.z_pools),) + (unet.SIZE_MULTIPLE,) * 2
-  return (unet.SIZE_MULTIPLE,) * 2
-
-
 def serving_function(model, rule=None, multiples=None):
   """images [N, H, W, C] (volumes [N, D, H, W, C]) -> {exported_model.OUTPUT_NAME:
-  denoised}: padding to `multiples` (spatial_multiples; None: 32 on every axis)
+  denoised}: padding to `multiples` (serving.Serving's; None: 32 on every axis)
   and crop around the network, and, for a per-image rule (normalization.Rule),
   each image's percentile map before and its inverse after."""
   multiples = multiples or unet.SIZE_MULTIPLE
@@ -65,64 +55,43 @@ def serving_function(model, rule=None, multiples=None):
 
   return serve
 
-def export_model(model, run_config, output_dir, step, validation_psnr=None):
+def export_model(model, serving, output_dir, step, validation_psnr=None):
   """Writes the SavedModel, config.json and README.md to output_dir.
 
   Args:
     model: float32 keras.Model from build_unet(upsampling='resize') with
       trained weights ('repeat' works too, but not for write_tflite).
-    run_config: config.TrainConfig of the run.
+    serving: serving.Serving of the run.
     output_dir: folder to write (created).
     step: training step of the weights.
     validation_psnr: list of evaluation.scoring.LevelScores (the run's logged
       scores, evaluation.summaries.logged_psnr), or None when unknown.
   """
-  rule = normalization.rule_of(run_config)
   archive = keras.export.ExportArchive()
   archive.track(model)
   archive.add_endpoint(exported_model.SIGNATURE,
-                       serving_function(model, rule, spatial_multiples(run_config)),
+                       serving_function(model, serving.rule, serving.multiples),
                        input_signature=input_signature(model))
-  if rule.per_image:
+  if serving.rule.per_image:
     archive.add_endpoint(exported_model.NETWORK_SIGNATURE,
-                         serving_function(model, None, spatial_multiples(run_config)),
+                         serving_function(model, None, serving.multiples),
                          input_signature=input_signature(model))
   tf.io.gfile.makedirs(output_dir)
   archive.write_out(output_dir, verbose=False)
   with tf.io.gfile.GFile(os.path.join(output_dir, run_dir.CONFIG_NAME), 'w') as config_file:
-    config_file.write(run_config.to_json())
+    config_file.write(serving.run_config.to_json())
   with tf.io.gfile.GFile(os.path.join(output_dir, 'README.md'), 'w') as readme:
-    readme.write(describe(run_config, step, validation_psnr))
+    readme.write(describe(serving, step, validation_psnr))
 
-def trained_as(run_config):
-  """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
-  the method (and any non-default network) and the training data, one line."""
-  kind = methods_registry.get(run_config.method.name).describe(run_config)
-  model = run_config.model
-  if (model.downsampling, model.top_skip) != ('max_pool', True):
-    kind += (f'; network: {model.downsampling} downsampling, '
-             f'{"with" if model.top_skip else "without"} the top skip connection')
-  if model.network_width != config_lib.PAPER_NETWORK_WIDTH:
-    kind += (f'; network width {model.network_width} '
-             f'(the paper\'s {config_lib.PAPER_NETWORK_WIDTH})')
-  if config_lib.model_spatial_dims(run_config) == 3 and model.xy_conv_levels:
-    kind += (f'; 3D network with in-plane (1x3x3) convolutions at its finest '
-             f'{model.xy_conv_levels} resolution levels')
-  if run_config.corruption.noise == config_lib.NO_NOISE:
-    trained_on = 'scenes of real noisy captures (no synthetic noise)'
-  else:
-    low, high = run_config.corruption.noise_range
-    trained_on = f'{run_config.corruption.noise} noise, level range {low:g}-{high:g}'
-  return f'{kind}, {trained_on}'
-
-def model_facts(run_config, step, validation_psnr=None):
+def model_facts(serving, step, validation_psnr=None):
   """The bullet lines every export's page starts with: how the model was
   trained, its channels and pixel scale, step and validation PSNR."""
-  channels = 'RGB' if run_config.model.channels == 3 else 'grayscale'
+  run_config = serving.run_config
+  channels = 'RGB' if serving.channels == 3 else 'grayscale'
   lines = [
-      f'- trained as: {trained_as(run_config)}',
-      f'- channels: {run_config.model.channels} ({channels})',
-      f'- pixel scale: {pixel_scale(run_config)}',
+      f'- trained as: {serving.trained_as}',
+      f'- channels: {serving.channels} ({channels})',
+      f'- pixel scale: {pixel_scale(serving)}',
       f'- training step: {step} of {run_config.optimisation.train_steps}; '
       f'data: {run_config.data.train_data}',
   ]
@@ -135,30 +104,33 @@ def model_facts(run_config, step, validation_psnr=None):
     lines.append('- validation PSNR: not known (the run had no validation data)')
   return lines
 
-def pixel_scale(run_config):
+
+def pixel_scale(serving):
   """How the model's input and output relate to the data's pixels, one line."""
-  rule = normalization.rule_of(run_config)
-  data = f'the training data were {run_config.data.dtype}'
+  rule, data_config = serving.rule, serving.run_config.data
+  data = f'the training data were {data_config.dtype}'
   if rule.per_image:
     return (f'{data}; each image is mapped by its own percentiles '
             f'(--normalization=percentile): its {rule.low_percentile:g} and '
             f'{rule.high_percentile:g} percentiles, over all pixels and channels, go to 0 and 1, '
             'and the output goes back to the image\'s own scale. The graph does this: it takes '
             'and returns raw pixel values')
-  return (f'{data} with white level {run_config.data.white_level:g} (--normalization=white_level); '
-          f'the model takes and returns pixel / {run_config.data.white_level:g}')
+  return (f'{data} with white level {data_config.white_level:g} (--normalization=white_level); '
+          f'the model takes and returns pixel / {data_config.white_level:g}')
 
-def describe(run_config, step, validation_psnr=None):
+
+def describe(serving, step, validation_psnr=None):
   """The export's README.md text."""
   batch = ('raw pixels (each image mapped by its own percentiles inside)'
-           if normalization.rule_of(run_config).per_image else 'in [0, 1]')
+           if serving.rule.per_image else 'in [0, 1]')
   lines = ['# n2n denoiser (TensorFlow SavedModel)', '']
-  lines += model_facts(run_config, step, validation_psnr)
+  lines += model_facts(serving, step, validation_psnr)
   lines += ['', 'Use it without n2n:', '', '```python', 'import tensorflow as tf',
             "denoise = tf.saved_model.load('EXPORT_DIR').signatures['serving_default']",
             f"denoised = denoise(images=batch)['denoised']  # batch: [N, H, W, C] float32 {batch}",
             '```', '']
   return '\n'.join(lines)
+
 
 def write_replacing(output_dir, write):
   """Runs write(folder) into a temporary folder beside output_dir, then puts it

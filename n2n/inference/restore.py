@@ -10,6 +10,7 @@ from n2n import config as config_lib
 from n2n import errors
 from n2n import run_dir
 from n2n.inference import schemes
+from n2n.inference import serving as serving_lib
 from n2n.model import network
 from n2n.model import unet
 
@@ -25,12 +26,14 @@ class RestoredModel:
     network: the bare network, as it trains (the same weights): the
       single-image methods' held-out loss scores it.
     run_config: config.TrainConfig of the run that trained it.
+    serving: serving.Serving, what serving it needs, resolved once.
     prefix: the checkpoint prefix loaded (model_dir/ckpt-N).
     step: the global step that checkpoint was written at.
     model_dir: the run's folder.
   """
   model: object
   run_config: config_lib.TrainConfig
+  serving: serving_lib.Serving
   prefix: str
   step: int
   model_dir: str
@@ -107,9 +110,10 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   """
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
+  serving = serving_lib.of_run(run_config)
   with strategy.scope() if strategy else contextlib.nullcontext():
     model = network.build_run_network(run_config, precision, upsampling=upsampling)
     load_weights(model, prefix, flag_name)
-    with_scheme = schemes.inference_network(model, run_config)
-  return RestoredModel(with_scheme, run_config, prefix, checkpoint_step(prefix), model_dir,
-                       model)
+    with_scheme = schemes.with_scheme(model, serving.scheme)
+  return RestoredModel(with_scheme, run_config, serving, prefix, checkpoint_step(prefix),
+                       model_dir, model)

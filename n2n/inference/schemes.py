@@ -22,7 +22,6 @@ import tensorflow as tf
 
 from n2n.data import pixel_shuffle
 from n2n.inference import graph_padding
-from n2n.methods import registry as methods_registry
 from n2n.model import unet
 
 # The refinement's replacement pattern is one fixed random tile, repeated over
@@ -82,8 +81,3 @@ def with_scheme(network, scheme):
   return keras.Model(images, SchemeLayer(network, scheme, name='inference_scheme')(images),
                      name=f'{network.name}_with_scheme')
 
-
-def inference_network(network, run_config):
-  """network with the inference scheme of the run's method (InferenceScheme)."""
-  method = methods_registry.get(run_config.method.name)
-  return with_scheme(network, method.inference_scheme(run_config))

@@ -20,6 +20,7 @@ import tf2onnx  # pylint: disable=unused-import  (an export extra: fail if missi
 
 from n2n import config as config_lib
 from n2n.exports import bioimageio_package
+from n2n.inference import serving
 from n2n.inference import whole_images
 from n2n.model import unet
 
@@ -91,7 +92,7 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
                              downsampling=network.downsampling, top_skip=network.top_skip,
                              network_width=PACKAGE_TEST_WIDTH),
       channels, dtype, white_level)
-  path = bioimageio_package.write_package(model, run_config, str(tmp_path), 100,
+  path = bioimageio_package.write_package(model, serving.of_run(run_config), str(tmp_path), 100,
                                           authors=('A. Tester',))
   description = load_description(path)
   assert description.validation_summary.status == 'valid-format', description.validation_summary
@@ -140,8 +141,8 @@ def test_the_package_validates_and_passes_its_own_test(channels, dtype, white_le
 def test_without_the_extras_the_package_is_refused_in_one_line(monkeypatch, tmp_path):
   monkeypatch.setattr(bioimageio_package, 'extras_installed', lambda: False)
   with pytest.raises(ValueError, match=r'^--bioimageio needs the optional export extras'):
-    bioimageio_package.write_package(unet.build_unet(1), config_lib.train_config(
-        train_data='x', model_dir='y'), str(tmp_path), 1)
+    bioimageio_package.write_package(unet.build_unet(1), serving.of_run(config_lib.train_config(
+        train_data='x', model_dir='y')), str(tmp_path), 1)
 
 
 def test_a_description_that_does_not_validate_is_refused_in_one_line(tmp_path):
@@ -149,7 +150,7 @@ def test_a_description_that_does_not_validate_is_refused_in_one_line(tmp_path):
                      ) as raised:
     bioimageio_package.write_package(
         unet.build_unet(1, upsampling='resize'),
-        config_lib.train_config(train_data='x', model_dir='y'), str(tmp_path), 1,
+        serving.of_run(config_lib.train_config(train_data='x', model_dir='y')), str(tmp_path), 1,
         license_id='no such licence')
   assert '\n' not in str(raised.value) and 'license' in str(raised.value)
   assert not (tmp_path / bioimageio_package.PACKAGE_NAME).exists()

@@ -12,6 +12,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.data import normalization
 from n2n.evaluation import scoring
+from n2n.inference import serving
 from n2n.inference import whole_images
 from n2n.exports import onnx_model
 from n2n.exports import saved_model
@@ -37,7 +38,7 @@ def exported(tmp_path_factory):
                                       noise='poisson', train_steps=500)
   folder = tmp_path_factory.mktemp('export')
   scores = [scoring.LevelScores('poisson', 30.0, (scoring.ImageScore('mean', 28.5, 18.0),))]
-  saved_model.export_model(model, run_config, str(folder), 500, scores)
+  saved_model.export_model(model, serving.of_run(run_config), str(folder), 500, scores)
   return model, folder
 
 
@@ -98,7 +99,7 @@ def test_the_n2v2_network_exports_to_tflite_with_builtin_ops_and_matches(tmp_pat
   run_config = config_lib.train_config(
       train_data='data/photos', model_dir='runs/x', method='blind_spot', noise='gaussian',
       downsampling='max_blur_pool', top_skip=False)
-  saved_model.export_model(model, run_config, str(tmp_path), 10, [])
+  saved_model.export_model(model, serving.of_run(run_config), str(tmp_path), 10, [])
   assert ('trained as: blind-spot (single noisy images); network: max_blur_pool downsampling, '
           'without the top skip connection') in (tmp_path / 'README.md').read_text()
   runner = tf.lite.Interpreter(model_path=tflite_model.write_tflite(str(tmp_path))).get_signature_runner(
@@ -112,8 +113,8 @@ def test_an_export_of_a_narrower_network_says_its_width():
   paper, narrow = (config_lib.train_config(train_data='data/photos', model_dir='runs/x',
                                            noise='gaussian', network_width=width)
                    for width in (48, 24))
-  assert 'width' not in saved_model.trained_as(paper)
-  assert saved_model.trained_as(narrow).startswith(
+  assert 'width' not in serving.of_run(paper).trained_as
+  assert serving.of_run(narrow).trained_as.startswith(
       "Noise2Noise (noisy targets); network width 24 (the paper's 48), gaussian noise")
 
 
@@ -123,8 +124,8 @@ def test_an_export_of_a_3d_network_with_in_plane_levels_says_so():
                                               xy_conv_levels=levels)
                       for dims, levels in ((3, 2), (3, 0)))
   assert ('; 3D network with in-plane (1x3x3) convolutions at its finest 2 resolution levels, '
-          'gaussian noise') in saved_model.trained_as(in_plane)
-  assert 'in-plane' not in saved_model.trained_as(all_3d)
+          'gaussian noise') in serving.of_run(in_plane).trained_as
+  assert 'in-plane' not in serving.of_run(all_3d).trained_as
 
 
 def test_onnx_without_the_optional_extras_is_refused_in_one_line(monkeypatch, tmp_path):
@@ -147,7 +148,7 @@ def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
   run_config = config_lib.resolve_data(config_lib.train_config(
       train_data='data/scenes', model_dir='runs/x', noise='none', normalization='percentile',
       percentile_low=2.0, percentile_high=99.5), 1, 'uint16', 65535.0)
-  saved_model.export_model(model, run_config, str(tmp_path), 10, [])
+  saved_model.export_model(model, serving.of_run(run_config), str(tmp_path), 10, [])
   rule = normalization.rule_of(run_config)
   # 16-bit microscopy filling 1000-1400 of 65535.
   raw = np.random.default_rng(3).integers(1000, 1400, (45, 70, 1)).astype(np.float32)

@@ -7,6 +7,7 @@ import pytest
 
 from n2n import config as config_lib
 from n2n.inference import schemes
+from n2n.inference import serving
 from n2n.methods import base
 from n2n.model import unet
 
@@ -86,14 +87,14 @@ def test_the_plain_scheme_is_the_network_itself():
   network = unet.build_unet(3, seed=1)
   assert schemes.with_scheme(network, base.InferenceScheme()) is network
   pairs_config = config_lib.train_config(method='pairs')
-  assert schemes.inference_network(network, pairs_config) is network
+  assert schemes.with_scheme(network, serving.of_run(pairs_config).scheme) is network
 
 
 def test_a_runs_strides_and_refinement_reach_its_scheme():
   config = config_lib.train_config(method='blind_spot', blind_spot_stride=4,
                                    blind_spot_inference_stride=2,
                                    blind_spot_refinement_passes=8)
-  model = schemes.inference_network(unet.build_unet(3, seed=1), config)
+  model = schemes.with_scheme(unet.build_unet(3, seed=1), serving.of_run(config).scheme)
   layer = model.get_layer('inference_scheme')
   assert layer.scheme == base.InferenceScheme(stride=2, refinement_passes=8)
   # The wrapper shares the network's weights and adds none.

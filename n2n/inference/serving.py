@@ -1,0 +1,83 @@
+"""What serving a trained run needs, resolved once from its configuration.
+
+Validation, denoising and every export run a run's network alike: at its
+spatial dimensions, on the values its normalisation rule makes of the pixels,
+through its method's inference scheme, on inputs padded to what its pooling
+needs. Serving holds those, resolved when the run is restored
+(restore.restore_model), and is handed down: the export writers read it
+rather than asking the configuration, the normalisation rules and the method
+registry again.
+"""
+
+import dataclasses
+
+from n2n import config as config_lib
+from n2n.data import normalization
+from n2n.methods import base as methods_base
+from n2n.methods import registry as methods_registry
+from n2n.model import unet
+
+
+@dataclasses.dataclass(frozen=True)
+class Serving:
+  """A run as it is served.
+
+  Attributes:
+    run_config: the run's TrainConfig (what config.json records).
+    spatial_dims: 2 (images) or 3 (volumes).
+    channels: the network's channels, 1 or 3.
+    rule: normalization.Rule: how pixels become network values.
+    scheme: the method's methods_base.InferenceScheme.
+    multiples: what each spatial axis of the network's input must be a
+      multiple of: (32, 32), or (2**z_pools, 32, 32) for a 3D network.
+    volume_depth: a 3D run's training crops' depth (tiles and packages are
+      as deep), None in 2D.
+    trained_as: one line: the method (and any non-default network) and the
+      training data.
+    citations: ((text, doi), ...) of the method's own papers.
+  """
+  run_config: config_lib.TrainConfig
+  spatial_dims: int
+  channels: int
+  rule: normalization.Rule
+  scheme: methods_base.InferenceScheme
+  multiples: tuple
+  volume_depth: object
+  trained_as: str
+  citations: tuple
+
+
+def of_run(run_config):
+  """The Serving of a run's (data-resolved) TrainConfig."""
+  method = methods_registry.get(run_config.method.name)
+  spatial_dims = config_lib.model_spatial_dims(run_config)
+  if spatial_dims == 3:
+    multiples = (unet.depth_multiple(run_config.model.z_pools),) + (unet.SIZE_MULTIPLE,) * 2
+  else:
+    multiples = (unet.SIZE_MULTIPLE,) * 2
+  return Serving(run_config, spatial_dims, config_lib.model_channels(run_config),
+                 normalization.rule_of(run_config), method.inference_scheme(run_config),
+                 multiples, run_config.data.crop_depth if spatial_dims == 3 else None,
+                 trained_as(run_config, method, spatial_dims), tuple(method.citations))
+
+
+def trained_as(run_config, method, spatial_dims):
+  """'Neighbor2Neighbor (single noisy images), gaussian noise, level range 0-50':
+  the method (and any non-default network) and the training data, one line."""
+  kind = method.describe(run_config)
+  model = run_config.model
+  if (model.downsampling, model.top_skip) != ('max_pool', True):
+    kind += (f'; network: {model.downsampling} downsampling, '
+             f'{"with" if model.top_skip else "without"} the top skip connection')
+  if model.network_width != config_lib.PAPER_NETWORK_WIDTH:
+    kind += (f'; network width {model.network_width} '
+             f'(the paper\'s {config_lib.PAPER_NETWORK_WIDTH})')
+  if spatial_dims == 3 and model.xy_conv_levels:
+    kind += (f'; 3D network with in-plane (1x3x3) convolutions at its finest '
+             f'{model.xy_conv_levels} resolution levels')
+  if run_config.corruption.noise == config_lib.NO_NOISE:
+    trained_on = 'scenes of real noisy captures (no synthetic noise)'
+  else:
+    low, high = run_config.corruption.noise_range
+    trained_on = f'{run_config.corruption.noise} noise, level range {low:g}-{high:g}'
+  return f'{kind}, {trained_on}'
