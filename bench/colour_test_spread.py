@@ -75,7 +75,7 @@ def main(argv):
   del argv
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-  from tools import provenance  # pylint: disable=g-import-not-at-top
+  from bench import provenance  # pylint: disable=g-import-not-at-top
   network_width = FLAGS.network_width or config.PAPER_NETWORK_WIDTH
   runs = []
   with tempfile.TemporaryDirectory() as root:

@@ -60,7 +60,7 @@ from tests.training import test_scene_training  # pylint: disable=g-import-not-a
 from tests.training import test_single_image  # pylint: disable=g-import-not-at-top
 from tests.training import test_train_lib  # pylint: disable=g-import-not-at-top
 from tests.conftest import write_image_data  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
                   'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor, '

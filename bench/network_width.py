@@ -40,7 +40,7 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
   widths = [int(width) for width in FLAGS.widths]
   runs = {name: {width: [] for width in widths} for name, _, _ in SHAPES}
   for repetition in range(FLAGS.repetitions):

@@ -37,7 +37,7 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
   runs = {name: {'on': [], 'off': []} for name, _, _ in SHAPES}
   for repetition in range(FLAGS.repetitions):
     for name, dims, shape in SHAPES:

@@ -7,7 +7,7 @@ levels (the evaluation during training: the same images, noise and seed)
 without and with TTA, and times both on the same images, repetitions
 interleaved so drift on a shared machine hits both alike. The cost is the
 median of the per-repetition ratios of seconds per image; 8 passes make it
-about 8. tools/results_grid.py --tta puts these figures on docs/results.md.
+about 8. python -m bench.results.grid --tta puts these figures on docs/results.md.
 """
 
 import os

@@ -42,7 +42,7 @@ from bench import json_output  # pylint: disable=g-import-not-at-top
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from tests.helpers import volumes as volume_helpers  # pylint: disable=g-import-not-at-top
 from tests.methods import test_neighbouring_frames  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames',

@@ -44,7 +44,7 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import ome_zarr  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('model_3d', '', 'A 3D run (model_dir).')
 flags.DEFINE_string('model_2d', '', 'A 2D run trained on the same kind of data (speed only).')

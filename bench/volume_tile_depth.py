@@ -38,7 +38,7 @@ from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.training import distribute  # pylint: disable=g-import-not-at-top
 from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3'], 'Training seeds.')
 flags.DEFINE_integer('steps_pairs', 60, 'Steps of the pairs runs.', lower_bound=1)

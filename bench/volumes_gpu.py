@@ -3,7 +3,7 @@
   KERAS_BACKEND=jax python bench/volumes_gpu.py --seconds=35 --z_steps=2,4 --output=gpu.json
   python bench/volumes_gpu.py --render=docs/bench/volumes_gpu_h200.json   # its table
 
-The results page's Noise2Noise pairs rows ("Volumes and movies", tools/results_volumes.py)
+The results page's Noise2Noise pairs rows ("Volumes and movies", bench/results/volumes.py)
 trained on 2 CPU cores for minutes; there the 3D network fell behind 2D per plane. This
 asks whether it does on a GPU, where the same minutes hold tens of times more steps.
 TensorFlow and its CUDA libraries are too large to travel to the GPU machines this
@@ -152,7 +152,7 @@ def phantom_data(z_step, pad_depth):
 
 def psnr(estimate, reference):
   """PSNR in dB against the reference's own range (its max - min), float64
-  (tools/results_volumes.py's score)."""
+  (bench/results/volumes.py's score)."""
   error = np.mean((np.asarray(estimate, np.float64) - reference) ** 2)
   return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
 

@@ -10,7 +10,7 @@ run: on this machine's CPU, at a size it trains in minutes (--network_width, --c
 --batch_size, --steps; float32), 2D per plane on the results page's phantom (z step 4,
 its white level, train seeds 0-5, held-out seeds 100-101), for each of --seeds:
 - n2n: train.py with configs/cpu/volumes_2d.cfg and these overrides, on the records
-  tools/results_volumes.py writes (data/volumes), scored by its score();
+  bench/results/volumes.py writes (data/volumes), scored by its score();
 - the loop from the same initial weights: bench/volumes_gpu.py --dims=2 with the same
   settings and --initial_weights, build_unet's weights at the seed (what train.py --seed
   starts from), run by --jax_python (a Python with jax and keras; JAX is no dependency
@@ -42,8 +42,8 @@ from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import volumes_gpu  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.model import network  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('jax_python', '', 'A Python interpreter with jax and keras installed.')
 flags.DEFINE_list('seeds', ['1', '2', '3'], 'Seeds of both sides\' runs.')

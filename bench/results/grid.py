@@ -1,14 +1,14 @@
 """Noise2Noise against Noise2Clean for every corruption at one CPU budget, and the
 page that shows it: docs/results.md, with pictures and PSNR curves.
 
-  python tools/results_grid.py                    # the whole grid (about 2 hours on 2 cores)
-  python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
-  python tools/results_grid.py --rows=correlated_camera   # one correlated-noise dataset
-  python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
-  python tools/results_grid.py --tta              # --tta on each row's N2N run, then the page
+  python -m bench.results.grid                    # the whole grid (about 2 hours on 2 cores)
+  python -m bench.results.grid --rows=poisson     # one row: poisson N2N and N2C
+  python -m bench.results.grid --rows=correlated_camera   # one correlated-noise dataset
+  python -m bench.results.grid --render_only      # rewrite the page from docs/results/results.json
+  python -m bench.results.grid --tta              # --tta on each row's N2N run, then the page
 
 It trains and measures from a clean checkout only (--allow_dirty overrides):
-each run records the commit it was trained at (tools/provenance.py), and the
+each run records the commit it was trained at (bench/provenance.py), and the
 page marks the runs no commit reproduces.
 
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
@@ -19,7 +19,7 @@ event files (the evaluation during training on datasets/demo/val at the
 paper's levels) or measured here (wall time); rows not run by this invocation
 keep their numbers from docs/results/results.json. The pictures show one crop
 of the first validation image with the evaluation's own noise: noisy | N2N |
-N2C | clean. Curves are drawn as SVG by tools/svg_plot.py. The Gaussian and
+N2C | clean. Curves are drawn as SVG by bench/results/svg_plot.py. The Gaussian and
 the real-capture rows are also scored on the colour check
 (bench/colour_check.py): saturated colours the training photographs lack.
 """
@@ -34,11 +34,6 @@ import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Run by path (python tools/results_grid.py) Python puts tools/ first, not the
-# checkout's root: the root goes first, so n2n, bench and tools are this checkout's.
-sys.path.insert(0, REPO_ROOT)
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -52,16 +47,17 @@ from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_correlated  # pylint: disable=g-import-not-at-top
-from tools import results_single_image  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
-from tools import svg_plot  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
+from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_curve as results_volumes_curve  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_width as results_volumes_width  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
+from bench.results import svg_plot  # pylint: disable=g-import-not-at-top
 
 
 @dataclasses.dataclass(frozen=True)
@@ -328,7 +324,7 @@ def train_and_read(run_name, config_name=None, extra_flags=()):
 
 
 def single_image_section(section, results):
-  """Runs one "One noisy image per scene" comparison (tools/results_single_image.py)
+  """Runs one "One noisy image per scene" comparison (bench/results/single_image.py)
   and draws its picture and curves into results."""
   if section.name == 'single_captures':
     prepare_scene_data()  # its validation scenes
@@ -357,7 +353,7 @@ def single_image_section(section, results):
 
 
 def correlated_dataset(dataset, results):
-  """Runs one "Real (spatially correlated) noise" dataset (tools/results_correlated.py):
+  """Runs one "Real (spatially correlated) noise" dataset (bench/results/correlated.py):
   its data, diagnosis, runs and scores; draws its picture and curves into results."""
   results_correlated.prepare_data(dataset)
   runs = results_correlated.run_dataset(dataset, train_and_read, FLAGS.runs_dir)
@@ -464,7 +460,7 @@ def main(argv):
   if FLAGS.tta:
     measure_tta(results)
     save(results)
-  from tools import results_page  # pylint: disable=g-import-not-at-top
+  from bench.results import page as results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
     page.write(results_page.render(ROWS, VARIANT_TITLES, results,
                                    colour_bar=colour_check.MAX_CHANNEL_ERROR,

@@ -3,7 +3,7 @@
 A result is labelled with the short commit of the checkout that made it, plus
 DIRTY_SUFFIX when the checkout had uncommitted changes: no commit holds the code
 that made such a result, so the results page marks it and the grid refuses to
-make one unless told to (tools/results_grid.py --allow_dirty). No TensorFlow
+make one unless told to (python -m bench.results.grid --allow_dirty). No TensorFlow
 here: the page's tests import it.
 """
 
