@@ -1,6 +1,6 @@
 """The colour test's outcome over seeds and precisions, to set its bounds from.
 
-  python bench/colour_test_spread.py --seeds=0,1,2,3 \
+  python -m bench.colour_test_spread --seeds=0,1,2,3 \
       --output=docs/bench/bench_cpu_2core_colour_test_spread.json
 
 tests/training/test_colour_generalisation.py trains a scene model and a
@@ -19,13 +19,11 @@ import subprocess
 import sys
 import tempfile
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n import config  # pylint: disable=g-import-not-at-top  (no TensorFlow)
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
 FLAGS = flags.FLAGS
 

@@ -3,7 +3,7 @@ sCMOS captures of the demo's nine training photographs (issue 30): the basis of
 the strides train.py chooses from the diagnosis (n2n/methods/) and of
 docs/correlated_noise.md.
 
-  python bench/correlated_schemes.py --output=docs/bench/correlated_schemes.json \
+  python -m bench.correlated_schemes --output=docs/bench/correlated_schemes.json \
       --markdown=docs/bench/correlated_schemes.md
 
 Data (made once under --work_dir): two captures of each photograph by
@@ -27,11 +27,9 @@ import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('work_dir', '/tmp/n2n_correlated_schemes', 'Data and runs go here.')
 flags.DEFINE_list('rows', [], 'Run only these rows (names as in the table); default all.')

@@ -2,7 +2,7 @@
 photographs (train and val, 11 images): the basis of the tolerances in
 docs/diagnosis.md.
 
-  python bench/diagnosis_accuracy.py --output=docs/bench/diagnosis_accuracy.json \
+  python -m bench.diagnosis_accuracy --output=docs/bench/diagnosis_accuracy.json \
       --markdown=docs/bench/diagnosis_accuracy.md
 
 For each kind of noise it compares the single-image estimate (flattest patches
@@ -21,11 +21,7 @@ import glob
 import json
 import os
 import platform
-import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -36,6 +32,7 @@ from n2n.data import camera_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.data import microscope_noise  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import noise_statistics  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('output', '', 'Write the results here as JSON.')
 flags.DEFINE_string('markdown', '', 'Write the results here as a Markdown table.')
@@ -196,7 +193,7 @@ def main(argv):
 def markdown(result):
   """The rows as a Markdown table, with what made them."""
   lines = ['# Noise diagnosis accuracy', '',
-           f'*Written by `python bench/diagnosis_accuracy.py` on {result["images"]} demo '
+           f'*Written by `python -m bench.diagnosis_accuracy` on {result["images"]} demo '
            f'photographs ({result["megapixels"]} Mpixels), {result["machine"]}; do not edit by '
            'hand.* Truth: set by hand (Gaussian levels, no correlation; box-filtered noise 0.5 '
            'at lag 1), or measured from two captures on every pixel (the simulators).', '',
@@ -220,7 +217,6 @@ def markdown(result):
   lines += ['', f'The check takes {result["check_seconds"]:.2f} s on a 12-megapixel image '
             '(median of 5).']
   return '\n'.join(lines) + '\n'
-
 
 
 if __name__ == '__main__':

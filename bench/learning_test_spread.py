@@ -1,6 +1,6 @@
 """The 2D learning tests' outcome over seeds and run lengths: the basis of their bounds.
 
-  python bench/learning_test_spread.py --tests=percentile --seeds=3,4,5,6 --steps=150 \
+  python -m bench.learning_test_spread --tests=percentile --seeds=3,4,5,6 --steps=150 \
       --output=docs/bench/learning_test_spread.json    # the committed file (at ccc894e)
 
 Runs each test's own setup (its data, its runs, its scoring: the functions the
@@ -37,19 +37,15 @@ the test modules).
 """
 
 import json
-import os
 import pathlib
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 
 from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top

@@ -1,6 +1,6 @@
 """Training-step time of the U-Net at several --network_width values.
 
-  python bench/network_width.py --widths=48,24,16 --repetitions=3 --steps=5 \
+  python -m bench.network_width --widths=48,24,16 --repetitions=3 --steps=5 \
       --output=docs/bench/network_width.json
 
 The convolutions' cost grows with about the square of the width (the convolutions
@@ -14,11 +14,7 @@ the JSON holds each run's median step time and, per shape, the median over
 repetitions and each width's speed-up over the first width given.
 """
 
-import os
 import statistics
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top

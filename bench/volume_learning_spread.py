@@ -1,8 +1,8 @@
 """The 3D learning tests' outcome over seeds: the basis of their bounds.
 
-  python bench/volume_learning_spread.py --seeds=1,2,3 \
+  python -m bench.volume_learning_spread --seeds=1,2,3 \
       --output=docs/bench/volume_learning_spread_width24.json     # the tests' width, 24
-  python bench/volume_learning_spread.py --seeds=1,2,3,4 --network_width=48 \
+  python -m bench.volume_learning_spread --seeds=1,2,3,4 --network_width=48 \
       --output=docs/bench/volume_learning_spread.json             # the files before it
 
 The files written before --network_width existed (volume_learning_spread.json, its
@@ -27,16 +27,13 @@ scored stack, denoised as denoise.py does by default:
 import json
 import os
 import pathlib
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top

@@ -1,11 +1,11 @@
 """Denoising volumes: voxels per second of the 3D path against the 2D path per plane, and the
 peak memory of a chunked OME-Zarr denoise of a volume larger than the memory it may use.
 
-  python bench/volume_throughput.py --model_3d=runs/results_volumes/pairs_3d \\
+  python -m bench.volume_throughput --model_3d=runs/results_volumes/pairs_3d \\
       --model_2d=runs/results_volumes/pairs_2d --output=docs/bench/volume_throughput.json
-  python bench/volume_throughput.py --model_3d=... --sections=memory --memory_limit_mb=1024 \\
+  python -m bench.volume_throughput --model_3d=... --sections=memory --memory_limit_mb=1024 \\
       --volume_mb=2048 --output=docs/bench/volume_memory.json
-  python bench/volume_throughput.py \\
+  python -m bench.volume_throughput \\
       --render=docs/bench/volume_throughput.json,docs/bench/volume_memory.json
 
 speed: one phantom-like volume (--shape), the 3D network in denoise.py's default
@@ -30,9 +30,6 @@ import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -44,6 +41,7 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import ome_zarr  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('model_3d', '', 'A 3D run (model_dir).')

@@ -2,8 +2,8 @@
 against tiles as deep as its training crops (the basis of denoise.py's --volume_tile depth 0,
 the run's crop depth, and --volume_overlap auto, half of it).
 
-  python bench/volume_tile_depth.py --output=docs/bench/volume_tile_depth.json
-  python bench/volume_tile_depth.py --render=docs/bench/volume_tile_depth.json  # the table
+  python -m bench.volume_tile_depth --output=docs/bench/volume_tile_depth.json
+  python -m bench.volume_tile_depth --render=docs/bench/volume_tile_depth.json  # the table
 
 Trains short runs on phantom data (n2n/data/phantom.py) from scratch in a temporary
 folder, on 8 x 32 x 32 crops, batch 4, learning rate 5e-4, for each seed:
@@ -18,16 +18,13 @@ over the noisy input in dB (peak: the reference's range), float32.
 
 import json
 import os
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 

@@ -1,7 +1,7 @@
 """Issue 31's goal on a GPU: the 3D network against 2D per plane at equal training time.
 
-  KERAS_BACKEND=jax python bench/volumes_gpu.py --seconds=35 --z_steps=2,4 --output=gpu.json
-  python bench/volumes_gpu.py --render=docs/bench/volumes_gpu_h200.json   # its table
+  KERAS_BACKEND=jax python -m bench.volumes_gpu --seconds=35 --z_steps=2,4 --output=gpu.json
+  python -m bench.volumes_gpu --render=docs/bench/volumes_gpu_h200.json   # its table
 
 The results page's Noise2Noise pairs rows ("Volumes and movies", bench/results/volumes.py)
 trained on 2 CPU cores for minutes; there the 3D network fell behind 2D per plane. This
@@ -51,9 +51,6 @@ import platform
 import statistics
 import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 import numpy as np  # pylint: disable=g-import-not-at-top
 

@@ -11,6 +11,9 @@ import pytest
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
+# The scripts under datasets/ import n2n as installed (pip install -e .): the ones a test
+# starts by their path import this checkout's n2n, installed or not.
+os.environ['PYTHONPATH'] = os.pathsep.join(filter(None, (REPO_ROOT, os.environ.get('PYTHONPATH'))))
 
 # As the programs start (n2n/cli.prepare_startup): oneDNN's kernels on hosts where
 # TensorFlow leaves them off (AVX2), before TensorFlow loads; programs the tests

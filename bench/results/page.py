@@ -208,7 +208,7 @@ def colour_check_section(rows, titles, results, bar):
       'noise: scene models on simulated captures of them (the same sensor noise, another seed), '
       'clean-image models at their evaluation level. The bar: every channel\'s mean error '
       f'(output minus clean, 0-1 scale) under {bar:g}, and a PSNR gain, on every image '
-      '(`python bench/colour_check.py --model=RUN` checks one run).',
+      '(`python -m bench.colour_check --model=RUN` checks one run).',
       '',
       _colour_summary_table(checked),
       '',

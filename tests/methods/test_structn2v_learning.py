@@ -12,7 +12,7 @@ from tests.helpers.correlated_noise import write_correlated_data
 # Blind-spot, crop 64, batch 8, 5% masked, float32, at half the paper's network width
 # (24: about a quarter of its convolution cost, docs/bench/network_width.json), 300
 # steps. Over seeds 1-4
-# (bench/learning_test_spread.py --tests=structn2v --steps=300 --network_width=24,
+# (python -m bench.learning_test_spread --tests=structn2v --steps=300 --network_width=24,
 # docs/bench/learning_test_spread_structn2v_w24_300.json): gains -0.18 to 0.08 dB
 # without lines, 0.22-0.84 dB with a 9-pixel line; the difference 0.15-0.99 dB. The
 # margin is half the smallest difference. At width 24 and 200 steps seed 3 went the

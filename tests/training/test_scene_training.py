@@ -43,7 +43,7 @@ def _config(records, val, model_dir, **overrides):
   return config_lib.train_config(**values)
 
 
-# The scene run's bound; over seeds 1-6 (bench/learning_test_spread.py --tests=scenes;
+# The scene run's bound; over seeds 1-6 (python -m bench.learning_test_spread --tests=scenes;
 # docs/bench/learning_test_spread_scenes.json): gains of 2.1-4.0 dB.
 MIN_SCENE_GAIN_DB = 1.0
 SCENE_STEPS = 60

@@ -93,7 +93,7 @@ def test_the_trainer_adds_the_weighted_regulariser_to_the_neighbor2neighbor_loss
 
 # Each method's short run, at half the paper's width (a step costs a third to a quarter of
 # one at 48: docs/bench/network_width.json). Over
-# seeds 1-6 (bench/learning_test_spread.py --tests=single_image_neighbor2neighbor,
+# seeds 1-6 (python -m bench.learning_test_spread --tests=single_image_neighbor2neighbor,
 # single_image_blind_spot; docs/bench/learning_test_spread_single_image_w24.json) these
 # gained 2.6-3.2 dB (Neighbor2Neighbor) and 3.2-3.6 dB (blind-spot), against the bound
 # of 2 dB, with held-out ratios of 0.04-0.10 against 0.3. The settings before (width 48,
