@@ -1,8 +1,9 @@
-"""The evidence package: measurements and the results page.
+"""The evidence package: measurements, the learning tests' recipes and the results page.
 
 Run from the repository root as modules, with n2n installed (`pip install -e .`):
 `python -m bench.throughput`, `python -m bench.results.grid` (bench/README.md). It
-imports n2n as a user's code does; nothing in n2n, the programs or datasets/ imports it.
+imports n2n as a user's code does, and nothing from tests/ (the tests import its recipes);
+nothing in n2n, the programs or datasets/ imports it.
 """
 
 import os

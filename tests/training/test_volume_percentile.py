@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import phantom
 from n2n.data import scene_writer
@@ -16,7 +17,6 @@ from n2n.data import volumes
 from n2n.methods import registry as methods_registry
 from n2n.inference import noisy_volumes
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
 
 LOW, HIGH = 1.0, 99.8  # the declared defaults of --percentile_low and --percentile_high
 

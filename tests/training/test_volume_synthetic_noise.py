@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import scene_writer
 from n2n.data import volume_pipeline
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
 
 WHITE_LEVEL = volume_helpers.WHITE_LEVEL
 SIGMA = 25.0
