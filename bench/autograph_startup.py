@@ -68,7 +68,7 @@ def main(argv):
   del argv
   from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
   from bench import provenance  # pylint: disable=g-import-not-at-top
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'run': 'train.py, 4 steps, crops of 32, batch 2, float32', 'seconds': {}}
   runs = {setting: [] for setting in SETTINGS}
   with tempfile.TemporaryDirectory() as folder:

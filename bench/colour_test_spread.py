@@ -75,6 +75,8 @@ def main(argv):
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
   from bench import provenance  # pylint: disable=g-import-not-at-top
   network_width = FLAGS.network_width or config.PAPER_NETWORK_WIDTH
+  # Its own host description (a dict of the features that change numerics) over the stamp's.
+  stamp = {**provenance.stamp(REPO_ROOT), 'machine': machine()}
   runs = []
   with tempfile.TemporaryDirectory() as root:
     records = write_records(root)
@@ -100,8 +102,8 @@ def main(argv):
         'worst_channel_error_max': max(run['worst_channel_error'] for run in mine),
         'meeting_the_bar_min': min(run['meeting_the_bar'] for run in mine),
         'mean_gain_db_min': min(run['mean_gain_db'] for run in mine)}
-  report = {'machine': machine(), 'commit': provenance.commit(REPO_ROOT),
-            'budget': list(colour_check.SMALL_BUDGET_FLAGS), 'runs': runs, 'spread': spread}
+  report = {**stamp, 'budget': list(colour_check.SMALL_BUDGET_FLAGS), 'runs': runs,
+            'spread': spread}
   print(json.dumps(spread, indent=2))
   if FLAGS.output:
     with open(FLAGS.output, 'w') as file:

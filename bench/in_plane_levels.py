@@ -83,7 +83,7 @@ def time_ops(repetitions, calls=5):
 def main(argv):
   del argv
   from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'precision': FLAGS.precision, 'onednn': True, 'width': FLAGS.width,
              'volume_batch': list(VOLUME_BATCH)}
   if 'ops' in FLAGS.sections:

@@ -161,7 +161,7 @@ TESTS = {
 
 def main(argv):
   del argv
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'precision': 'float32', 'runs': []}
   with tempfile.TemporaryDirectory() as folder:
     for name in FLAGS.tests:

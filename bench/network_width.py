@@ -53,7 +53,7 @@ def main(argv):
                                  'speed_up': round(medians[widths[0]] / medians[width], 2)}
                     for width in widths}
     print(name, ', '.join(f'{width}: {medians[width]:.3f} s' for width in widths))
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'onednn': True, 'shapes': shapes}
   json_output.write_results(FLAGS.output, results)

@@ -49,7 +49,7 @@ def main(argv):
                     'median_on_s': round(on, 4), 'median_off_s': round(off, 4),
                     'off_over_on': round(off / on, 2)}
     print(f'{name}: on {on:.3f} s, off {off:.3f} s, off/on {off / on:.2f}x')
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'shapes': shapes}
   json_output.write_results(FLAGS.output, results)

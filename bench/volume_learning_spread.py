@@ -1,6 +1,7 @@
 """The 3D learning tests' outcome over seeds: the basis of their bounds.
 
-  python -m bench.volume_learning_spread --seeds=1,2,3 \
+  python -m bench.volume_learning_spread --seeds=1,2,3 --methods=pairs,neighbor2neighbor,\
+blind_spot,neighbouring_frames,pairs_gaussian,pairs_percentile \
       --output=docs/bench/volume_learning_spread_width24.json     # the tests' width, 24
   python -m bench.volume_learning_spread --seeds=1,2,3,4 --network_width=48 \
       --output=docs/bench/volume_learning_spread.json             # the files before it
@@ -82,7 +83,7 @@ def _setups(root, blind_spot_fraction):
 
 def main(argv):
   del argv
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps': 60, 'runs': []}
   with tempfile.TemporaryDirectory() as folder:
     root = pathlib.Path(folder)

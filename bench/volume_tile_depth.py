@@ -137,7 +137,7 @@ def main(argv):
     with open(FLAGS.render) as source:
       print(table(json.load(source)))
     return
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'crop': [CROP_DEPTH, 32, 32], 'batch': 4, 'learning_rate': 5e-4,
              'steps': {'pairs': FLAGS.steps_pairs, 'neighbouring_frames': FLAGS.steps_frames},
              'runs': []}

@@ -129,7 +129,7 @@ def main(argv):
     raise SystemExit(f'--seeds={",".join(FLAGS.seeds)}: whole numbers') from None
   results_volumes.ensure_volumes()
   tests = results_volumes.test_volumes()
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps': FLAGS.steps, 'network_width': FLAGS.network_width,
              'crop_size': FLAGS.crop_size, 'batch_size': FLAGS.batch_size,
              'learning_rate': learning_rate_2d(), 'z_step': results_volumes.SPEC.z_spacing,

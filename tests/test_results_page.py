@@ -2,6 +2,7 @@
 shown is the one given, the SVG is well formed, runs made from a changed
 checkout are marked on the page, and the grid refuses to make them."""
 
+import json
 import os
 import subprocess
 import sys
@@ -189,6 +190,44 @@ def test_a_changed_or_untracked_file_makes_the_commit_label_unreproducible(tmp_p
   assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
   assert not provenance.is_reproducible(provenance.commit(tmp_path))
   assert not provenance.is_reproducible('unknown')
+
+
+def test_a_stamp_is_the_commit_label_host_and_day_of_the_measurement(tmp_path):
+  import datetime  # pylint: disable=g-import-not-at-top
+  _git_checkout(tmp_path)
+  stamp = provenance.stamp(tmp_path)
+  assert stamp['commit'] == provenance.commit(tmp_path)
+  assert stamp['machine'] == provenance.machine_description()
+  assert stamp['date'] == datetime.date.today().isoformat()
+  (tmp_path / 'tracked.txt').write_text('changed\n')
+  assert provenance.stamp(tmp_path)['commit'] == stamp['commit'] + provenance.DIRTY_SUFFIX
+
+
+def test_figures_no_commit_reproduces_get_a_note_with_the_command_that_remakes_them():
+  command = 'python -m bench.x --output=docs/bench/x.json'
+  assert provenance.remake_note('abc1234', command) == ''
+  assert provenance.remake_note('abc1234+changes', command) == (
+      'Not reproducible from a commit: they were measured on a checkout with uncommitted '
+      'changes (abc1234+changes); `python -m bench.x --output=docs/bench/x.json` remakes them '
+      'from a clean checkout.')
+  for unknown in (None, '', 'unknown'):
+    assert provenance.remake_note(unknown, command).startswith(
+        'Not reproducible from a commit: no commit was recorded when they were measured; `')
+
+
+def test_a_grid_run_is_read_back_with_the_stamp_of_its_training_not_of_the_reading(tmp_path):
+  from bench.results import grid as results_grid  # pylint: disable=g-import-not-at-top
+  trained = {'commit': 'abc1234', 'machine': 'the training host', 'date': '2026-11-01'}
+  (tmp_path / 'new').mkdir()
+  (tmp_path / 'new' / results_grid.STAMP_FILE).write_text(json.dumps(trained))
+  assert results_grid.training_stamp(str(tmp_path / 'new')) == trained
+  # A run trained before the grid kept the whole stamp: its commit, and nothing made up.
+  (tmp_path / 'old').mkdir()
+  (tmp_path / 'old' / results_grid.OLD_COMMIT_FILE).write_text('def5678+changes\n')
+  assert results_grid.training_stamp(str(tmp_path / 'old')) == {
+      'commit': 'def5678+changes', 'machine': 'unknown', 'date': 'unknown'}
+  assert results_grid.training_stamp(str(tmp_path)) == {
+      'commit': 'unknown', 'machine': 'unknown', 'date': 'unknown'}
 
 
 def test_the_grids_own_outputs_do_not_make_the_label_unreproducible(tmp_path):

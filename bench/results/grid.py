@@ -25,7 +25,6 @@ the real-capture rows are also scored on the colour check
 """
 
 import dataclasses
-import datetime
 import json
 import os
 import shutil
@@ -159,9 +158,9 @@ def train(run_name, model_dir, config_name=None, extra_flags=()):
   return time.perf_counter() - started
 
 
-def run_result(run_name, model_dir, wall_seconds, trained_at):
+def run_result(run_name, model_dir, wall_seconds, trained):
   """What the page shows of one run, read from its events and config.json;
-  trained_at: the commit label of the checkout that trained it."""
+  trained: the stamp of its training (commit label, machine, date: training_stamp)."""
   config = restore.read_run_config(model_dir)
   evaluations = summaries.read_scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
   training = summaries.read_scalars(os.path.join(model_dir, 'train'))
@@ -192,20 +191,30 @@ def run_result(run_name, model_dir, wall_seconds, trained_at):
       'wall_seconds': wall_seconds,
       'images_per_second': statistics.median(v for _, v in training['images_per_second']),
       'clipped_steps': int(sum(v for _, v in training.get('clipped_steps', []))),
-      'date': datetime.date.today().isoformat(),
-      'commit': trained_at,
-      'machine': machine(),
+      **trained,
   }
 
 
-def commit():
-  """The checkout's commit, '+changes' when the tree differs from it."""
-  return provenance.commit(REPO_ROOT)
+# Beside each run the grid trained: its provenance.stamp, taken when its training started.
+STAMP_FILE = 'grid_provenance.json'
+# What the grid wrote before it kept the whole stamp: the commit label alone.
+OLD_COMMIT_FILE = 'grid_commit.txt'
 
 
-def machine():
-  """'AMD EPYC, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar."""
-  return provenance.machine_description()
+def training_stamp(model_dir):
+  """{'commit', 'machine', 'date'} of the run's training, as the grid recorded it then;
+  'unknown' for what a run trained before the grid recorded it does not say (never the
+  commit, host or day of this reading)."""
+  path = os.path.join(model_dir, STAMP_FILE)
+  if os.path.exists(path):
+    with open(path) as source:
+      return json.load(source)
+  trained = {'commit': 'unknown', 'machine': 'unknown', 'date': 'unknown'}
+  path = os.path.join(model_dir, OLD_COMMIT_FILE)
+  if os.path.exists(path):
+    with open(path) as source:
+      trained['commit'] = source.read().strip()
+  return trained
 
 
 def prepare_scene_data():
@@ -297,28 +306,23 @@ def curves_svg(row, results, output_path):
 
 def train_and_read(run_name, config_name=None, extra_flags=()):
   """One run's result dict: trained first (train) unless complete, then read
-  back (run_result) with the wall time its training took and the commit it was
-  trained at ('unknown' for a run trained before the grid recorded it)."""
+  back (run_result) with the wall time its training took and the stamp of its
+  training (training_stamp), both written beside it when it trained."""
   model_dir = os.path.join(FLAGS.runs_dir, run_name)
   timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
-  commit_path = os.path.join(model_dir, 'grid_commit.txt')
   if FLAGS.retrain or not is_complete(model_dir):
-    started_at = commit()
+    started = provenance.stamp(REPO_ROOT)
     wall = train(run_name, model_dir, config_name, extra_flags)
     # The tree changed during training: train.py may have imported either version.
-    trained_at = (started_at if commit() == started_at
-                  else started_at.split('+')[0] + provenance.DIRTY_SUFFIX)
+    if provenance.commit(REPO_ROOT) != started['commit']:
+      started['commit'] = started['commit'].split('+')[0] + provenance.DIRTY_SUFFIX
     with open(timing_path, 'w') as timing:
       timing.write(f'{wall:.1f}\n')
-    with open(commit_path, 'w') as commit_file:
-      commit_file.write(f'{trained_at}\n')
+    with open(os.path.join(model_dir, STAMP_FILE), 'w') as stamp_file:
+      json.dump(started, stamp_file)
   with open(timing_path) as timing:
     wall = float(timing.read())
-  trained_at = 'unknown'
-  if os.path.exists(commit_path):
-    with open(commit_path) as commit_file:
-      trained_at = commit_file.read().strip()
-  result = run_result(run_name, model_dir, wall, trained_at)
+  result = run_result(run_name, model_dir, wall, training_stamp(model_dir))
   print(f'{run_name}: {format_run(result)}', flush=True)
   return result
 
@@ -396,7 +400,7 @@ def measure_tta(results):
       prepare_scene_data()
     if not is_complete(model_dir):
       train(name, model_dir)
-    measured[name] = {**tta_gain.measure(model_dir), 'commit': commit(), 'machine': machine()}
+    measured[name] = {**provenance.stamp(REPO_ROOT), **tta_gain.measure(model_dir)}
     level = next(iter(measured[name]['levels'].values()))
     print(f'{name}: TTA {level["tta"]:.2f} dB against {level["plain"]:.2f} dB, '
           f'{measured[name]["cost"]:.2f}x the time', flush=True)

@@ -468,8 +468,7 @@ def main(argv):
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   os.makedirs(RESULTS_DIR, exist_ok=True)
   prepare_data()
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d')}
+  stamp = provenance.stamp(REPO_ROOT)
   runs = _measure(FLAGS.methods, FLAGS.runs_dir, stamp)
   tests, movies = test_volumes(), test_movies()
   denoised_first = {}

@@ -22,7 +22,6 @@ Trains and measures from a clean checkout only (as bench/results/grid.py).
 import json
 import os
 import statistics
-import time
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -70,7 +69,7 @@ def main(argv):
     provenance.require_clean_tree(REPO_ROOT, False)
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   results_volumes.prepare_data()
-  label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
+  stamp = provenance.stamp(REPO_ROOT)
   tests = results_volumes.test_volumes()
   runs = {}
   for dims in (2, 3):
@@ -90,8 +89,7 @@ def main(argv):
       print(f'{name} step {step}: {statistics.mean(psnr):.2f} dB', flush=True)
     runs[name] = {'dims': dims, 'steps': steps, 'calibrated_seconds_per_step': calibrated,
                   'seconds_per_step': per_step, 'wall_seconds': wall, 'points': points}
-  results = {'commit': label, 'machine': machine, 'date': time.strftime('%Y-%m-%d'),
-             'minutes': FLAGS.minutes, 'runs': runs}
+  results = {**stamp, 'minutes': FLAGS.minutes, 'runs': runs}
   with open(RESULTS_JSON, 'w') as output:
     json.dump(results, output, indent=1)
   print(f'wrote {RESULTS_JSON}')

@@ -39,7 +39,6 @@ from a clean checkout only.
 import json
 import os
 import statistics
-import time
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -208,9 +207,7 @@ def main(argv):
   except ValueError as error:
     raise SystemExit(str(error)) from None
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d'),
-           'precision': hardware.resolve_precision('auto')}
+  stamp = {**provenance.stamp(REPO_ROOT), 'precision': hardware.resolve_precision('auto')}
   rows = []
   for z_step, method, _ in measured:
     row = measure_row(z_step, method, FLAGS.runs_dir, FLAGS.steps_3d, FLAGS.width_3d,

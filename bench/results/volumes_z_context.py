@@ -37,7 +37,6 @@ import json
 import os
 import shutil
 import statistics
-import time
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -261,8 +260,7 @@ def main(argv):
       FLAGS.runs_dir, [name for z_step, peak, method in measured
                        for name in run_names(z_step, peak, method).values()])
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d')}
+  stamp = provenance.stamp(REPO_ROOT)
   results = {**stamp,
              'spec': spec_record(results_volumes.SPEC.z_spacing),
              'z_steps': [measure(z_step, peak) for peak in PEAK_PHOTONS for z_step in Z_STEPS]}
