@@ -147,8 +147,27 @@ def memory():
           'log_tail': log.strip().splitlines()[-3:]}
 
 
-def render(results):
-  """Markdown lines of one result file (its speed and memory sections)."""
+def remake_command(results, path):
+  """The command that measures results' sections again, with their settings, into path
+  (the models: the results page's pairs runs, which the measurements used)."""
+  command = ['python -m bench.volume_throughput', '--model_3d=runs/results_volumes/pairs_3d']
+  if 'speed' in results:
+    speed_result = results['speed']
+    command += ['--model_2d=runs/results_volumes/pairs_2d',
+                f'--shape={",".join(map(str, speed_result["shape"]))}',
+                f'--repeats={speed_result["repeats"]}']
+  if 'memory' in results:
+    memory_result = results['memory']
+    command += [f'--memory_limit_mb={memory_result["memory_limit_mb"]}',
+                f'--volume_mb={round(memory_result["volume_mb"])}']
+    if memory_result.get('denoise_flags'):
+      command.append(f'--denoise_flags="{" ".join(memory_result["denoise_flags"])}"')
+  sections = [section for section in ('speed', 'memory') if section in results]
+  return ' '.join(command + [f'--sections={",".join(sections)}', f'--output={path}'])
+
+
+def render(results, path):
+  """Markdown lines of one result file at path (its speed and memory sections)."""
   lines = []
   if 'speed' in results:
     speed_result = results['speed']
@@ -179,7 +198,8 @@ def render(results):
         f'{memory_result["seconds"]:.0f} s '
         f'({memory_result["voxels_per_second"] / 1e6:.2f} M voxels/s).', '']
   lines.append(f'{results["machine"]}, commit {results["commit"]}.')
-  return lines
+  note = provenance.remake_note(results['commit'], remake_command(results, path))
+  return lines + ([note] if note else [])
 
 
 def main(argv):
@@ -187,9 +207,9 @@ def main(argv):
   if FLAGS.render:
     for path in FLAGS.render:
       with open(path) as source:
-        print('\n'.join(render(json.load(source))) + '\n')
+        print('\n'.join(render(json.load(source), path)) + '\n')
     return
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT)}
+  results = provenance.stamp(REPO_ROOT)
   if 'speed' in FLAGS.sections:
     results['speed'] = speed()
   if 'memory' in FLAGS.sections:

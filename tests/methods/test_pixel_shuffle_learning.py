@@ -14,7 +14,11 @@ from bench.recipes import correlated
 # 0.82-0.89 dB without the scheme, 1.15-1.18 dB with it; the difference 0.29-0.36 dB. The
 # margin is half the smallest difference. At width 24 and 300 steps the difference was
 # 0.05-0.25 (learning_test_spread_pixel_shuffle_w24_300*.json); at width 48 and 300 steps,
-# measured by hand on an AVX512-BF16 host before the bench existed, 0.28-0.33.
+# measured by hand on an AVX512-BF16 host before the bench existed, 0.28-0.33. The 450-step
+# file was measured at 0e375d6 with uncommitted changes (its commit: 0e375d6+changes), so no
+# commit reproduces it; the command above, from a clean checkout with
+# --seeds=1,2,3,4 --output=docs/bench/learning_test_spread_pixel_shuffle_w24_450.json,
+# remakes it.
 N2N_MARGIN_DB = 0.14
 
 

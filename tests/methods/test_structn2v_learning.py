@@ -13,7 +13,11 @@ from bench.recipes import correlated
 # without lines, 0.22-0.84 dB with a 9-pixel line; the difference 0.15-0.99 dB. The
 # margin is half the smallest difference. At width 24 and 200 steps seed 3 went the
 # other way (-0.51 dB, learning_test_spread_structn2v_w24_200.json); at width 48 and 200
-# steps, measured by hand before the bench existed, the difference was 0.22-0.94 dB.
+# steps, measured by hand before the bench existed, the difference was 0.22-0.94 dB. The
+# 300-step file was measured at 0d5e6fe with uncommitted changes (its commit:
+# 0d5e6fe+changes), so no commit reproduces it; the command above, from a clean checkout
+# with --seeds=1,2,3,4 --output=docs/bench/learning_test_spread_structn2v_w24_300.json,
+# remakes it.
 LINE_MARGIN_DB = 0.07
 
 
