@@ -192,7 +192,7 @@ def against_planes(results):
 
 def table(results):
   """The markdown table of a result: a row per run, 3D runs against the 2D run of
-  their z step."""
+  their z step, and under it what trained them (not n2n's trainer) and where."""
   lines = ['| z step (planes) | network | peak learning rate | steps | training s | '
            'PSNR per held-out volume | mean | 3D - 2D |', '|---|---|---|---|---|---|---|---|']
   for run, against in against_planes(results):
@@ -205,7 +205,9 @@ def table(results):
   noisy = ', '.join(f'{run["z_step"]:g}: {statistics.mean(run["input_psnr"]):.2f}'
                     for run in results['runs'] if run['dims'] == 2)
   return '\n'.join(lines) + (
-      f'\n\n{results["device"]}, JAX {results["jax"]}, Keras {results["keras"]}, '
+      '\n\nA JAX re-implementation of the U-Net (`bench/portable_unet.py`) trained by '
+      '`bench/volumes_gpu.py`\'s own loop, not n2n\'s trainer; '
+      f'{results["device"]}, JAX {results["jax"]}, Keras {results["keras"]}, '
       f'{results["precision"]}, width {results["network_width"]}, commit {results["commit"]}; '
       f'noisy input (dB, by z step) {noisy}.')
 

@@ -1103,7 +1103,9 @@ def test_the_gpu_line_gives_each_3d_runs_difference_from_its_z_steps_2d_run_by_r
       run(2.0, 3, 5e-4, 40.0), run(2.0, 3, 2.5e-4, 39.5), run(2.0, 2, 1e-3, 38.25),
       run(4.0, 3, 5e-4, 15.0), run(4.0, 2, 1e-3, 37.0)]}
   line = results_volumes.gpu_line(gpu)
-  assert '(NVIDIA Test), at equal training time (12 s)' in line
+  assert ('(NVIDIA Test), in a JAX re-implementation of the U-Net (`bench/portable_unet.py`) '
+          'trained by `bench/volumes_gpu.py`\'s own loop, not n2n\'s trainer') in line
+  assert 'at equal training time (12 s)' in line
   assert ('at a peak learning rate of 2.5e-4: +1.25 dB at z step 2; at a peak learning rate of '
           '5.0e-4: +1.75 dB at z step 2, -22.00 dB at z step 4 (a failed run: 15.00 dB, below '
           'the noisy input); one seed per row') in line

@@ -563,12 +563,12 @@ def gpu_line(gpu):
   rates = '; '.join(f'at a peak learning rate of {rate_name(rate)}: {", ".join(found)}'
                     for rate, found in sorted(by_rate.items()))
   return ('These rows trained with n2n\'s trainer on 2 CPU cores. On one GPU '
-          f'({gpu["device"].split(": ")[-1]}), at equal training time ({gpu["seconds_asked"]:g} s), '
-          f'3D - 2D per plane for Noise2Noise pairs was {rates}; one seed per row. That was the '
-          'same network through another training loop (Keras '
-          'on JAX; TensorFlow does not run on the GPU machines this project is lent), and its 2D '
-          'figures may be low: [Volumes and movies: on a GPU]'
-          '(volumes.md#on-a-gpu-the-3d-network-ahead).')
+          f'({gpu["device"].split(": ")[-1]}), in a JAX re-implementation of the U-Net '
+          '(`bench/portable_unet.py`) trained by `bench/volumes_gpu.py`\'s own loop, not n2n\'s '
+          'trainer (TensorFlow does not run on the GPU machines this project is lent), at equal '
+          f'training time ({gpu["seconds_asked"]:g} s), 3D - 2D per plane for Noise2Noise pairs '
+          f'was {rates}; one seed per row. Its 2D figures may be low: [Volumes and movies: on a '
+          'GPU](volumes.md#on-a-gpu-the-3d-network-ahead).')
 
 
 def section(results):
