@@ -1109,3 +1109,62 @@ def test_the_gpu_line_gives_each_3d_runs_difference_from_its_z_steps_2d_run_by_r
   assert ('at a peak learning rate of 2.5e-4: +1.25 dB at z step 2; at a peak learning rate of '
           '5.0e-4: +1.75 dB at z step 2, -22.00 dB at z step 4 (a failed run: 15.00 dB, below '
           'the noisy input); one seed per row') in line
+
+
+def _page_table(text, header_start):
+  """The rows of the first markdown table in text whose header starts with header_start:
+  each row's cells, stripped, header and rule left out."""
+  lines = text[text.index(header_start):].split('\n\n', 1)[0].splitlines()[2:]
+  return [[cell.strip() for cell in line.strip('|').split('|')] for line in lines]
+
+
+def test_the_pages_correlated_noise_section_shows_its_jsons_figures():
+  """docs/results.md's "Real (spatially correlated) noise" section is what its JSON
+  (docs/results/results.json, with docs/bench/correlated_peers.json's peers) renders, and
+  every PSNR and gain in its tables, and the goal line's, is the JSON's, read here."""
+  from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO_ROOT, 'docs', 'results', 'results.json')) as source:
+    results = json.load(source)
+  peers = results_correlated.read_peers()
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  rendered = '\n'.join(results_page.correlated_section(results_correlated, results, peers))
+  assert rendered and rendered in page
+  section = page.split('## Real (spatially correlated) noise\n', 1)[1].split('\n## ', 1)[0]
+  measured = 0
+  for dataset in results_correlated.DATASETS:
+    runs = {variant: results[f'{dataset.name}_{variant}'] for variant in dataset.variants}
+    table = _page_table(section.split(f'### {dataset.title}\n', 1)[1], '| method | scheme |')
+    rows = {(cells[0].removesuffix(f' {results_page.MARK}'), cells[1]): cells[2:6]
+            for cells in table}
+    reference = runs[results_correlated.REFERENCE]
+    own_input = reference['own_captures']['input']
+    val_input = next(iter(reference['levels'].values()))['input']
+    assert rows[('input (noisy)', '-')] == [f'{own_input:.2f}', '-', f'{val_input:.2f}', '-']
+    for variant, run in runs.items():
+      own = run['own_captures']['psnr']
+      val = next(iter(run['levels'].values()))['final']
+      assert rows[(results_correlated.VARIANT_TITLES[variant], run['scheme'])] == [
+          f'{own:.2f}', f'{own - own_input:+.2f}', f'{val:.2f}', f'{val - val_input:+.2f}'], (
+              dataset.name, variant)
+      measured += 1
+    for peer in (peers or {}).get('peers', {}).values():
+      scores = peer['datasets'].get(dataset.name)
+      if scores:
+        own, val = scores['own_captures']['psnr'], scores['validation']['psnr']
+        assert rows[(peer['title'], scores.get('setting', '-'))] == [
+            f'{own:.2f}', f'{own - own_input:+.2f}', f'{val:.2f}', f'{val - val_input:+.2f}']
+  assert measured == sum(len(dataset.variants) for dataset in results_correlated.DATASETS)
+  # The goal: the best single-image run on the camera's own captures, against its input
+  # and against N2N on two captures.
+  camera = results_correlated.GOAL_DATASET
+  best = max((results[f'{camera}_{variant}']['own_captures'] for variant in
+              results_correlated.SINGLE_IMAGE_VARIANTS if f'{camera}_{variant}' in results),
+             key=lambda scores: scores['psnr'])
+  two_captures = results[f'{camera}_{results_correlated.REFERENCE}']['own_captures']['psnr']
+  gain, gap = best['psnr'] - best['input'], best['psnr'] - two_captures
+  verdict = lambda met: 'met' if met else 'missed'
+  assert (f'at least {results_correlated.GOAL_GAIN_DB:g} dB over the input: '
+          f'{verdict(round(gain, 2) >= results_correlated.GOAL_GAIN_DB)} ({gain:+.2f} dB); '
+          f'within {results_correlated.GOAL_GAP_DB:g} dB of N2N on two captures: '
+          f'{verdict(round(gap, 2) >= -results_correlated.GOAL_GAP_DB)} ({gap:+.2f} dB)') in section
