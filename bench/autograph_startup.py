@@ -1,6 +1,6 @@
 """What AutoGraph's conversion of n2n's own functions costs at each training start.
 
-  python bench/autograph_startup.py --repetitions=3 --output=docs/bench/autograph_startup.json
+  python -m bench.autograph_startup --repetitions=3 --output=docs/bench/autograph_startup.json
 
 tf.function and tf.data's map convert every Python function they trace, and the
 functions those call, into graph code (AutoGraph), at each process start. Most
@@ -22,12 +22,10 @@ import sys
 import tempfile
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_integer('repetitions', 3, 'Fresh processes per setting.', lower_bound=1)
@@ -37,7 +35,6 @@ FLAGS = flags.FLAGS
 # argv[1]: 'converted' or 'unconverted'; argv[2:]: train.py's flags.
 _TRAIN = """
 import sys
-sys.path.insert(0, {root!r})
 if sys.argv[1] == 'unconverted':
   from tensorflow.python.autograph.core import config as autograph_config
   from tensorflow.python.autograph.core import config_lib
@@ -58,8 +55,9 @@ def run_seconds(setting, records, model_dir):
             '--batch_size=2', '--train_steps=4', '--steps_per_loop=1', '--log_every=1',
             '--eval_every=100000', '--precision=float32']
   started = time.perf_counter()
-  result = subprocess.run([sys.executable, '-c', _TRAIN.format(root=REPO_ROOT), setting,
-                           *flags_], capture_output=True, text=True, check=False)
+  # From the checkout's root, where `python -c` finds this checkout's n2n first.
+  result = subprocess.run([sys.executable, '-c', _TRAIN, setting, *flags_], cwd=REPO_ROOT,
+                          capture_output=True, text=True, check=False)
   seconds = time.perf_counter() - started
   if result.returncode or 'step 4/4' not in result.stderr:
     raise RuntimeError(result.stderr.strip().splitlines()[-1])
@@ -69,8 +67,8 @@ def run_seconds(setting, records, model_dir):
 def main(argv):
   del argv
   from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
-  from tools import provenance  # pylint: disable=g-import-not-at-top
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  from bench import provenance  # pylint: disable=g-import-not-at-top
+  results = {**provenance.stamp(REPO_ROOT),
              'run': 'train.py, 4 steps, crops of 32, batch 2, float32', 'seconds': {}}
   runs = {setting: [] for setting in SETTINGS}
   with tempfile.TemporaryDirectory() as folder:

@@ -7,9 +7,9 @@ CAREamics needs PyTorch: run this with a Python that has it, never n2n's
 environment (an optional extra, never in the tests; it imports no n2n code):
 
   python -m venv /tmp/peers && /tmp/peers/bin/pip install torch==2.13.0 careamics
-  /tmp/peers/bin/python bench/careamics_peer.py --dataset_dir=data/correlated/camera \
+  /tmp/peers/bin/python -m bench.careamics_peer --dataset_dir=data/correlated/camera \
       --seconds=300 --output_dir=/tmp/careamics/n2v2/correlated_camera
-  python bench/correlated_peers.py --key=careamics_n2v2 --outputs=/tmp/careamics/n2v2 \
+  python -m bench.correlated_peers --key=careamics_n2v2 --outputs=/tmp/careamics/n2v2 \
       --datasets=correlated_camera
 
 For the results page, --seconds was each dataset's runs/cpu/correlated_<dataset>_blind_spot

@@ -1,6 +1,6 @@
 """A training run traced step by step, to see what makes a run collapse.
 
-  python bench/collapse_trace.py --flagfile=configs/demo.cfg --noise=poisson \\
+  python -m bench.collapse_trace --flagfile=configs/demo.cfg --noise=poisson \\
       --noise_range=0,50 --eval_noise_levels=30 --target=clean \\
       --gradient_clip_multiple=0 --trace_json=runs/trace_off.json
 
@@ -18,11 +18,7 @@ with what followed them, and writes everything to --trace_json.
 """
 
 import json
-import os
-import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow

@@ -1,7 +1,7 @@
 """Does a model keep colours it never saw in training? (issue 20)
 
-  python bench/colour_check.py --model=runs/demo_scenes
-  python bench/colour_check.py --model=runs/demo            # a clean-image model
+  python -m bench.colour_check --model=runs/demo_scenes
+  python -m bench.colour_check --model=runs/demo            # a clean-image model
 
 Scores a model on datasets/colour_check/ (saturated greens, reds, blues,
 violets and yellows that the demo training photographs lack), with the
@@ -16,11 +16,7 @@ positive PSNR gain. Exits 1 when an image misses it.
 
 import dataclasses
 import os
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
@@ -33,6 +29,7 @@ from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
 PHOTOS = os.path.join(REPO_ROOT, 'datasets', 'colour_check', 'photos')
 # The bar of issue 20: no channel's mean moves by this much or more (0-1 scale).

@@ -1,6 +1,6 @@
 """The colour test's outcome over seeds and precisions, to set its bounds from.
 
-  python bench/colour_test_spread.py --seeds=0,1,2,3 \
+  python -m bench.colour_test_spread --seeds=0,1,2,3 \
       --output=docs/bench/bench_cpu_2core_colour_test_spread.json
 
 tests/training/test_colour_generalisation.py trains a scene model and a
@@ -19,13 +19,11 @@ import subprocess
 import sys
 import tempfile
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
 from n2n import config  # pylint: disable=g-import-not-at-top  (no TensorFlow)
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
 FLAGS = flags.FLAGS
 
@@ -75,8 +73,10 @@ def main(argv):
   del argv
   from bench import colour_check  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-  from tools import provenance  # pylint: disable=g-import-not-at-top
+  from bench import provenance  # pylint: disable=g-import-not-at-top
   network_width = FLAGS.network_width or config.PAPER_NETWORK_WIDTH
+  # Its own host description (a dict of the features that change numerics) over the stamp's.
+  stamp = {**provenance.stamp(REPO_ROOT), 'machine': machine()}
   runs = []
   with tempfile.TemporaryDirectory() as root:
     records = write_records(root)
@@ -102,8 +102,8 @@ def main(argv):
         'worst_channel_error_max': max(run['worst_channel_error'] for run in mine),
         'meeting_the_bar_min': min(run['meeting_the_bar'] for run in mine),
         'mean_gain_db_min': min(run['mean_gain_db'] for run in mine)}
-  report = {'machine': machine(), 'commit': provenance.commit(REPO_ROOT),
-            'budget': list(colour_check.SMALL_BUDGET_FLAGS), 'runs': runs, 'spread': spread}
+  report = {**stamp, 'budget': list(colour_check.SMALL_BUDGET_FLAGS), 'runs': runs,
+            'spread': spread}
   print(json.dumps(spread, indent=2))
   if FLAGS.output:
     with open(FLAGS.output, 'w') as file:

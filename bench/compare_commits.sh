@@ -6,14 +6,15 @@
 #   bash bench/compare_commits.sh daa6c09 HEAD "pairs neighbor2neighbor"
 #
 # Run from the repository root with .venv set up (README). Each commit is
-# checked out in a temporary worktree; records are built once, by the first.
+# checked out in a temporary worktree; records are built once, by the first
+# (PYTHONPATH: that commit's n2n, not the one .venv may have installed).
 set -euo pipefail
 OLD=${1:?first commit}; NEW=${2:-HEAD}; METHODS=${3:-"pairs neighbor2neighbor blind_spot"}
 ROOT=$(pwd); PY=$ROOT/.venv/bin/python
 WORK=$(mktemp -d); trap 'git -C "$ROOT" worktree remove --force "$WORK/old" >/dev/null 2>&1; git -C "$ROOT" worktree remove --force "$WORK/new" >/dev/null 2>&1; rm -rf "$WORK"' EXIT
 git worktree add --detach "$WORK/old" "$OLD" >/dev/null 2>&1
 git worktree add --detach "$WORK/new" "$NEW" >/dev/null 2>&1
-(cd "$WORK/old" && $PY datasets/make_tfrecords.py --input_dir=datasets/demo/train \
+(cd "$WORK/old" && PYTHONPATH="$WORK/old" $PY datasets/make_tfrecords.py --input_dir=datasets/demo/train \
    --output_dir="$WORK/records" >/dev/null 2>&1)
 COMMON="--train_data=$WORK/records --val_data=datasets/demo/val --noise=gaussian --noise_range=25,25
   --eval_noise_levels=25 --crop_size=64 --batch_size=4 --train_steps=40 --steps_per_loop=10

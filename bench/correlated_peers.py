@@ -1,11 +1,11 @@
 """Peers on the "Real (spatially correlated) noise" datasets of docs/results.md,
-scored exactly as the trained runs are (tools/results_correlated.py), into one
-JSON that tools/results_grid.py shows as rows of each dataset's table:
+scored exactly as the trained runs are (bench/results/correlated.py), into one
+JSON that bench/results/grid.py shows as rows of each dataset's table:
 
   pip install bm3d     # an optional extra: not in requirements, never in the tests
-  python bench/correlated_peers.py --key=bm3d
+  python -m bench.correlated_peers --key=bm3d
   # CAREamics, trained by bench/careamics_peer.py in its own environment:
-  python bench/correlated_peers.py --key=careamics_n2v2 --outputs=/tmp/careamics/n2v2
+  python -m bench.correlated_peers --key=careamics_n2v2 --outputs=/tmp/careamics/n2v2
 
 --key=bm3d denoises each capture with BM3D (CBM3D for colour) given the true
 noise level: what only a simulation knows, the standard deviation of the capture
@@ -24,11 +24,7 @@ normalisation and channels), so every PSNR is on the scale the runs' are.
 import json
 import os
 import platform
-import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -39,8 +35,9 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_correlated  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'cpu'),
                     'Where the grid\'s runs are (their configurations give the units).')
@@ -150,7 +147,7 @@ def main(argv):
     results_correlated.prepare_data(dataset)
     run = os.path.join(FLAGS.runs_dir, f'{dataset.name}_{results_correlated.REFERENCE}')
     if not os.path.exists(os.path.join(run, 'config.json')):
-      raise SystemExit(f'--runs_dir: {run} has no config.json; run tools/results_grid.py '
+      raise SystemExit(f'--runs_dir: {run} has no config.json; run bench/results/grid.py '
                        f'--rows={dataset.name} first')
     config = restore.read_run_config(run)
     scored, seconds = {}, []

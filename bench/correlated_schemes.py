@@ -3,7 +3,7 @@ sCMOS captures of the demo's nine training photographs (issue 30): the basis of
 the strides train.py chooses from the diagnosis (n2n/methods/) and of
 docs/correlated_noise.md.
 
-  python bench/correlated_schemes.py --output=docs/bench/correlated_schemes.json \
+  python -m bench.correlated_schemes --output=docs/bench/correlated_schemes.json \
       --markdown=docs/bench/correlated_schemes.md
 
 Data (made once under --work_dir): two captures of each photograph by
@@ -20,18 +20,16 @@ so differences under 0.5 dB say little.
 
 import json
 import os
-import platform
 import re
 import shutil
 import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('work_dir', '/tmp/n2n_correlated_schemes', 'Data and runs go here.')
 flags.DEFINE_list('rows', [], 'Run only these rows (names as in the table); default all.')
@@ -39,7 +37,13 @@ flags.DEFINE_string('output', '', 'Write the results here as JSON.')
 flags.DEFINE_string('markdown', '', 'Write the results here as a Markdown table.')
 flags.DEFINE_integer('train_steps', 600, 'Steps of every run.')
 flags.DEFINE_boolean('time_schemes', True, 'Also time denoising through each inference scheme.')
+flags.DEFINE_string('render', '', 'Measure nothing: write --markdown (and print it) from this '
+                    'JSON, which this tool wrote.')
 FLAGS = flags.FLAGS
+
+# What remakes the committed JSON and its page.
+REMAKE = ('python -m bench.correlated_schemes --output=docs/bench/correlated_schemes.json '
+          '--markdown=docs/bench/correlated_schemes.md')
 
 # name -> (make_noisy_scenes.py flags, train.py flags of every run on it)
 DATASETS = {
@@ -163,17 +167,25 @@ def time_schemes(size=1024, repeats=3):
   return {title: round(float(np.median(values)) / megapixels, 3) for title, values in times.items()}
 
 
-def markdown(results, timings, host):
-  lines = [f'Measured by `bench/correlated_schemes.py` on {host}: {FLAGS.train_steps} steps a '
-           'run, seed 0, the captures a run trained on denoised and scored against the '
-           'simulator\'s clean reference (one run a row: differences under 0.5 dB say little).',
+def markdown(report):
+  """The report (this tool's JSON) as Markdown: what measured it, its rows and timings."""
+  # Files written before the tool recorded its stamp name the host alone, and no commit.
+  host, commit = report.get('machine', report.get('host')), report.get('commit')
+  note = provenance.remake_note(commit, REMAKE)
+  lines = [f'Measured by `python -m bench.correlated_schemes` on {host}, commit '
+           f'{commit or "not recorded"}: {report["train_steps"]} steps a run, seed 0, the '
+           'captures a run trained on denoised and scored against the simulator\'s clean '
+           'reference (one run a row: differences under 0.5 dB say little).',
+           *(['', note] if note else []),
            '', '| data | method | PSNR (dB) | input (dB) | gain (dB) | crops/s in training |',
            '|---|---|---|---|---|---|']
+  results = report['rows']
   for name, dataset, title, _, _ in ROWS:
     if name in results:
       row = results[name]
       lines.append(f'| {dataset} | {title} | {row["psnr"]:.2f} | {row["input_psnr"]:.2f} | '
                    f'{row["gain"]:+.2f} | {row["crops_per_second"]:.1f} |')
+  timings = report.get('seconds_per_megapixel')
   if timings:
     lines += ['', 'Denoising one 1024 x 1024 RGB image through each inference scheme, float32 '
               '(median of 3, interleaved):', '', '| scheme | seconds per megapixel |', '|---|---|']
@@ -181,14 +193,10 @@ def markdown(results, timings, host):
   return '\n'.join(lines) + '\n'
 
 
-def main(argv):
-  del argv
-  from n2n import cli  # pylint: disable=g-import-not-at-top
-  cli.prepare_startup()  # before TensorFlow loads: oneDNN's kernels, as the programs have them
+def measure_rows():
+  """{row name: its run_row results with its dataset, title and flags}: the rows of ROWS
+  that --rows names (all by default)."""
   os.makedirs(FLAGS.work_dir, exist_ok=True)
-  host = next((line.split(':', 1)[1].strip() for line in open('/proc/cpuinfo')
-               if line.startswith('model name')), platform.processor())
-  host += f', {os.cpu_count()} cores'
   results = {}
   for name, dataset, title, flags_, both in ROWS:
     if FLAGS.rows and name not in FLAGS.rows:
@@ -196,13 +204,24 @@ def main(argv):
     results[name] = dict(run_row(name, dataset, flags_, both), dataset=dataset, title=title,
                          flags=flags_)
     print(name, results[name], flush=True)
-  timings = time_schemes() if FLAGS.time_schemes else {}
-  text = markdown(results, timings, host)
+  return results
+
+def main(argv):
+  del argv
+  from n2n import cli  # pylint: disable=g-import-not-at-top
+  cli.prepare_startup()  # before TensorFlow loads: oneDNN's kernels, as the programs have them
+  if FLAGS.render:
+    with open(FLAGS.render) as source:
+      report = json.load(source)
+  else:
+    report = {**provenance.stamp(REPO_ROOT), 'train_steps': FLAGS.train_steps,
+              'rows': measure_rows()}
+    report['seconds_per_megapixel'] = time_schemes() if FLAGS.time_schemes else {}
+    if FLAGS.output:
+      with open(FLAGS.output, 'w') as out:
+        json.dump(report, out, indent=1)
+  text = markdown(report)
   print(text)
-  if FLAGS.output:
-    with open(FLAGS.output, 'w') as out:
-      json.dump({'host': host, 'train_steps': FLAGS.train_steps, 'rows': results,
-                 'seconds_per_megapixel': timings}, out, indent=1)
   if FLAGS.markdown:
     with open(FLAGS.markdown, 'w') as out:
       out.write(text)

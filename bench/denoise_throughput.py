@@ -1,8 +1,8 @@
 """Denoising a 24-megapixel photograph: megapixels/s against the arithmetic
 floor, peak RSS, and time to the first output file.
 
-  python bench/denoise_throughput.py --model=runs/demo --output=denoise_bench.json
-  python bench/denoise_throughput.py --tiny          # seconds: checks it runs
+  python -m bench.denoise_throughput --model=runs/demo --output=denoise_bench.json
+  python -m bench.denoise_throughput --tiny          # seconds: checks it runs
 
 The test image is the demo's Hubble photograph reflect-tiled to --width x
 --height plus Gaussian noise of sigma 25, written as an 8-bit RGB PNG. Speed
@@ -41,8 +41,6 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -50,6 +48,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import floor  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
@@ -60,7 +59,6 @@ from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import tiling  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PHOTOGRAPH = os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', 'hubble_deep_field.png')
 
 flags.DEFINE_string('model', '', 'A trained run (default: an untrained U-Net saved as a run).')

@@ -2,7 +2,7 @@
 photographs (train and val, 11 images): the basis of the tolerances in
 docs/diagnosis.md.
 
-  python bench/diagnosis_accuracy.py --output=docs/bench/diagnosis_accuracy.json \
+  python -m bench.diagnosis_accuracy --output=docs/bench/diagnosis_accuracy.json \
       --markdown=docs/bench/diagnosis_accuracy.md
 
 For each kind of noise it compares the single-image estimate (flattest patches
@@ -20,12 +20,7 @@ Pure numpy on one core.
 import glob
 import json
 import os
-import platform
-import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -36,11 +31,19 @@ from n2n.data import camera_pipeline  # pylint: disable=g-import-not-at-top
 from n2n.data import microscope_noise  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import noise_statistics  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('output', '', 'Write the results here as JSON.')
 flags.DEFINE_string('markdown', '', 'Write the results here as a Markdown table.')
 flags.DEFINE_integer('seed', 0, 'Noise seed.')
+flags.DEFINE_string('render', '', 'Measure nothing: write --markdown from this JSON, which this '
+                    'tool wrote.')
 FLAGS = flags.FLAGS
+
+# What remakes the committed JSON and its page.
+REMAKE = ('python -m bench.diagnosis_accuracy --output=docs/bench/diagnosis_accuracy.json '
+          '--markdown=docs/bench/diagnosis_accuracy.md')
 
 
 def photographs():
@@ -97,15 +100,6 @@ def cases(images, rng):
   yield 'sCMOS-like, row sigma 3 counts', firsts, seconds, None
 
 
-def machine():
-  try:
-    with open('/proc/cpuinfo') as cpuinfo:
-      return next(line.split(':', 1)[1].strip() for line in cpuinfo
-                  if line.startswith('model name'))
-  except (OSError, StopIteration):
-    return platform.processor() or platform.machine()
-
-
 def per_file(images, rng):
   """denoise.py's check (512 patches) on each photograph alone: its lag-1
   correlation (the larger of x and y) under Gaussian noise of sigma 25/255 and
@@ -147,6 +141,15 @@ def rounded(values):
 
 def main(argv):
   del argv
+  if FLAGS.render:
+    with open(FLAGS.render) as source:
+      result = json.load(source)
+    print(markdown(result))
+    if FLAGS.markdown:
+      with open(FLAGS.markdown, 'w') as output:
+        output.write(markdown(result))
+    return
+  stamp = provenance.stamp(REPO_ROOT)
   images = photographs()
   rng = np.random.default_rng(FLAGS.seed)
   rows = []
@@ -182,7 +185,7 @@ def main(argv):
           f'{estimate["correlation_x"][0]:.2f}/{estimate["correlation_y"][0]:.2f} against '
           f'{truth["correlation_x"][0]:.2f}/{truth["correlation_y"][0]:.2f} '
           f'({seconds_taken:.1f} s)', flush=True)
-  result = {'machine': machine(), 'images': len(images),
+  result = {**stamp, 'images': len(images),
             'megapixels': round(sum(image.shape[0] * image.shape[1] for image in images) / 1e6, 2),
             'rows': rows, 'per_file': per_file(images, rng), 'check_seconds': check_seconds()}
   if FLAGS.output:
@@ -195,11 +198,15 @@ def main(argv):
 
 def markdown(result):
   """The rows as a Markdown table, with what made them."""
+  # Files written before the tool recorded its stamp have no commit.
+  note = provenance.remake_note(result.get('commit'), REMAKE)
   lines = ['# Noise diagnosis accuracy', '',
-           f'*Written by `python bench/diagnosis_accuracy.py` on {result["images"]} demo '
-           f'photographs ({result["megapixels"]} Mpixels), {result["machine"]}; do not edit by '
-           'hand.* Truth: set by hand (Gaussian levels, no correlation; box-filtered noise 0.5 '
-           'at lag 1), or measured from two captures on every pixel (the simulators).', '',
+           f'*Written by `python -m bench.diagnosis_accuracy` on {result["images"]} demo '
+           f'photographs ({result["megapixels"]} Mpixels), {result["machine"]}, commit '
+           f'{result.get("commit", "not recorded")}; do not edit by hand.* Truth: set by hand '
+           '(Gaussian levels, no correlation; box-filtered noise 0.5 at lag 1), or measured '
+           'from two captures on every pixel (the simulators).', '',
+           *([note, ''] if note else []),
            '| noise | lag-1 correlation x / y: truth | single-image estimate | largest '
            'correlation error, lags 1-4 | sigma, estimate / truth: median (range over bins) | '
            'read as | patch pixels kept |', '|---|---|---|---|---|---|---|']
@@ -220,7 +227,6 @@ def markdown(result):
   lines += ['', f'The check takes {result["check_seconds"]:.2f} s on a 12-megapixel image '
             '(median of 5).']
   return '\n'.join(lines) + '\n'
-
 
 
 if __name__ == '__main__':

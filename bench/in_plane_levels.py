@@ -1,9 +1,9 @@
 """Training-step time of the 3D U-Net with in-plane convolutions at its finest
 levels (--xy_conv_levels), against the 2D U-Net on the same voxels.
 
-  python bench/in_plane_levels.py --levels=0,2,3 --repetitions=3 --steps=5 \
+  python -m bench.in_plane_levels --levels=0,2,3 --repetitions=3 --steps=5 \
       --output=docs/bench/in_plane_levels.json
-  python bench/in_plane_levels.py --precision=mixed_bfloat16 \
+  python -m bench.in_plane_levels --precision=mixed_bfloat16 \
       --output=docs/bench/in_plane_levels_amx_mixed_bfloat16.json   # and float32: the AMX host
 
 Sections (--sections):
@@ -23,12 +23,8 @@ JSON holds each run's median step time and, per setting, the median over
 repetitions and its ratio to the 2D step.
 """
 
-import os
 import statistics
-import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -86,8 +82,8 @@ def time_ops(repetitions, calls=5):
 
 def main(argv):
   del argv
-  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  results = {**provenance.stamp(REPO_ROOT),
              'precision': FLAGS.precision, 'onednn': True, 'width': FLAGS.width,
              'volume_batch': list(VOLUME_BATCH)}
   if 'ops' in FLAGS.sections:

@@ -1,6 +1,6 @@
 """The 2D learning tests' outcome over seeds and run lengths: the basis of their bounds.
 
-  python bench/learning_test_spread.py --tests=percentile --seeds=3,4,5,6 --steps=150 \
+  python -m bench.learning_test_spread --tests=percentile --seeds=3,4,5,6 --steps=150 \
       --output=docs/bench/learning_test_spread.json    # the committed file (at ccc894e)
 
 Runs each test's own setup (its data, its runs, its scoring: the functions the
@@ -31,36 +31,33 @@ test module calls) at every seed, float32, and prints what its assertion compare
 --steps gives every test's run that length (0: each test's own). --output is
 rewritten after every row, holding this run's rows only: another length or test
 goes to a file of its own. The precision is float32 because every one of these
-tests trains in float32 (their settings say so); the 2-logical-CPU split and
-oneDNN's kernels come, as in the suite, from importing tests/conftest.py (through
-the test modules).
+tests trains in float32 (their settings say so). The runs are the tests' own recipes
+(bench/recipes/), on the CPU split into two logical devices and with oneDNN's kernels, as
+the suite has them (tests/conftest.py).
 """
 
 import json
-import os
 import pathlib
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
-from bench import json_output  # pylint: disable=g-import-not-at-top
 
-from tests.methods import test_pixel_shuffle_learning  # pylint: disable=g-import-not-at-top
-from tests.methods import test_structn2v_learning  # pylint: disable=g-import-not-at-top
-from tests.training import test_gradient_clipping  # pylint: disable=g-import-not-at-top
-from tests.training import test_percentile_training  # pylint: disable=g-import-not-at-top
-from tests.training import test_scene_training  # pylint: disable=g-import-not-at-top
-from tests.training import test_single_image  # pylint: disable=g-import-not-at-top
-from tests.training import test_train_lib  # pylint: disable=g-import-not-at-top
-from tests.conftest import write_image_data  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import recipes  # pylint: disable=g-import-not-at-top
+recipes.two_logical_cpus()  # as the suite runs them, before TensorFlow runs anything
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import json_output  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.recipes import clipping  # pylint: disable=g-import-not-at-top
+from bench.recipes import correlated  # pylint: disable=g-import-not-at-top
+from bench.recipes import images  # pylint: disable=g-import-not-at-top
+from bench.recipes import pairs  # pylint: disable=g-import-not-at-top
+from bench.recipes import percentile  # pylint: disable=g-import-not-at-top
+from bench.recipes import scenes  # pylint: disable=g-import-not-at-top
+from bench.recipes import single_image  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
                   'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor, '
@@ -73,17 +70,17 @@ FLAGS = flags.FLAGS
 
 
 def _pixel_shuffle(root, unused_data, seed, steps, network_width):
-  plain, shuffled = test_pixel_shuffle_learning.stride_gains(root, seed, steps, network_width)
+  plain, shuffled = correlated.stride_gains(root, seed, steps, network_width)
   return {'plain_db': plain, 'shuffled_db': shuffled, 'difference_db': shuffled - plain}
 
 
 def _structn2v(root, unused_data, seed, steps, network_width):
-  plain, lines = test_structn2v_learning.line_gains(root, seed, steps, network_width)
+  plain, lines = correlated.line_gains(root, seed, steps, network_width)
   return {'plain_db': plain, 'lines_db': lines, 'difference_db': lines - plain}
 
 
 def _percentile(root, datasets, seed, steps, network_width):
-  scores = test_percentile_training.compare(datasets, root, seed, steps, network_width)
+  scores = percentile.compare(datasets, root, seed, steps, network_width)
   return {**scores, 'stretched_gain_db': scores['stretched'] - scores['stretched_input'],
           'percentile_minus_stretched_db': scores['percentile'] - scores['stretched']}
 
@@ -96,9 +93,9 @@ def _run_folder(root, seed, steps, network_width):
 def _single_image(method):
   def run(root, data, seed, steps, network_width):
     image_folder, records = data
-    result = test_single_image.short_run(image_folder, records,
-                                         _run_folder(root, seed, steps, network_width), method,
-                                         seed, steps, network_width)
+    result = single_image.short_run(image_folder, records,
+                                    _run_folder(root, seed, steps, network_width), method, seed,
+                                    steps, network_width)
     return {'gain_db': result['gain_db'], 'held_out_ratio': result['held_out_ratio'],
             'first_loss': result['losses'][0], 'last_loss': result['losses'][-1]}
   return run
@@ -106,7 +103,7 @@ def _single_image(method):
 
 def _few_dozen_steps(root, data, seed, steps, network_width):
   image_folder, records = data
-  losses, psnrs = test_train_lib.few_dozen_steps(
+  losses, psnrs = pairs.few_dozen_steps(
       records, image_folder, _run_folder(root, seed, steps, network_width), seed, steps,
       network_width)
   return {'loss_ratio': losses[-1] / losses[0], 'psnr_rise_db': psnrs[-1] - psnrs[0],
@@ -114,7 +111,7 @@ def _few_dozen_steps(root, data, seed, steps, network_width):
 
 
 def _scenes(root, data, seed, steps, network_width):
-  run = test_scene_training.train_scene_run(
+  run = scenes.train_scene_run(
       *data, _run_folder(root, seed, steps, network_width), seed, steps, network_width)
   scores, = run.results
   return {'gain_db': scores.mean_psnr - scores.mean_input_psnr, 'psnr': scores.mean_psnr,
@@ -122,14 +119,14 @@ def _scenes(root, data, seed, steps, network_width):
 
 
 def _outlier_batch(unused_root, train, seed, steps, network_width):
-  if (steps, network_width) != (test_gradient_clipping.OUTLIER_RUN_STEPS,
+  if (steps, network_width) != (clipping.OUTLIER_RUN_STEPS,
                                 config_lib.PAPER_NETWORK_WIDTH):
     raise ValueError('outlier_batch runs the tests\' own 120 steps at the paper\'s width: '
                      'leave --steps and --network_width out')
   clipped_psnrs, clipped = train(4.0, seed)
   plain_psnrs, plain_clipped = train(0.0, seed)
-  fall = test_gradient_clipping.fall_at_outlier
-  below_best = test_gradient_clipping.below_best_at_end
+  fall = clipping.fall_at_outlier
+  below_best = clipping.below_best_at_end
   # float and int: numpy's scalars are not JSON.
   return {'clipped_fall_at_outlier_db': float(fall(clipped_psnrs)),
           'clipped_best_minus_last_db': float(below_best(clipped_psnrs)),
@@ -143,28 +140,28 @@ def _outlier_batch(unused_root, train, seed, steps, network_width):
 # name -> (writes the test's data under a folder and returns what its runs take
 # besides the folder, runs one seed, the test's own steps and network width)
 TESTS = {
-    'pixel_shuffle': (test_pixel_shuffle_learning.write_data, _pixel_shuffle,
-                      test_pixel_shuffle_learning.STEPS, test_pixel_shuffle_learning.NETWORK_WIDTH),
-    'structn2v': (test_structn2v_learning.write_data, _structn2v,
-                  test_structn2v_learning.LINE_STEPS, test_structn2v_learning.NETWORK_WIDTH),
-    'percentile': (test_percentile_training.write_datasets, _percentile,
-                   test_percentile_training.STEPS, test_percentile_training.NETWORK_WIDTH),
-    **{f'single_image_{method}': (write_image_data, _single_image(method),
-                                  settings['train_steps'], test_single_image.NETWORK_WIDTH)
-       for method, settings in test_single_image.SHORT_RUNS.items()},
-    'few_dozen_steps': (write_image_data, _few_dozen_steps,
-                        test_train_lib.FEW_DOZEN_STEPS, config_lib.PAPER_NETWORK_WIDTH),
-    'scenes': (test_scene_training.write_scene_data, _scenes, test_scene_training.SCENE_STEPS,
+    'pixel_shuffle': (correlated.write_pixel_shuffle_data, _pixel_shuffle,
+                      correlated.PIXEL_SHUFFLE_STEPS, correlated.PIXEL_SHUFFLE_WIDTH),
+    'structn2v': (correlated.write_row_noise_data, _structn2v,
+                  correlated.LINE_STEPS, correlated.LINE_WIDTH),
+    'percentile': (percentile.write_datasets, _percentile,
+                   percentile.STEPS, percentile.NETWORK_WIDTH),
+    **{f'single_image_{method}': (images.write_image_data, _single_image(method),
+                                  settings['train_steps'], single_image.NETWORK_WIDTH)
+       for method, settings in single_image.SHORT_RUNS.items()},
+    'few_dozen_steps': (images.write_image_data, _few_dozen_steps,
+                        pairs.FEW_DOZEN_STEPS, config_lib.PAPER_NETWORK_WIDTH),
+    'scenes': (scenes.write_scene_data, _scenes, scenes.SCENE_STEPS,
                config_lib.PAPER_NETWORK_WIDTH),
-    'outlier_batch': (lambda unused_root: test_gradient_clipping.outlier_batch_training(),
-                      _outlier_batch, test_gradient_clipping.OUTLIER_RUN_STEPS,
+    'outlier_batch': (lambda unused_root: clipping.outlier_batch_training(),
+                      _outlier_batch, clipping.OUTLIER_RUN_STEPS,
                       config_lib.PAPER_NETWORK_WIDTH),
 }
 
 
 def main(argv):
   del argv
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'precision': 'float32', 'runs': []}
   with tempfile.TemporaryDirectory() as folder:
     for name in FLAGS.tests:

@@ -1,6 +1,6 @@
 """Training-step time of the U-Net at several --network_width values.
 
-  python bench/network_width.py --widths=48,24,16 --repetitions=3 --steps=5 \
+  python -m bench.network_width --widths=48,24,16 --repetitions=3 --steps=5 \
       --output=docs/bench/network_width.json
 
 The convolutions' cost grows with about the square of the width (the convolutions
@@ -14,11 +14,7 @@ the JSON holds each run's median step time and, per shape, the median over
 repetitions and each width's speed-up over the first width given.
 """
 
-import os
 import statistics
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -40,7 +36,7 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
   widths = [int(width) for width in FLAGS.widths]
   runs = {name: {width: [] for width in widths} for name, _, _ in SHAPES}
   for repetition in range(FLAGS.repetitions):
@@ -57,7 +53,7 @@ def main(argv):
                                  'speed_up': round(medians[widths[0]] / medians[width], 2)}
                     for width in widths}
     print(name, ', '.join(f'{width}: {medians[width]:.3f} s' for width in widths))
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'onednn': True, 'shapes': shapes}
   json_output.write_results(FLAGS.output, results)

@@ -1,6 +1,6 @@
 """Training-step time of the U-Net with TensorFlow's oneDNN kernels on and off.
 
-  python bench/onednn_kernels.py --repetitions=3 --steps=3 \
+  python -m bench.onednn_kernels --repetitions=3 --steps=3 \
       --output=docs/bench/onednn_kernels_avx2.json
 
 TensorFlow turns oneDNN on by itself only on CPUs with AVX512 VNNI, BF16 or AMX;
@@ -12,19 +12,15 @@ interleaved within each repetition; the JSON holds each run's median step time
 and, per shape, the median over repetitions and the ratio off / on.
 """
 
-import os
 import statistics
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
 
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import step_timer  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # (name, spatial dims, batch shape): the demo's 2D batch, a thin-channel 2D batch,
 # and the 3D tests' crops (8 x 32 x 32) and the results page's (8 x 64 x 64).
 SHAPES = (('2d_8x64x64x3', 2, (8, 64, 64, 3)), ('2d_4x64x64x1', 2, (4, 64, 64, 1)),
@@ -37,7 +33,7 @@ FLAGS = flags.FLAGS
 
 def main(argv):
   del argv
-  from tools import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  from bench import provenance  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
   runs = {name: {'on': [], 'off': []} for name, _, _ in SHAPES}
   for repetition in range(FLAGS.repetitions):
     for name, dims, shape in SHAPES:
@@ -53,7 +49,7 @@ def main(argv):
                     'median_on_s': round(on, 4), 'median_off_s': round(off, 4),
                     'off_over_on': round(off / on, 2)}
     print(f'{name}: on {on:.3f} s, off {off:.3f} s, off/on {off / on:.2f}x')
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps_per_process': FLAGS.steps, 'repetitions': FLAGS.repetitions,
              'precision': 'float32', 'shapes': shapes}
   json_output.write_results(FLAGS.output, results)

@@ -1,6 +1,6 @@
 """What one Poisson batch at a tiny lambda does to a trained network under Adam.
 
-  python bench/outlier_batch.py --model=runs/demo
+  python -m bench.outlier_batch --model=runs/demo
 
 At lambda near the paper's floor of 0.001 a Poisson pixel is 0 or about
 1/lambda = 1000, so such a batch's loss and gradient are orders of magnitude
@@ -15,9 +15,6 @@ PSNR (demo val, lambda 30) of each branch.
 """
 
 import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
@@ -32,8 +29,8 @@ from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
 flags.DEFINE_string('model', os.path.join(REPO_ROOT, 'runs', 'demo'), 'A trained run.')
 flags.DEFINE_float('learning_rate', 1e-3, 'Adam learning rate.')

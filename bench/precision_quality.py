@@ -1,6 +1,6 @@
 """What denoising in mixed bfloat16 (or float16) costs in PSNR against float32.
 
-  python bench/precision_quality.py --quality_runs=runs/cpu/gaussian_n2n,runs/cpu/scenes_n2n
+  python -m bench.precision_quality --quality_runs=runs/cpu/gaussian_n2n,runs/cpu/scenes_n2n
 
 Scores each run's newest checkpoint with validate.py's own scoring (its
 validation data, evaluation levels and seed, as in training) once per
@@ -10,10 +10,6 @@ per-image difference from float32. The figures behind denoise.py's default
 """
 
 import json
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow

@@ -1,7 +1,7 @@
 """Does a reference-free score rank checkpoints like the true error does?
 
-  python bench/reference_free_correlation.py --model_dir=runs/demo_scenes
-  python bench/reference_free_correlation.py --model_dir=runs/cpu/single_gaussian_n2nb
+  python -m bench.reference_free_correlation --model_dir=runs/demo_scenes
+  python -m bench.reference_free_correlation --model_dir=runs/cpu/single_gaussian_n2nb
 
 Reads a run's evaluation summaries (model_dir/eval) and, for each score that
 needs no clean image, logged beside the true PSNR:
@@ -18,8 +18,6 @@ Under the methods' assumptions each score is the true error plus a constant
 
 import os
 import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow

@@ -11,9 +11,7 @@ import os
 import subprocess
 import sys
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
+from bench import REPO_ROOT
 from n2n import config  # pylint: disable=g-import-not-at-top,g-bad-import-order  (no TensorFlow)
 
 # What each fresh process runs: argv[1] spatial dims, argv[2] the batch shape,
@@ -21,7 +19,6 @@ from n2n import config  # pylint: disable=g-import-not-at-top,g-bad-import-order
 # argv[6] its precision (a Keras policy); prints the median step in seconds.
 _STEP_TIMER = """
 import json, statistics, sys, time
-sys.path.insert(0, {root!r})
 import tensorflow as tf
 from n2n.model import unet
 dims, shape, steps, width, levels = (int(sys.argv[1]), json.loads(sys.argv[2]),
@@ -57,10 +54,12 @@ def step_seconds(onednn, dims, shape, steps, width=config.PAPER_NETWORK_WIDTH,
   'mixed_bfloat16': 16-bit compute, float32 weights and loss)."""
   environment = dict(os.environ, TF_ENABLE_ONEDNN_OPTS='1' if onednn else '0',
                      TF_CPP_MIN_LOG_LEVEL='2')
-  result = subprocess.run([sys.executable, '-c', _STEP_TIMER.format(root=REPO_ROOT), str(dims),
+  # From the checkout's root, where `python -c` finds this checkout's n2n first.
+  result = subprocess.run([sys.executable, '-c', _STEP_TIMER, str(dims),
                            json.dumps(list(shape)), str(steps), str(width),
                            str(xy_conv_levels), precision],
-                          capture_output=True, text=True, env=environment, check=False)
+                          capture_output=True, text=True, env=environment, check=False,
+                          cwd=REPO_ROOT)
   if result.returncode:
     raise RuntimeError(result.stderr.strip().splitlines()[-1])
   return float(result.stdout.strip().splitlines()[-1])

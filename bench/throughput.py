@@ -1,7 +1,7 @@
 """The performance instrument: pipeline, training step, end to end, validation, memory.
 
-  python bench/throughput.py --output=bench.json               # the full suite, ~15 min on 2 cores
-  python bench/throughput.py --tiny --output=/tmp/bench.json    # seconds: checks it runs
+  python -m bench.throughput --output=bench.json               # the full suite, ~15 min on 2 cores
+  python -m bench.throughput --tiny --output=/tmp/bench.json    # seconds: checks it runs
 
 Every figure is the median of --repeats timed repetitions after warm-up, with
 min and max. Runs unchanged on CPU, GPU or TPU hosts (default strategy).
@@ -30,8 +30,6 @@ import sys
 import tempfile
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -39,6 +37,7 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import floor  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
@@ -52,7 +51,6 @@ from n2n.model import unet as model_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEMO = os.path.join(REPO_ROOT, 'datasets', 'demo')
 SECTIONS = ('pipeline', 'step', 'end_to_end', 'validation', 'process', 'options', 'methods')
 # The training methods timed by the methods section: name -> TrainConfig overrides.

@@ -1,6 +1,6 @@
 """How far tiled denoising departs from whole-image denoising, per tile size and overlap.
 
-  python bench/tile_seams.py --model=runs/demo
+  python -m bench.tile_seams --model=runs/demo
 
 Takes a 1024x1024 noisy image that also fits whole (the demo's Hubble
 photograph, reflect-padded, plus Gaussian noise of sigma 25, seed 0),
@@ -9,10 +9,7 @@ in 8-bit steps (1/255) and the seconds each took.
 """
 
 import os
-import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
@@ -23,8 +20,8 @@ import numpy as np  # pylint: disable=g-import-not-at-top
 
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 flags.DEFINE_string('model', os.path.join(REPO_ROOT, 'runs', 'demo'), 'A trained run.')
 flags.DEFINE_string('settings', '512:32,512:64,512:96,256:64', 'TILE:OVERLAP pairs to try.')
 flags.DEFINE_integer('size', 1024, 'Side of the square test image.')

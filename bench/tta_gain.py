@@ -1,21 +1,18 @@
 """What test-time augmentation (denoise.py --tta) gains, and what it costs.
 
-  python bench/tta_gain.py --tta_model_dir=runs/cpu/gaussian_n2n
+  python -m bench.tta_gain --tta_model_dir=runs/cpu/gaussian_n2n
 
 Scores the run's checkpoint on its own validation data at its evaluation
 levels (the evaluation during training: the same images, noise and seed)
 without and with TTA, and times both on the same images, repetitions
 interleaved so drift on a shared machine hits both alike. The cost is the
 median of the per-repetition ratios of seconds per image; 8 passes make it
-about 8. tools/results_grid.py --tta puts these figures on docs/results.md.
+about 8. python -m bench.results.grid --tta puts these figures on docs/results.md.
 """
 
-import os
 import statistics
 import sys
 import time
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow

@@ -1,15 +1,16 @@
 """The 3D learning tests' outcome over seeds: the basis of their bounds.
 
-  python bench/volume_learning_spread.py --seeds=1,2,3 \
+  python -m bench.volume_learning_spread --seeds=1,2,3 --methods=pairs,neighbor2neighbor,\
+blind_spot,neighbouring_frames,pairs_gaussian,pairs_percentile \
       --output=docs/bench/volume_learning_spread_width24.json     # the tests' width, 24
-  python bench/volume_learning_spread.py --seeds=1,2,3,4 --network_width=48 \
+  python -m bench.volume_learning_spread --seeds=1,2,3,4 --network_width=48 \
       --output=docs/bench/volume_learning_spread.json             # the files before it
 
 The files written before --network_width existed (volume_learning_spread.json, its
 _blind_spot and _gaussian companions, volume_percentile_spread.json) were measured at the
 paper's width, 48, and their rows do not say so.
 
-Runs each 3D learning test's setup (tests/helpers/volumes.py: its data, 60 steps of batch
+Runs each 3D learning test's setup (bench/recipes/volumes.py: its data, 60 steps of batch
 4 on 8-plane crops at 5e-4, float32) at every seed and prints the PSNR gains in dB of each
 scored stack, denoised as denoise.py does by default:
   - pairs: tests/training/test_volume_training.py (three volumes, two acquisitions);
@@ -27,22 +28,17 @@ scored stack, denoised as denoise.py does by default:
 import json
 import os
 import pathlib
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
-
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.recipes import volumes as volume_helpers  # pylint: disable=g-import-not-at-top
 from n2n.data import volumes  # pylint: disable=g-import-not-at-top
-from tests.helpers import volumes as volume_helpers  # pylint: disable=g-import-not-at-top
-from tests.methods import test_neighbouring_frames  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_list('methods', ['pairs', 'neighbor2neighbor', 'blind_spot', 'neighbouring_frames',
@@ -64,9 +60,8 @@ def _setups(root, blind_spot_fraction):
                    volumes.read_volume(str(raw / scene / 'reference.tif')).pixels[0, ..., 0])
                   for scene in sorted(os.listdir(raw))]
   single_records, single_scored = volume_helpers.write_single_acquisition_dataset(root / 'single')
-  movies = test_neighbouring_frames.drifting_movies()
-  movie_records = test_neighbouring_frames._movie_dataset(  # pylint: disable=protected-access
-      root / 'movies', [noisy for noisy, _ in movies])
+  movies = volume_helpers.drifting_movies()
+  movie_records = volume_helpers.movie_dataset(root / 'movies', [noisy for noisy, _ in movies])
   clean_records = volume_helpers.write_clean_stack_dataset(root / 'clean')
   dim_records, _ = volume_helpers.write_phantom_dataset(root / 'dim', white_level=0.0)
   sigma = 25.0
@@ -88,7 +83,7 @@ def _setups(root, blind_spot_fraction):
 
 def main(argv):
   del argv
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps': 60, 'runs': []}
   with tempfile.TemporaryDirectory() as folder:
     root = pathlib.Path(folder)

@@ -1,11 +1,11 @@
 """Denoising volumes: voxels per second of the 3D path against the 2D path per plane, and the
 peak memory of a chunked OME-Zarr denoise of a volume larger than the memory it may use.
 
-  python bench/volume_throughput.py --model_3d=runs/results_volumes/pairs_3d \\
+  python -m bench.volume_throughput --model_3d=runs/results_volumes/pairs_3d \\
       --model_2d=runs/results_volumes/pairs_2d --output=docs/bench/volume_throughput.json
-  python bench/volume_throughput.py --model_3d=... --sections=memory --memory_limit_mb=1024 \\
+  python -m bench.volume_throughput --model_3d=... --sections=memory --memory_limit_mb=1024 \\
       --volume_mb=2048 --output=docs/bench/volume_memory.json
-  python bench/volume_throughput.py \\
+  python -m bench.volume_throughput \\
       --render=docs/bench/volume_throughput.json,docs/bench/volume_memory.json
 
 speed: one phantom-like volume (--shape), the 3D network in denoise.py's default
@@ -30,9 +30,6 @@ import subprocess
 import sys
 import time
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
@@ -44,7 +41,8 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.data import ome_zarr  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('model_3d', '', 'A 3D run (model_dir).')
 flags.DEFINE_string('model_2d', '', 'A 2D run trained on the same kind of data (speed only).')
@@ -149,8 +147,27 @@ def memory():
           'log_tail': log.strip().splitlines()[-3:]}
 
 
-def render(results):
-  """Markdown lines of one result file (its speed and memory sections)."""
+def remake_command(results, path):
+  """The command that measures results' sections again, with their settings, into path
+  (the models: the results page's pairs runs, which the measurements used)."""
+  command = ['python -m bench.volume_throughput', '--model_3d=runs/results_volumes/pairs_3d']
+  if 'speed' in results:
+    speed_result = results['speed']
+    command += ['--model_2d=runs/results_volumes/pairs_2d',
+                f'--shape={",".join(map(str, speed_result["shape"]))}',
+                f'--repeats={speed_result["repeats"]}']
+  if 'memory' in results:
+    memory_result = results['memory']
+    command += [f'--memory_limit_mb={memory_result["memory_limit_mb"]}',
+                f'--volume_mb={round(memory_result["volume_mb"])}']
+    if memory_result.get('denoise_flags'):
+      command.append(f'--denoise_flags="{" ".join(memory_result["denoise_flags"])}"')
+  sections = [section for section in ('speed', 'memory') if section in results]
+  return ' '.join(command + [f'--sections={",".join(sections)}', f'--output={path}'])
+
+
+def render(results, path):
+  """Markdown lines of one result file at path (its speed and memory sections)."""
   lines = []
   if 'speed' in results:
     speed_result = results['speed']
@@ -181,7 +198,8 @@ def render(results):
         f'{memory_result["seconds"]:.0f} s '
         f'({memory_result["voxels_per_second"] / 1e6:.2f} M voxels/s).', '']
   lines.append(f'{results["machine"]}, commit {results["commit"]}.')
-  return lines
+  note = provenance.remake_note(results['commit'], remake_command(results, path))
+  return lines + ([note] if note else [])
 
 
 def main(argv):
@@ -189,9 +207,9 @@ def main(argv):
   if FLAGS.render:
     for path in FLAGS.render:
       with open(path) as source:
-        print('\n'.join(render(json.load(source))) + '\n')
+        print('\n'.join(render(json.load(source), path)) + '\n')
     return
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT)}
+  results = provenance.stamp(REPO_ROOT)
   if 'speed' in FLAGS.sections:
     results['speed'] = speed()
   if 'memory' in FLAGS.sections:

@@ -2,8 +2,8 @@
 against tiles as deep as its training crops (the basis of denoise.py's --volume_tile depth 0,
 the run's crop depth, and --volume_overlap auto, half of it).
 
-  python bench/volume_tile_depth.py --output=docs/bench/volume_tile_depth.json
-  python bench/volume_tile_depth.py --render=docs/bench/volume_tile_depth.json  # the table
+  python -m bench.volume_tile_depth --output=docs/bench/volume_tile_depth.json
+  python -m bench.volume_tile_depth --render=docs/bench/volume_tile_depth.json  # the table
 
 Trains short runs on phantom data (n2n/data/phantom.py) from scratch in a temporary
 folder, on 8 x 32 x 32 crops, batch 4, learning rate 5e-4, for each seed:
@@ -18,16 +18,13 @@ over the noisy input in dB (peak: the reference's range), float32.
 
 import json
 import os
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
@@ -38,7 +35,7 @@ from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.training import distribute  # pylint: disable=g-import-not-at-top
 from n2n.training import train_lib  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('seeds', ['1', '2', '3'], 'Training seeds.')
 flags.DEFINE_integer('steps_pairs', 60, 'Steps of the pairs runs.', lower_bound=1)
@@ -140,7 +137,7 @@ def main(argv):
     with open(FLAGS.render) as source:
       print(table(json.load(source)))
     return
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'crop': [CROP_DEPTH, 32, 32], 'batch': 4, 'learning_rate': 5e-4,
              'steps': {'pairs': FLAGS.steps_pairs, 'neighbouring_frames': FLAGS.steps_frames},
              'runs': []}

@@ -1,9 +1,9 @@
 """Issue 31's goal on a GPU: the 3D network against 2D per plane at equal training time.
 
-  KERAS_BACKEND=jax python bench/volumes_gpu.py --seconds=35 --z_steps=2,4 --output=gpu.json
-  python bench/volumes_gpu.py --render=docs/bench/volumes_gpu_h200.json   # its table
+  KERAS_BACKEND=jax python -m bench.volumes_gpu --seconds=35 --z_steps=2,4 --output=gpu.json
+  python -m bench.volumes_gpu --render=docs/bench/volumes_gpu_h200.json   # its table
 
-The results page's Noise2Noise pairs rows ("Volumes and movies", tools/results_volumes.py)
+The results page's Noise2Noise pairs rows ("Volumes and movies", bench/results/volumes.py)
 trained on 2 CPU cores for minutes; there the 3D network fell behind 2D per plane. This
 asks whether it does on a GPU, where the same minutes hold tens of times more steps.
 TensorFlow and its CUDA libraries are too large to travel to the GPU machines this
@@ -51,9 +51,6 @@ import platform
 import statistics
 import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 import numpy as np  # pylint: disable=g-import-not-at-top
 
@@ -152,7 +149,7 @@ def phantom_data(z_step, pad_depth):
 
 def psnr(estimate, reference):
   """PSNR in dB against the reference's own range (its max - min), float64
-  (tools/results_volumes.py's score)."""
+  (bench/results/volumes.py's score)."""
   error = np.mean((np.asarray(estimate, np.float64) - reference) ** 2)
   return float(10 * np.log10(float(reference.max() - reference.min()) ** 2 / error))
 
@@ -195,7 +192,7 @@ def against_planes(results):
 
 def table(results):
   """The markdown table of a result: a row per run, 3D runs against the 2D run of
-  their z step."""
+  their z step, and under it what trained them (not n2n's trainer) and where."""
   lines = ['| z step (planes) | network | peak learning rate | steps | training s | '
            'PSNR per held-out volume | mean | 3D - 2D |', '|---|---|---|---|---|---|---|---|']
   for run, against in against_planes(results):
@@ -208,7 +205,9 @@ def table(results):
   noisy = ', '.join(f'{run["z_step"]:g}: {statistics.mean(run["input_psnr"]):.2f}'
                     for run in results['runs'] if run['dims'] == 2)
   return '\n'.join(lines) + (
-      f'\n\n{results["device"]}, JAX {results["jax"]}, Keras {results["keras"]}, '
+      '\n\nA JAX re-implementation of the U-Net (`bench/portable_unet.py`) trained by '
+      '`bench/volumes_gpu.py`\'s own loop, not n2n\'s trainer; '
+      f'{results["device"]}, JAX {results["jax"]}, Keras {results["keras"]}, '
       f'{results["precision"]}, width {results["network_width"]}, commit {results["commit"]}; '
       f'noisy input (dB, by z step) {noisy}.')
 

@@ -1,6 +1,6 @@
 """Does bench/volumes_gpu.py's loop train the 2D network as n2n's trainer does?
 
-  python bench/volumes_gpu_loop_check.py --jax_python=/path/to/venv-with-jax/bin/python \
+  python -m bench.volumes_gpu_loop_check --jax_python=/path/to/venv-with-jax/bin/python \
       --output=docs/bench/volumes_gpu_loop_check.json
 
 bench/volumes_gpu.py trains on Keras' JAX backend with a loop of its own, because
@@ -10,8 +10,8 @@ run: on this machine's CPU, at a size it trains in minutes (--network_width, --c
 --batch_size, --steps; float32), 2D per plane on the results page's phantom (z step 4,
 its white level, train seeds 0-5, held-out seeds 100-101), for each of --seeds:
 - n2n: train.py with configs/cpu/volumes_2d.cfg and these overrides, on the records
-  tools/results_volumes.py writes (data/volumes), scored by its score();
-- the loop from the same initial weights: bench/volumes_gpu.py --dims=2 with the same
+  bench/results/volumes.py writes (data/volumes), scored by its score();
+- the loop from the same initial weights: python -m bench.volumes_gpu --dims=2 with the same
   settings and --initial_weights, build_unet's weights at the seed (what train.py --seed
   starts from), run by --jax_python (a Python with jax and keras; JAX is no dependency
   of n2n);
@@ -25,11 +25,7 @@ import json
 import os
 import statistics
 import subprocess
-import sys
 import tempfile
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -38,12 +34,13 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 
 import numpy as np  # pylint: disable=g-import-not-at-top
 
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import volumes_gpu  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.model import network  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('jax_python', '', 'A Python interpreter with jax and keras installed.')
 flags.DEFINE_list('seeds', ['1', '2', '3'], 'Seeds of both sides\' runs.')
@@ -90,8 +87,7 @@ def loop_run(seed, runs_dir, weights=''):
   """PSNR per held-out volume of bench/volumes_gpu.py's loop at these settings, from
   the initial weights in the .npz weights (empty: its own draw)."""
   output = os.path.join(runs_dir, f'loop_seed{seed}{"_weights" if weights else ""}.json')
-  command = [FLAGS.jax_python, os.path.join(REPO_ROOT, 'bench', 'volumes_gpu.py'),
-             *loop_arguments(seed, output)]
+  command = [FLAGS.jax_python, '-m', 'bench.volumes_gpu', *loop_arguments(seed, output)]
   if weights:
     command.append(f'--initial_weights={weights}')
   finished = subprocess.run(command, cwd=REPO_ROOT, capture_output=True, text=True,
@@ -133,7 +129,7 @@ def main(argv):
     raise SystemExit(f'--seeds={",".join(FLAGS.seeds)}: whole numbers') from None
   results_volumes.ensure_volumes()
   tests = results_volumes.test_volumes()
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(REPO_ROOT),
+  results = {**provenance.stamp(REPO_ROOT),
              'steps': FLAGS.steps, 'network_width': FLAGS.network_width,
              'crop_size': FLAGS.crop_size, 'batch_size': FLAGS.batch_size,
              'learning_rate': learning_rate_2d(), 'z_step': results_volumes.SPEC.z_spacing,

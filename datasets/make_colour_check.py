@@ -15,9 +15,6 @@ says exactly how they were made (it reads scikit-image's sample files, which
 """
 
 import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow

@@ -29,11 +29,6 @@ Writes train-NNNNN-of-MMMMM.tfrecord shards and manifest.json (counts, sizes,
 pixel type and white level for scenes, skipped files with reasons).
 """
 
-import os
-import sys
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
 from absl import app  # pylint: disable=g-import-not-at-top

@@ -1,7 +1,7 @@
 """What the programs share: TensorFlow's start-up (quiet, with its fast CPU
 kernels) and one-line errors.
 
-Importing this module changes nothing. A program (n2n/apps, bench/, tools/,
+Importing this module changes nothing. A program (n2n/apps, bench/,
 datasets/) calls prepare_startup() first, before anything imports TensorFlow:
 TensorFlow's C++ start-up lines reach stderr's file descriptor directly, and it
 reads TF_ENABLE_ONEDNN_OPTS once, when it loads.

@@ -5,12 +5,14 @@ import io
 import os
 import sys
 
-import numpy as np
 import pytest
 
 os.environ.setdefault('TF_CPP_MIN_LOG_LEVEL', '1')
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, REPO_ROOT)
+# The scripts under datasets/ import n2n as installed (pip install -e .): the ones a test
+# starts by their path import this checkout's n2n, installed or not.
+os.environ['PYTHONPATH'] = os.pathsep.join(filter(None, (REPO_ROOT, os.environ.get('PYTHONPATH'))))
 
 # As the programs start (n2n/cli.prepare_startup): oneDNN's kernels on hosts where
 # TensorFlow leaves them off (AVX2), before TensorFlow loads; programs the tests
@@ -27,11 +29,9 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 from n2n import autograph_files  # pylint: disable=g-import-not-at-top
 autograph_files.install()
 
-_cpus = tf.config.list_physical_devices('CPU')
-tf.config.set_logical_device_configuration(
-    _cpus[0], [tf.config.LogicalDeviceConfiguration()] * 2)
-
-import imageio.v3 as iio  # pylint: disable=g-import-not-at-top
+from bench import recipes  # pylint: disable=g-import-not-at-top  (imports no TensorFlow)
+recipes.two_logical_cpus()
+from bench.recipes import images  # pylint: disable=g-import-not-at-top
 
 # The environment every test starts from, taken after TensorFlow's own import
 # (which adds its keys) and before any test module is imported. Libraries
@@ -123,27 +123,6 @@ def pytest_collection_modifyitems(config, items):
     skip_quality_tests(items)
 
 
-def smooth_image(rng, height, width, channels=3):
-  """A random smooth uint8 image (low-frequency blobs): denoisable content."""
-  coarse = rng.uniform(0, 255, size=(height // 8 + 2, width // 8 + 2, channels))
-  image = np.kron(coarse, np.ones((8, 8, 1)))[:height, :width]
-  return image.astype(np.uint8)
-
-
-def write_clean_photo_splits(root, splits, height, width, seed=0):
-  """Writes smooth RGB PNGs: root/clean_SPLIT/photoI.png for each (split, count).
-
-  The clean photographs simulated_scenes.write_scenes makes scene tests' captures from.
-  """
-  rng = np.random.default_rng(seed)
-  from n2n.data import native_images  # pylint: disable=g-import-not-at-top
-  for split, count in splits:
-    (root / f'clean_{split}').mkdir()
-    for index in range(count):
-      (root / f'clean_{split}' / f'photo{index}.png').write_bytes(
-          native_images.encode_pages([smooth_image(rng, height, width)], 'png'))
-
-
 def pillow_bytes(image, mode, fmt):
   """image [H, W, 3] uint8 converted to a Pillow mode (P, CMYK, LA...) and encoded as fmt.
 
@@ -155,44 +134,16 @@ def pillow_bytes(image, mode, fmt):
   return buffer.getvalue()
 
 
-def write_image_folder(folder):
-  """Writes 6 small PNGs (one grayscale, one RGBA) plus a corrupt file into folder."""
-  rng = np.random.default_rng(0)
-  for index in range(4):
-    iio.imwrite(folder / f'rgb{index}.png', smooth_image(rng, 72 + 8 * index, 96))
-  iio.imwrite(folder / 'gray.png', smooth_image(rng, 80, 80, 1)[:, :, 0])
-  rgba = np.concatenate([smooth_image(rng, 64, 88), np.full((64, 88, 1), 128, np.uint8)], -1)
-  iio.imwrite(folder / 'alpha.png', rgba)
-  (folder / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n not really a png')
-  return folder
-
-
-def write_image_records(image_folder, output):
-  """TFRecords of image_folder written by the dataset tool's library (2 shards) into output."""
-  from n2n.data import dataset_writer  # pylint: disable=g-import-not-at-top
-  dataset_writer.write_dataset(str(image_folder), str(output), num_shards=2, min_size=32)
-  return output
-
-
-def write_image_data(root):
-  """The suite's image folder and its records under root: (root/images, root/records),
-  what the image_folder and tfrecord_dir fixtures hold (for tools that run tests' setups)."""
-  (root / 'images').mkdir()
-  (root / 'records').mkdir()
-  return (write_image_folder(root / 'images'),
-          write_image_records(root / 'images', root / 'records'))
-
-
 @pytest.fixture(scope='session')
 def image_folder(tmp_path_factory):
   """A folder of 6 small PNGs (one grayscale, one RGBA) plus a corrupt file."""
-  return write_image_folder(tmp_path_factory.mktemp('images'))
+  return images.write_image_folder(tmp_path_factory.mktemp('images'))
 
 
 @pytest.fixture(scope='session')
 def tfrecord_dir(image_folder, tmp_path_factory):
   """TFRecords of image_folder written by the dataset tool's library (2 shards)."""
-  return write_image_records(image_folder, tmp_path_factory.mktemp('records'))
+  return images.write_image_records(image_folder, tmp_path_factory.mktemp('records'))
 
 
 def _untrained_run(tmp_path_factory, **flags):

@@ -8,10 +8,10 @@ import sys
 import numpy as np
 import pytest
 
+from bench.recipes.images import smooth_image
 import n2n
 from n2n.data import native_images
 from tests.conftest import REPO_ROOT
-from tests.conftest import smooth_image
 
 
 @pytest.fixture(scope='module')

@@ -89,17 +89,50 @@ def test_root_modules_use_no_layer_that_runs_things():
   assert not wrong, wrong
 
 
-def test_the_package_never_imports_the_measuring_tools():
-  wrong = []
-  for folder, _, names in os.walk(os.path.join(REPO_ROOT, 'n2n')):
-    for name in names:
-      if name.endswith('.py'):
-        tree = ast.parse(open(os.path.join(folder, name)).read())
-        for node in ast.walk(tree):
-          modules = ([alias.name for alias in node.names] if isinstance(node, ast.Import)
-                     else [node.module or ''] if isinstance(node, ast.ImportFrom) else [])
-          wrong += [f'{name} imports {module}' for module in modules
-                    if module.split('.')[0] in ('bench', 'tools', 'datasets', 'tests')]
+def _imported_roots(path):
+  """The top-level names of every module path imports (bench for `from bench.x import y`)."""
+  for node in ast.walk(ast.parse(open(path).read())):
+    if isinstance(node, ast.Import):
+      yield from (alias.name.split('.')[0] for alias in node.names)
+    elif isinstance(node, ast.ImportFrom) and node.level == 0:
+      yield (node.module or '').split('.')[0]
+
+
+def _python_files_below(folder):
+  return sorted(os.path.join(where, name) for where, _, names in os.walk(folder)
+                for name in names if name.endswith('.py'))
+
+
+# The product: the package, the programs and the dataset tools; what a user installs or runs.
+PROGRAMS = ('train.py', 'validate.py', 'denoise.py', 'export.py', 'diagnose.py')
+
+
+def test_the_product_never_imports_the_evidence_or_the_tests():
+  product = (_python_files_below(os.path.join(REPO_ROOT, 'n2n'))
+             + [os.path.join(REPO_ROOT, name) for name in PROGRAMS]
+             + _python_files_below(os.path.join(REPO_ROOT, 'datasets')))
+  wrong = [f'{os.path.relpath(path, REPO_ROOT)} imports {module}' for path in product
+           for module in _imported_roots(path) if module in ('bench', 'tools', 'tests')]
+  wrong += [f'{os.path.relpath(path, REPO_ROOT)} imports datasets'
+            for path in _python_files_below(os.path.join(REPO_ROOT, 'n2n'))
+            if 'datasets' in _imported_roots(path)]
+  assert not wrong, wrong
+
+
+def test_the_evidence_imports_n2n_as_a_user_does():
+  """bench/ imports n2n as installed: never tests/ (the tests import its recipes), and no
+  file outside tests/ edits sys.path to find the package."""
+  evidence = _python_files_below(os.path.join(REPO_ROOT, 'bench'))
+  wrong = [f'{os.path.relpath(path, REPO_ROOT)} imports {module}' for path in evidence
+           for module in _imported_roots(path) if module in ('tests', 'tools')]
+  outside_tests = [path for folder in ('n2n', 'bench', 'datasets')
+                   for path in _python_files_below(os.path.join(REPO_ROOT, folder))]
+  outside_tests += [os.path.join(REPO_ROOT, name) for name in PROGRAMS]
+  for path in outside_tests:
+    for node in ast.walk(ast.parse(open(path).read())):
+      if (isinstance(node, ast.Attribute) and node.attr == 'path'
+          and isinstance(node.value, ast.Name) and node.value.id == 'sys'):
+        wrong.append(f'{os.path.relpath(path, REPO_ROOT)}:{node.lineno} uses sys.path')
   assert not wrong, wrong
 
 

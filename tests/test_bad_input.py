@@ -11,11 +11,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes.images import smooth_image
 from n2n.data import dataset_writer
 from n2n.data import rgb_images
 from tests.conftest import REPO_ROOT
 from tests.conftest import pillow_bytes
-from tests.conftest import smooth_image
 
 
 def _run(script, *flags, timeout=300):

@@ -2,7 +2,6 @@
 well-formed JSON (the benchmark's numbers themselves are not tested)."""
 
 import json
-import os
 import subprocess
 import sys
 
@@ -15,7 +14,7 @@ from tests.conftest import REPO_ROOT
 def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(
-      [sys.executable, os.path.join(REPO_ROOT, 'bench', 'throughput.py'), '--tiny',
+      [sys.executable, '-m', 'bench.throughput', '--tiny',
        '--corruptions=gaussian,text', '--precisions=mixed_bfloat16,float32',
        '--end_to_end_precisions=float32', '--network_width=16',
        f'--output={output}'],

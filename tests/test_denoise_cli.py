@@ -8,12 +8,12 @@ import types
 import numpy as np
 import pytest
 
+from bench.recipes.images import smooth_image
 from n2n import config as config_lib
 from n2n import hardware
 from n2n.apps import denoise as denoise_app
 from n2n.data import native_images
 from tests.conftest import REPO_ROOT
-from tests.conftest import smooth_image
 
 
 @pytest.fixture(scope='module')

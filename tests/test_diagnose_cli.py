@@ -11,11 +11,11 @@ import xml.etree.ElementTree as ElementTree
 import numpy as np
 import pytest
 
+from bench.recipes.images import write_clean_photo_splits
 from n2n import config as config_lib
 from n2n.apps import diagnose
 from n2n.data import simulated_scenes
 from tests.conftest import REPO_ROOT
-from tests.conftest import write_clean_photo_splits
 
 
 @pytest.fixture(scope='module')

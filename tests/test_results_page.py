@@ -1,7 +1,8 @@
-"""tools/results_grid.py's page and curves, from made-up results: every number
+"""bench/results/grid.py's page and curves, from made-up results: every number
 shown is the one given, the SVG is well formed, runs made from a changed
 checkout are marked on the page, and the grid refuses to make them."""
 
+import json
 import os
 import subprocess
 import sys
@@ -9,9 +10,9 @@ import xml.etree.ElementTree as ElementTree
 
 import pytest
 
-from tools import provenance
-from tools import results_page
-from tools import svg_plot
+from bench import provenance
+from bench.results import page as results_page
+from bench.results import svg_plot
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -63,7 +64,7 @@ def test_the_curves_are_well_formed_svg_with_one_line_per_series():
 
 
 def test_the_single_image_section_compares_at_equal_time_and_steps_and_states_the_goal():
-  from tools import results_single_image  # pylint: disable=g-import-not-at-top
+  from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
   results = {}
   finals = {'n2nb': 29.40, 'blind_spot': 27.10, 'n2n2': 29.90, 'n2c': 30.20,
             'n2nb_time': 29.70, 'blind_spot_time': 26.50, 'n2nb_f32': 29.30, 'n2n2_f32': 29.85}
@@ -131,7 +132,7 @@ def test_every_figure_of_a_run_from_a_changed_checkout_is_marked_and_counted():
   mark = results_page.MARK
   assert ('**Not reproducible from a commit: 2 of the 5 runs and 0 of the 0 test-time '
           'augmentation measurements') in page
-  assert '`python tools/results_grid.py --retrain --rows=gaussian`.' in page
+  assert '`python -m bench.results.grid --retrain --rows=gaussian`.' in page
   assert f'Gaussian -0.22 dB {mark}, Text -0.09 dB.' in page  # the headline
   assert f'| **29.91** | 30.13 {mark} | -0.22 |' in _figures_of(page, 'Gaussian')
   assert mark not in _figures_of(page, 'Text')
@@ -152,7 +153,7 @@ def test_a_page_of_committed_runs_has_no_banner_and_no_mark():
 
 
 def test_single_image_and_tta_figures_of_a_changed_checkout_are_marked():
-  from tools import results_single_image  # pylint: disable=g-import-not-at-top
+  from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
   results = {f'single_gaussian_{variant}': _run(f'single_gaussian_{variant}', 'l2', 29.0)
              for variant in results_single_image.VARIANTS}
   results['single_gaussian_n2nb']['commit'] = '53c2243+changes'
@@ -168,8 +169,8 @@ def test_single_image_and_tta_figures_of_a_changed_checkout_are_marked():
   assert f'| gaussian_n2n {mark} | sigma 25 |' in page
   banner = '\n'.join(results_page.provenance_banner([], results, results_single_image))
   assert 'runs and 1 of the 1 test-time augmentation measurements' in banner
-  assert ('`python tools/results_grid.py --retrain --rows=single_gaussian`, then '
-          '`python tools/results_grid.py --tta`.') in banner
+  assert ('`python -m bench.results.grid --retrain --rows=single_gaussian`, then '
+          '`python -m bench.results.grid --tta`.') in banner
 
 
 def _git_checkout(directory):
@@ -189,6 +190,44 @@ def test_a_changed_or_untracked_file_makes_the_commit_label_unreproducible(tmp_p
   assert provenance.commit(tmp_path) == clean + provenance.DIRTY_SUFFIX
   assert not provenance.is_reproducible(provenance.commit(tmp_path))
   assert not provenance.is_reproducible('unknown')
+
+
+def test_a_stamp_is_the_commit_label_host_and_day_of_the_measurement(tmp_path):
+  import datetime  # pylint: disable=g-import-not-at-top
+  _git_checkout(tmp_path)
+  stamp = provenance.stamp(tmp_path)
+  assert stamp['commit'] == provenance.commit(tmp_path)
+  assert stamp['machine'] == provenance.machine_description()
+  assert stamp['date'] == datetime.date.today().isoformat()
+  (tmp_path / 'tracked.txt').write_text('changed\n')
+  assert provenance.stamp(tmp_path)['commit'] == stamp['commit'] + provenance.DIRTY_SUFFIX
+
+
+def test_figures_no_commit_reproduces_get_a_note_with_the_command_that_remakes_them():
+  command = 'python -m bench.x --output=docs/bench/x.json'
+  assert provenance.remake_note('abc1234', command) == ''
+  assert provenance.remake_note('abc1234+changes', command) == (
+      'Not reproducible from a commit: they were measured on a checkout with uncommitted '
+      'changes (abc1234+changes); `python -m bench.x --output=docs/bench/x.json` remakes them '
+      'from a clean checkout.')
+  for unknown in (None, '', 'unknown'):
+    assert provenance.remake_note(unknown, command).startswith(
+        'Not reproducible from a commit: no commit was recorded when they were measured; `')
+
+
+def test_a_grid_run_is_read_back_with_the_stamp_of_its_training_not_of_the_reading(tmp_path):
+  from bench.results import grid as results_grid  # pylint: disable=g-import-not-at-top
+  trained = {'commit': 'abc1234', 'machine': 'the training host', 'date': '2026-11-01'}
+  (tmp_path / 'new').mkdir()
+  (tmp_path / 'new' / results_grid.STAMP_FILE).write_text(json.dumps(trained))
+  assert results_grid.training_stamp(str(tmp_path / 'new')) == trained
+  # A run trained before the grid kept the whole stamp: its commit, and nothing made up.
+  (tmp_path / 'old').mkdir()
+  (tmp_path / 'old' / results_grid.OLD_COMMIT_FILE).write_text('def5678+changes\n')
+  assert results_grid.training_stamp(str(tmp_path / 'old')) == {
+      'commit': 'def5678+changes', 'machine': 'unknown', 'date': 'unknown'}
+  assert results_grid.training_stamp(str(tmp_path)) == {
+      'commit': 'unknown', 'machine': 'unknown', 'date': 'unknown'}
 
 
 def test_the_grids_own_outputs_do_not_make_the_label_unreproducible(tmp_path):
@@ -218,7 +257,7 @@ def test_the_grid_refuses_to_train_from_a_changed_checkout_unless_allowed(tmp_pa
   driver = (
       'import sys\n'
       'from absl import app\n'
-      'from tools import results_grid\n'
+      'from bench.results import grid as results_grid\n'
       f'results_grid.REPO_ROOT = {str(tmp_path)!r}\n'
       'def train(*args, **kwargs):\n'
       '  raise SystemExit("would train")\n'
@@ -254,7 +293,7 @@ def _correlated_run(name, own, own_input, val, scheme, colour=(0.001, -0.002, 0.
 
 
 def _correlated_results(own):
-  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+  from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
   schemes = {'n2nb_scheme': 'pixel-shuffle 2/2', 'blind_spot_scheme': 'pixel-shuffle 4/1'}
   spearman = {'n2nb': 0.9, 'n2nb_scheme': 0.8, 'blind_spot': 0.95, 'blind_spot_scheme': 0.6}
   results = {f'correlated_camera_{variant}': _correlated_run(
@@ -332,7 +371,7 @@ def test_the_camera_goal_is_met_at_its_bounds_and_missed_beyond_them():
 def test_the_scheme_column_names_the_strides_and_line_each_run_trained_with():
   from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
   from n2n import settings as settings_lib  # pylint: disable=g-import-not-at-top
-  from tools import results_correlated  # pylint: disable=g-import-not-at-top
+  from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
 
   def scheme(**flags):
     return results_correlated.scheme_of(settings_lib.with_flag_values(config_lib.TrainConfig(),
@@ -353,7 +392,7 @@ def test_the_scheme_column_names_the_strides_and_line_each_run_trained_with():
 
 
 def test_each_scenes_first_capture_is_copied_whatever_its_format(tmp_path):
-  from tools import results_single_image  # pylint: disable=g-import-not-at-top
+  from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
   for scene, extension in (('a', '.png'), ('b', '.tif')):
     folder = tmp_path / 'scenes' / scene
     folder.mkdir(parents=True)
@@ -368,7 +407,7 @@ def test_each_scenes_first_capture_is_copied_whatever_its_format(tmp_path):
 def test_a_strip_of_grayscale_panels_is_written_as_gray_rgb(tmp_path):
   import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from tools import results_grid  # pylint: disable=g-import-not-at-top
+  from bench.results import grid as results_grid  # pylint: disable=g-import-not-at-top
   size = results_grid.PICTURE_CROP
   panels = [np.full([size + 10, size + 20, 1], value, np.float32) for value in (0.2, 0.6)]
   crop = results_grid.write_strip(panels, str(tmp_path / 'strip.png'))
@@ -380,7 +419,7 @@ def test_a_strip_of_grayscale_panels_is_written_as_gray_rgb(tmp_path):
 
 
 def test_the_longer_volume_training_section_shows_each_points_difference_and_the_goal():
-  from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_curve as results_volumes_curve  # pylint: disable=g-import-not-at-top
 
   def run(points):
     return {'points': [{'step': step, 'training_minutes': minutes, 'psnr': psnr}
@@ -412,7 +451,7 @@ def test_the_longer_volume_training_section_shows_each_points_difference_and_the
 
 
 def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names_each_rows_commit():
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
 
   def run(method, dims, psnr, commit, date):
     return {'dims': dims, 'method': method, 'steps': 100 * dims, 'batch_size': 2,
@@ -444,7 +483,7 @@ def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names
              'pictures': {'xy': 'results/xy.png', 'xz': 'results/xz.png'},
              'pictured': ['noisy', 'reference']}
   page = '\n'.join(results_volumes.section(results))
-  assert ('Made by `tools/results_volumes.py` (Noise2Noise pairs, Neighbor2Neighbor, blind-spot: '
+  assert ('Made by `bench/results/volumes.py` (Noise2Noise pairs, Neighbor2Neighbor, blind-spot: '
           'at old1234 on test CPU, 2026-11-26; neighbouring frames, clean targets: at new5678 on '
           'test CPU, 2026-11-27).') in page
   assert '| noisy input (volumes) | 22.25 | | | | |' in page
@@ -460,7 +499,7 @@ def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names
     found.update(commit='old1234', date='2026-11-26')
   results.update(commit='old1234', date='2026-11-26')
   page = '\n'.join(results_volumes.section(results))
-  assert 'Made by `tools/results_volumes.py` at old1234 on test CPU, 2026-11-26.' in page
+  assert 'Made by `bench/results/volumes.py` at old1234 on test CPU, 2026-11-26.' in page
   # A row not measured leaves the count and is named as not measured.
   del runs['blind_spot_2d'], runs['neighbouring_frames_3d']
   page = '\n'.join(results_volumes.section(results))
@@ -472,7 +511,7 @@ def test_the_volume_section_counts_only_volume_methods_toward_the_goal_and_names
 
 def test_z_context_blur_finds_z_worth_blurring_only_where_planes_share_signal():
   import numpy as np  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
   rng = np.random.default_rng(0)
   noise = rng.normal(scale=0.2, size=(16, 32, 32))
   # Each plane its own smooth picture (nothing shared along z), and one smooth
@@ -494,7 +533,7 @@ def test_z_context_samples_the_same_objects_in_the_same_depth_at_every_z_step():
   import dataclasses  # pylint: disable=g-import-not-at-top
   import numpy as np  # pylint: disable=g-import-not-at-top
   from n2n.data import phantom  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
 
   def side_view(spec):
     """[32, X]: the fluorescence summed over y, in 32 slabs of 4 xy pixels of depth."""
@@ -528,7 +567,7 @@ def _assert_refuses_in_one_line(parse, cases):
 
 
 def test_z_context_refuses_z_steps_that_are_not_positive_whole_plane_counts_or_repeat():
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
   assert results_volumes_z_context.parse_z_steps(['2', '1', '0.5']) == [2.0, 1.0, 0.5]
   _assert_refuses_in_one_line(results_volumes_z_context.parse_z_steps, (
       (['x'], "--network_z_steps: 'x' is not a number"),
@@ -540,7 +579,7 @@ def test_z_context_refuses_z_steps_that_are_not_positive_whole_plane_counts_or_r
 
 
 def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_commit():
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
 
   def blur(psnr, sigma_z):
     return {'psnr': psnr, 'sigma_z': sigma_z, 'sigma_xy': 1.2}
@@ -634,7 +673,7 @@ def test_the_z_context_section_shows_each_z_step_and_each_network_row_with_its_c
 
 def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_phantom():
   import pytest  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   previous = {'commit': 'old1111', 'machine': 'old CPU', 'date': '2026-11-25',
               'networks': [{'z_step': 2.0, 'pairs_3d': {}, 'pairs_2d': {}},
                            {'z_step': 1.0, 'spec': z_context.spec_record(1.0)},
@@ -674,7 +713,7 @@ def test_z_context_keeps_the_rows_it_does_not_measure_only_if_measured_on_this_p
 
 
 def test_z_context_refuses_peak_photons_not_positive_repeated_or_without_a_white_level():
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
   assert results_volumes_z_context.parse_peak_photons(['30', '5', '10']) == [30.0, 5.0, 10.0]
   _assert_refuses_in_one_line(results_volumes_z_context.parse_peak_photons, (
       (['dim'], "--network_peak_photons: 'dim' is not a number"),
@@ -688,7 +727,7 @@ def test_z_context_refuses_peak_photons_not_positive_repeated_or_without_a_white
 def test_z_context_phantoms_at_fewer_photons_keep_the_objects_and_add_noise():
   import numpy as np  # pylint: disable=g-import-not-at-top
   from n2n.data import phantom  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
   bright, dim = (results_volumes_z_context.spec_at(4.0, peak) for peak in (30.0, 5.0))
   assert bright == results_volumes_z_context.spec_at(4.0)
   assert dim.peak_photons == 5.0 and dim.shape == bright.shape
@@ -715,7 +754,7 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
   import dataclasses  # pylint: disable=g-import-not-at-top
   import json  # pylint: disable=g-import-not-at-top
   import os  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
   written = []
 
   def fake_prepare(spec, data, white_level):
@@ -773,7 +812,7 @@ def test_volume_data_are_written_again_only_when_the_phantom_changed(tmp_path, m
 def test_equal_time_gives_the_2d_run_the_3d_runs_training_time_in_its_own_steps(tmp_path,
                                                                                  monkeypatch):
   import os  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
   trained = []
   # Seconds per step: the 3D run 1.4 s, the 2D calibration 0.25 s, the 2D run 0.26 s.
   per_step = {'deep': 1.4, 'calibrate': 0.25, 'flat': 0.26}
@@ -824,11 +863,11 @@ def test_z_context_main_measures_the_phantoms_named_and_keeps_the_other_rows(tmp
   globals), with the filters and the training replaced by fakes that say what
   they were asked."""
   import json  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   results_json = tmp_path / 'volumes_z_context.json'
   driver = (
       'from absl import app\n'
-      'from tools import results_volumes_z_context as z\n'
+      'from bench.results import volumes_z_context as z\n'
       f'z.RESULTS_JSON = {str(results_json)!r}\n'
       'z.Z_STEPS, z.PEAK_PHOTONS = (4.0,), (30.0, 5.0)\n'
       'def measure(z_step, peak):\n'
@@ -892,8 +931,8 @@ def test_volume_records_above_their_white_level_stop_the_tool_with_make_tfrecord
   traceback (and where the counts fill under half of it, make_tfrecords warns)."""
   import numpy as np  # pylint: disable=g-import-not-at-top
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   assert z_context.WHITE_LEVELS[results_volumes.SPEC.peak_photons] == results_volumes.WHITE_LEVEL
   scene = tmp_path / 'planes' / 'volume_000_z00'
   scene.mkdir(parents=True)
@@ -915,8 +954,8 @@ def test_volume_records_above_their_white_level_stop_the_tool_with_make_tfrecord
 def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_level(tmp_path,
                                                                                   monkeypatch):
   import numpy as np  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
   monkeypatch.setattr(results_volumes, 'DATA', str(tmp_path / 'volumes'))
   calls = {}
 
@@ -966,7 +1005,7 @@ def test_z_context_trains_and_scores_each_phantom_on_its_own_data_and_white_leve
 
 
 def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goal():
-  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_width as results_volumes_width  # pylint: disable=g-import-not-at-top
 
   def run(width, steps, seconds, psnr):
     return {'network_width': width, 'steps': steps, 'training_seconds': seconds, 'psnr': psnr,
@@ -1008,7 +1047,7 @@ def test_the_width_section_compares_3d_with_the_best_2d_width_and_counts_the_goa
 
 
 def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line():
-  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_width as results_volumes_width  # pylint: disable=g-import-not-at-top
   assert results_volumes_width.parse_widths(['48', '24']) == [48, 24]
   _assert_refuses_in_one_line(results_volumes_width.parse_widths, (
       (['x'], "--widths_2d: 'x' is not a number"),
@@ -1034,8 +1073,8 @@ def test_the_width_tool_refuses_widths_and_z_steps_it_cannot_measure_in_one_line
 
 
 def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_another():
-  from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
-  from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_width as results_volumes_width  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
   spec = results_volumes_z_context.spec_record(2.0, 30.0)
   # Rows from before in-plane levels have none: their 3D network is all 3x3x3.
   rows = [{'z_step': 2.0, 'method': 'pairs', 'spec': spec, '3d': {}},
@@ -1057,14 +1096,75 @@ def test_the_width_tool_keeps_earlier_rows_of_this_phantom_and_refuses_rows_of_a
 
 
 def test_the_gpu_line_gives_each_3d_runs_difference_from_its_z_steps_2d_run_by_rate():
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
   run = lambda z_step, dims, rate, psnr: {'z_step': z_step, 'dims': dims, 'learning_rate': rate,
                                           'mean_psnr': psnr, 'input_psnr': [20.0, 22.0]}
   gpu = {'device': 'gpu: NVIDIA Test', 'seconds_asked': 12.0, 'runs': [
       run(2.0, 3, 5e-4, 40.0), run(2.0, 3, 2.5e-4, 39.5), run(2.0, 2, 1e-3, 38.25),
       run(4.0, 3, 5e-4, 15.0), run(4.0, 2, 1e-3, 37.0)]}
   line = results_volumes.gpu_line(gpu)
-  assert '(NVIDIA Test), at equal training time (12 s)' in line
+  assert ('(NVIDIA Test), in a JAX re-implementation of the U-Net (`bench/portable_unet.py`) '
+          'trained by `bench/volumes_gpu.py`\'s own loop, not n2n\'s trainer') in line
+  assert 'at equal training time (12 s)' in line
   assert ('at a peak learning rate of 2.5e-4: +1.25 dB at z step 2; at a peak learning rate of '
           '5.0e-4: +1.75 dB at z step 2, -22.00 dB at z step 4 (a failed run: 15.00 dB, below '
           'the noisy input); one seed per row') in line
+
+
+def _page_table(text, header_start):
+  """The rows of the first markdown table in text whose header starts with header_start:
+  each row's cells, stripped, header and rule left out."""
+  lines = text[text.index(header_start):].split('\n\n', 1)[0].splitlines()[2:]
+  return [[cell.strip() for cell in line.strip('|').split('|')] for line in lines]
+
+
+def test_the_pages_correlated_noise_section_shows_its_jsons_figures():
+  """docs/results.md's "Real (spatially correlated) noise" section is what its JSON
+  (docs/results/results.json, with docs/bench/correlated_peers.json's peers) renders, and
+  every PSNR and gain in its tables, and the goal line's, is the JSON's, read here."""
+  from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO_ROOT, 'docs', 'results', 'results.json')) as source:
+    results = json.load(source)
+  peers = results_correlated.read_peers()
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  rendered = '\n'.join(results_page.correlated_section(results_correlated, results, peers))
+  assert rendered and rendered in page
+  section = page.split('## Real (spatially correlated) noise\n', 1)[1].split('\n## ', 1)[0]
+  measured = 0
+  for dataset in results_correlated.DATASETS:
+    runs = {variant: results[f'{dataset.name}_{variant}'] for variant in dataset.variants}
+    table = _page_table(section.split(f'### {dataset.title}\n', 1)[1], '| method | scheme |')
+    rows = {(cells[0].removesuffix(f' {results_page.MARK}'), cells[1]): cells[2:6]
+            for cells in table}
+    reference = runs[results_correlated.REFERENCE]
+    own_input = reference['own_captures']['input']
+    val_input = next(iter(reference['levels'].values()))['input']
+    assert rows[('input (noisy)', '-')] == [f'{own_input:.2f}', '-', f'{val_input:.2f}', '-']
+    for variant, run in runs.items():
+      own = run['own_captures']['psnr']
+      val = next(iter(run['levels'].values()))['final']
+      assert rows[(results_correlated.VARIANT_TITLES[variant], run['scheme'])] == [
+          f'{own:.2f}', f'{own - own_input:+.2f}', f'{val:.2f}', f'{val - val_input:+.2f}'], (
+              dataset.name, variant)
+      measured += 1
+    for peer in (peers or {}).get('peers', {}).values():
+      scores = peer['datasets'].get(dataset.name)
+      if scores:
+        own, val = scores['own_captures']['psnr'], scores['validation']['psnr']
+        assert rows[(peer['title'], scores.get('setting', '-'))] == [
+            f'{own:.2f}', f'{own - own_input:+.2f}', f'{val:.2f}', f'{val - val_input:+.2f}']
+  assert measured == sum(len(dataset.variants) for dataset in results_correlated.DATASETS)
+  # The goal: the best single-image run on the camera's own captures, against its input
+  # and against N2N on two captures.
+  camera = results_correlated.GOAL_DATASET
+  best = max((results[f'{camera}_{variant}']['own_captures'] for variant in
+              results_correlated.SINGLE_IMAGE_VARIANTS if f'{camera}_{variant}' in results),
+             key=lambda scores: scores['psnr'])
+  two_captures = results[f'{camera}_{results_correlated.REFERENCE}']['own_captures']['psnr']
+  gain, gap = best['psnr'] - best['input'], best['psnr'] - two_captures
+  verdict = lambda met: 'met' if met else 'missed'
+  assert (f'at least {results_correlated.GOAL_GAIN_DB:g} dB over the input: '
+          f'{verdict(round(gain, 2) >= results_correlated.GOAL_GAIN_DB)} ({gain:+.2f} dB); '
+          f'within {results_correlated.GOAL_GAP_DB:g} dB of N2N on two captures: '
+          f'{verdict(round(gap, 2) >= -results_correlated.GOAL_GAP_DB)} ({gap:+.2f} dB)') in section

@@ -98,9 +98,9 @@ def test_the_volumes_page_quotes_each_side_of_the_loop_check_with_its_own_figure
 
 
 def test_it_restates_the_results_pages_phantom_data_and_score():
-  # It cannot import tools/results_volumes.py (TensorFlow) on the GPU machines: its copies
+  # It cannot import bench/results/volumes.py (TensorFlow) on the GPU machines: its copies
   # of the page's white level, seeds and PSNR must stay those of the page.
-  from tools import results_volumes  # pylint: disable=g-import-not-at-top
+  from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
   assert volumes_gpu.WHITE_LEVEL == results_volumes.WHITE_LEVEL
   assert volumes_gpu.TRAIN_SEEDS == results_volumes.TRAIN_SEEDS
   assert volumes_gpu.TEST_SEEDS == results_volumes.TEST_SEEDS

@@ -5,9 +5,9 @@ noise independent, and the noise it makes is spatially correlated."""
 import numpy as np
 import pytest
 
+from bench.recipes.images import smooth_image
 from n2n.data import camera_pipeline
 from n2n.diagnosis import noise_statistics
-from tests.conftest import smooth_image
 
 
 def _photo(seed, height=64, width=96):

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes.images import smooth_image
 from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import scene_pipeline
 from n2n.data import scene_writer
 from n2n.data import tfrecord
-from tests.conftest import smooth_image
 
 
 def _write(path, array):

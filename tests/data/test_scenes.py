@@ -3,10 +3,10 @@
 import numpy as np
 import pytest
 
+from bench.recipes.images import smooth_image
 from n2n.data import native_images
 from n2n.data import scenes
 from n2n.data import simulated_scenes
-from tests.conftest import smooth_image
 
 
 def _write(path, array):

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n.data import scene_writer
-from tests.helpers import volumes as volume_helpers
 
 DEPTH, HEIGHT, WIDTH = 5, 24, 40
 

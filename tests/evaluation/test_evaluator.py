@@ -6,8 +6,8 @@ import keras
 import numpy as np
 import tensorflow as tf
 
+from bench.recipes.images import smooth_image
 from n2n.evaluation import evaluator as evaluator_lib
-from tests.conftest import smooth_image
 
 
 def _blue_shifting_model():

@@ -4,6 +4,7 @@ second captures that ranks denoisers as the true error does (issue 22)."""
 import numpy as np
 import pytest
 
+from bench.recipes.images import smooth_image
 from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.evaluation import eval_data
@@ -12,7 +13,6 @@ from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.methods import registry as methods_registry
 from n2n.pipelines import registry as pipelines
-from tests.conftest import smooth_image
 
 
 def _box_blur(size):

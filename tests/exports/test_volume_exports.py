@@ -16,6 +16,7 @@ import pytest
 import tensorflow as tf
 import yaml
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.exports import export_run
 from n2n.data import normalization
@@ -24,7 +25,6 @@ from n2n.exports import saved_model
 from n2n.inference import exported_model
 from n2n.inference import loading
 from n2n.inference import restore
-from tests.helpers import volumes as volume_helpers
 
 # Odd sizes on every axis, one thinner than the z pooling, one of a single voxel.
 SIZES = ((11, 40, 45), (3, 33, 64), (1, 1, 1), (16, 64, 64))

@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import normalization
 from n2n.data import ome_zarr
@@ -19,7 +20,6 @@ from n2n.data import phantom
 from n2n.inference import chunked_volumes
 from n2n.inference import sharding
 from tests.conftest import REPO_ROOT
-from tests.helpers import volumes as volume_helpers
 
 
 def _local_network(radius):

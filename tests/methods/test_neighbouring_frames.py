@@ -5,21 +5,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
-from n2n.data import phantom
-from n2n.data import scene_writer
+from bench.recipes import volumes as volume_helpers
 from n2n.data import volume_pipeline
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
-
-
-def _movie_dataset(root, movies):
-  """root/raw/<i>.tif (TYX movies, one noisy acquisition each) as a noisy-image dataset."""
-  (root / 'raw').mkdir(parents=True)
-  for index, movie in enumerate(movies):
-    volume_helpers.write_stack(root / 'raw' / f'movie_{index}.tif', movie, 'TYX')
-  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'), white_level=600.0,
-                                   noisy_images=True)
-  return root / 'records'
 
 
 def test_each_input_frame_is_paired_with_the_next_frame(tmp_path):
@@ -27,7 +15,7 @@ def test_each_input_frame_is_paired_with_the_next_frame(tmp_path):
   # whatever flips and turns the crop took (a z flip reverses both in step).
   movie = (100 + np.arange(40, dtype=np.uint16)[:, None, None]
            + np.zeros((1, 48, 48), np.uint16))
-  records = _movie_dataset(tmp_path, [movie])
+  records = volume_helpers.movie_dataset(tmp_path, [movie])
   config = preflight.check_training_inputs(
       volume_helpers.train_config(records, method='neighbouring_frames', crop_depth=8,
                                   crops_per_image=3),
@@ -42,28 +30,21 @@ def test_each_input_frame_is_paired_with_the_next_frame(tmp_path):
 
 
 def test_neighbouring_frames_needs_a_movie_twice_as_deep_as_the_crop(tmp_path):
-  records = _movie_dataset(tmp_path, [np.zeros((24, 48, 48), np.uint16)])
+  records = volume_helpers.movie_dataset(tmp_path, [np.zeros((24, 48, 48), np.uint16)])
   with pytest.raises(ValueError, match=r'--crop_depth=16 \(2 frames per plane: 32\) is deeper'):
     preflight.check_training_inputs(
         volume_helpers.train_config(records, method='neighbouring_frames', crop_depth=16),
         tf.distribute.get_strategy())
 
 
-def drifting_movies():
-  """[(noisy, reference)] of two 48-frame phantom movies drifting 0.1 and 0.05 px a frame."""
-  spec = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=6, nucleus_radius=10.0, filaments=6)
-  return [phantom.phantom_movie(spec, seed, 48, drift_per_frame=(0.0, 0.1, 0.05))
-          for seed in (1, 2)]
-
-
 @pytest.mark.slow
 def test_60_steps_of_neighbouring_frames_denoise_a_slowly_drifting_movie(tmp_path):
-  movies = drifting_movies()
-  records = _movie_dataset(tmp_path, [noisy for noisy, _ in movies])
+  movies = volume_helpers.drifting_movies()
+  records = volume_helpers.movie_dataset(tmp_path, [noisy for noisy, _ in movies])
   model_dir = volume_helpers.train_run(records, tmp_path / 'run', 60,
                                        method='neighbouring_frames', crop_depth=8)
   gains = volume_helpers.denoise_py_gains(model_dir, movies)
-  # bench/volume_learning_spread.py (docs/bench/volume_learning_spread.json, AMD
+  # python -m bench.volume_learning_spread (docs/bench/volume_learning_spread.json, AMD
   # AVX512-BF16 host, float32), seeds 1-4: the least gain of the two movies 3.58-4.52 dB;
   # at the tests' width 24 (docs/bench/volume_learning_spread_width24.json, AMD AVX2
   # host), seeds 1-3: 2.90-6.04 dB.

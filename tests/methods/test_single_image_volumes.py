@@ -5,9 +5,9 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n.pipelines import registry as pipelines
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
 
 
 def _checked(records, **overrides):

@@ -7,60 +7,28 @@ import json
 
 import pytest
 
+from bench.recipes import scenes
 from n2n import config as config_lib
 from n2n.data import scene_writer
-from n2n.data import simulated_scenes
 from n2n.evaluation import validation
 from n2n.training import distribute
 from n2n.training import preflight
-from n2n.training import train_lib
-from tests.conftest import write_clean_photo_splits
-
-
-def write_scene_data(root):
-  """(training records, validation scene folder) of simulated grayscale 16-bit captures,
-  written under root."""
-  write_clean_photo_splits(root, (('train', 4), ('val', 2)), 64, 80)
-  simulated_scenes.write_scenes(str(root / 'clean_train'), str(root / 'train'), captures=3,
-                                grayscale=True, seed=1)
-  simulated_scenes.write_scenes(str(root / 'clean_val'), str(root / 'val'), captures=2,
-                                grayscale=True, seed=2)
-  scene_writer.write_scene_dataset(str(root / 'train'), str(root / 'records'))
-  return root / 'records', root / 'val'
 
 
 @pytest.fixture(scope='module')
 def scene_data(tmp_path_factory):
-  return write_scene_data(tmp_path_factory.mktemp('scene_data'))
+  return scenes.write_scene_data(tmp_path_factory.mktemp('scene_data'))
 
 
-def _config(records, val, model_dir, **overrides):
-  values = dict(train_data=str(records), val_data=str(val), model_dir=str(model_dir),
-                noise='none', crop_size=32, batch_size=4, train_steps=60, steps_per_loop=10,
-                log_every=10, eval_every=30, checkpoint_every=60, learning_rate=1e-3,
-                rampdown_fraction=0.0, precision='float32', seed=3)
-  values.update(overrides)
-  return config_lib.train_config(**values)
-
-
-# The scene run's bound; over seeds 1-6 (bench/learning_test_spread.py --tests=scenes;
+# The scene run's bound; over seeds 1-6 (python -m bench.learning_test_spread --tests=scenes;
 # docs/bench/learning_test_spread_scenes.json): gains of 2.1-4.0 dB.
 MIN_SCENE_GAIN_DB = 1.0
-SCENE_STEPS = 60
-
-
-def train_scene_run(records, val, model_dir, seed=3, steps=SCENE_STEPS,
-                    network_width=config_lib.PAPER_NETWORK_WIDTH):
-  """Trains on the noisy captures alone (60 steps by default) and returns the run."""
-  config = _config(records, val, model_dir, seed=seed, train_steps=steps, checkpoint_every=steps,
-                   network_width=network_width)
-  return train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
 
 
 @pytest.fixture(scope='module')
 def scene_run(scene_data, tmp_path_factory):
   model_dir = tmp_path_factory.mktemp('scene_run')
-  return model_dir, train_scene_run(*scene_data, model_dir)
+  return model_dir, scenes.train_scene_run(*scene_data, model_dir)
 
 
 def test_training_on_noisy_captures_alone_beats_the_noisy_input(scene_run):
@@ -108,9 +76,9 @@ def test_wrong_noise_or_target_for_the_data_is_one_line(scene_data, tfrecord_dir
   records, val = scene_data
   strategy = distribute.create_strategy('default')
   checks = [
-      (_config(str(tfrecord_dir), str(image_folder), tmp_path / 'a'),
+      (scenes.run_config(str(tfrecord_dir), str(image_folder), tmp_path / 'a'),
        '--noise=none needs scenes of real noisy captures'),
-      (_config(records, val, tmp_path / 'b', noise='gaussian'),
+      (scenes.run_config(records, val, tmp_path / 'b', noise='gaussian'),
        '--noise=gaussian: --train_data holds real noisy captures; train them with --noise=none'),
   ]
   for config, message in checks:
@@ -125,4 +93,4 @@ def test_wrong_noise_or_target_for_the_data_is_one_line(scene_data, tfrecord_dir
   with pytest.raises(ValueError, match=r'--target=clean needs a reference.\* in every scene; 4 '
                      'have none: photo0, photo1'):
     preflight.check_training_inputs(
-        _config(tmp_path / 'records', val, tmp_path / 'c', target='clean'), strategy)
+        scenes.run_config(tmp_path / 'records', val, tmp_path / 'c', target='clean'), strategy)

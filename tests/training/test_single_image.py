@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import single_image
 from n2n import config as config_lib
 from n2n.data import single_image_pairs as pairs
 from n2n.training import distribute
@@ -91,72 +92,25 @@ def test_the_trainer_adds_the_weighted_regulariser_to_the_neighbor2neighbor_loss
   np.testing.assert_allclose(stats.loss, expected, rtol=1e-4)
 
 
-# Each method's short run, at half the paper's width (a step costs a third to a quarter of
-# one at 48: docs/bench/network_width.json). Over
-# seeds 1-6 (bench/learning_test_spread.py --tests=single_image_neighbor2neighbor,
-# single_image_blind_spot; docs/bench/learning_test_spread_single_image_w24.json) these
-# gained 2.6-3.2 dB (Neighbor2Neighbor) and 3.2-3.6 dB (blind-spot), against the bound
-# of 2 dB, with held-out ratios of 0.04-0.10 against 0.3. The settings before (width 48,
-# 60 and 200 steps) gained 1.2-2.4 and 2.3-3.1 dB: only seed 1, the test's, cleared 2 dB
-# with Neighbor2Neighbor (docs/bench/learning_test_spread_single_image_w48.json).
-NETWORK_WIDTH = 24
-SHORT_RUNS = {
-    # Its loss sees half-size sub-images: a quarter of the pixels of a crop.
-    'neighbor2neighbor': {'batch_size': 8, 'train_steps': 150},
-    # The loss sees only the masked pixels: with a larger share than Noise2Void's
-    # 0.2% it still needs more steps than a method whose loss sees every pixel.
-    'blind_spot': {'batch_size': 4, 'blind_spot_fraction': 0.05, 'train_steps': 400},
-}
+# The short runs' bounds (bench/recipes/single_image.py: their settings). At half the
+# paper's width, over seeds 1-6 (python -m bench.learning_test_spread
+# --tests=single_image_neighbor2neighbor,single_image_blind_spot;
+# docs/bench/learning_test_spread_single_image_w24.json) they gained 2.6-3.2 dB
+# (Neighbor2Neighbor) and 3.2-3.6 dB (blind-spot), against the bound of 2 dB, with
+# held-out ratios of 0.04-0.10 against 0.3. The settings before (width 48, 60 and 200
+# steps) gained 1.2-2.4 and 2.3-3.1 dB: only seed 1, the test's, cleared 2 dB with
+# Neighbor2Neighbor (docs/bench/learning_test_spread_single_image_w48.json).
 MIN_GAIN_DB = 2.0
 MAX_HELD_OUT_RATIO = 0.3  # the trained network's reference-free score over the untrained one's
 
 
-def short_run(image_folder, records, model_dir, method, seed, steps, network_width):
-  """Trains `method` on the records' images (Gaussian sigma 25, crops of 64, float32)
-  and scores it on image_folder at sigma 25 against the same network untrained.
-
-  Returns:
-    {'gain_db': PSNR over the noisy input's, 'held_out_ratio': the reference-free
-    score (held_out.make_held_out_loss) trained over untrained, on the same images,
-    noise and draws, 'losses': the training loss logged every 10 steps}.
-  """
-  from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
-  from n2n.evaluation import held_out  # pylint: disable=g-import-not-at-top
-  from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
-  from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
-  from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
-  from n2n.model import unet  # pylint: disable=g-import-not-at-top
-  config = config_lib.train_config(
-      train_data=str(records / '*.tfrecord'), val_data=str(image_folder),
-      model_dir=str(model_dir), method=method, noise='gaussian', noise_range=(25.0, 25.0),
-      eval_noise_levels=(25.0,), crop_size=64,
-      steps_per_loop=10, log_every=10, eval_every=1000, checkpoint_every=1000, learning_rate=1e-3,
-      rampdown_fraction=0.0, precision='float32', seed=seed, network_width=network_width,
-      **{**SHORT_RUNS[method], 'train_steps': steps})
-  run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
-  scores, = run.results
-  # The same initial weights as the run's (its seed, width and network settings).
-  untrained = whole_images.make_denoiser(unet.build_unet(
-      3, seed=seed, width=network_width, downsampling=config.model.downsampling,
-      top_skip=config.model.top_skip))
-  before, = scoring.evaluate(untrained, eval_data.load_eval_images(str(image_folder)),
-                             'gaussian', (25.0,), seed,
-                             held_out_loss=held_out.make_held_out_loss(method, untrained, seed))
-  train_events = tf.io.gfile.glob(str(model_dir / 'train' / 'events.out.tfevents.*'))
-  losses = [float(tf.make_ndarray(value.tensor)) for path in train_events
-            for event in summaries.read_events(path) for value in event.summary.value
-            if value.tag == 'loss']
-  return {'gain_db': scores.mean_psnr - scores.mean_input_psnr,
-          'held_out_ratio': scores.mean_held_out_loss / before.mean_held_out_loss,
-          'losses': losses}
-
-
 @pytest.mark.slow
-@pytest.mark.parametrize('method', SHORT_RUNS)
+@pytest.mark.parametrize('method', single_image.SHORT_RUNS)
 def test_a_short_run_on_single_noisy_images_lowers_the_loss_and_gains_psnr(
     method, tfrecord_dir, image_folder, tmp_path):
-  steps = SHORT_RUNS[method]['train_steps']
-  result = short_run(image_folder, tfrecord_dir, tmp_path, method, 1, steps, NETWORK_WIDTH)
+  steps = single_image.SHORT_RUNS[method]['train_steps']
+  result = single_image.short_run(image_folder, tfrecord_dir, tmp_path, method, 1, steps,
+                                  single_image.NETWORK_WIDTH)
   assert result['gain_db'] > MIN_GAIN_DB, result
   # The reference-free score fell as the PSNR rose: below the untrained network's.
   assert result['held_out_ratio'] < MAX_HELD_OUT_RATIO, result
@@ -168,7 +122,7 @@ def test_every_capture_of_a_scene_dataset_is_a_training_image(tmp_path):
   from n2n.data import native_images  # pylint: disable=g-import-not-at-top
   from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
   from n2n.data import simulated_scenes  # pylint: disable=g-import-not-at-top
-  from tests.conftest import smooth_image  # pylint: disable=g-import-not-at-top
+  from bench.recipes.images import smooth_image  # pylint: disable=g-import-not-at-top
   (tmp_path / 'clean').mkdir()
   (tmp_path / 'clean' / 'a.png').write_bytes(native_images.encode_pages(
       [smooth_image(np.random.default_rng(0), 80, 96)], 'png'))
@@ -192,7 +146,8 @@ def test_a_noisy_image_dataset_trains_only_with_a_single_image_method(tmp_path):
   import sys  # pylint: disable=g-import-not-at-top
   from n2n.data import native_images  # pylint: disable=g-import-not-at-top
   from n2n.training import preflight  # pylint: disable=g-import-not-at-top
-  from tests.conftest import REPO_ROOT, smooth_image  # pylint: disable=g-import-not-at-top
+  from bench.recipes.images import smooth_image  # pylint: disable=g-import-not-at-top
+  from tests.conftest import REPO_ROOT  # pylint: disable=g-import-not-at-top
   rng = np.random.default_rng(4)
   folder = tmp_path / 'noisy'
   (folder / 'day2').mkdir(parents=True)

@@ -11,6 +11,8 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes.pairs import few_dozen_steps
+from bench.recipes.pairs import run_config
 from n2n import config as config_lib
 from n2n.diagnosis import noise_statistics
 from n2n.evaluation import validation
@@ -18,15 +20,6 @@ from n2n.training import distribute
 from n2n.training import preflight
 from n2n.training import train_lib
 from tests.conftest import REPO_ROOT
-
-
-def _config(tfrecord_dir, image_folder, model_dir, **overrides):
-  values = dict(train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
-                model_dir=str(model_dir), crop_size=32, batch_size=4, train_steps=6,
-                steps_per_loop=2, checkpoint_every=4, eval_every=6, log_every=2,
-                learning_rate=1e-3, precision='float32', max_eval_images=2, seed=3)
-  values.update(overrides)
-  return config_lib.train_config(**values)
 
 
 def _events(directory):
@@ -54,7 +47,7 @@ def trained_run(tfrecord_dir, image_folder, tmp_path_factory):
   model_dir = tmp_path_factory.mktemp('run')
   strategy = distribute.create_strategy('mirrored')
   assert strategy.num_replicas_in_sync == 2
-  run = train_lib.train_and_evaluate(_config(tfrecord_dir, image_folder, model_dir), strategy)
+  run = train_lib.train_and_evaluate(run_config(tfrecord_dir, image_folder, model_dir), strategy)
   assert run.step == 6
   return model_dir, run.results
 
@@ -90,8 +83,8 @@ def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_fold
   model_dir = tmp_path / 'run'
   shutil.copytree(trained_run[0], model_dir)
   strategy = distribute.create_strategy('mirrored')
-  config = _config(tfrecord_dir, image_folder, model_dir, train_steps=10, checkpoint_every=2,
-                   eval_every=100)
+  config = run_config(tfrecord_dir, image_folder, model_dir, train_steps=10, checkpoint_every=2,
+                      eval_every=100)
   train_lib.train_and_evaluate(config, strategy)
   reader = tf.train.load_checkpoint(tf.train.latest_checkpoint(str(model_dir)))
   assert reader.get_tensor('step/.ATTRIBUTES/VARIABLE_VALUE') == 10
@@ -103,7 +96,7 @@ def test_rerun_resumes_from_the_saved_step(trained_run, tfrecord_dir, image_fold
 
 def test_a_different_network_in_model_dir_is_refused(trained_run, tfrecord_dir, image_folder):
   model_dir, _ = trained_run
-  config = _config(tfrecord_dir, image_folder, model_dir, channels=1)
+  config = run_config(tfrecord_dir, image_folder, model_dir, channels=1)
   with pytest.raises(ValueError, match=r'holds a different network \(channels: 3 -> 1\)'):
     train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
 
@@ -163,9 +156,9 @@ def test_validate_refuses_a_missing_checkpoint(tmp_path):
                                                ('bernoulli', 'masked_l2', (0.5,))])
 def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, tmp_path, noise,
                                                     loss, levels):
-  config = _config(tfrecord_dir, image_folder, tmp_path, noise=noise, noise_range=(0.0, 0.5),
-                   eval_noise_levels=levels, loss=loss, train_steps=2, eval_every=2,
-                   max_eval_images=1)
+  config = run_config(tfrecord_dir, image_folder, tmp_path, noise=noise, noise_range=(0.0, 0.5),
+                      eval_noise_levels=levels, loss=loss, train_steps=2, eval_every=2,
+                      max_eval_images=1)
   results = train_lib.train_and_evaluate(config, distribute.create_strategy('default')).results
   assert tuple(scores.level for scores in results) == levels
   eval_tags = _event_tags(str(tmp_path / 'eval'))
@@ -178,46 +171,33 @@ def test_each_corruption_trains_with_its_paper_loss(tfrecord_dir, image_folder, 
 def test_model_dir_on_an_in_memory_filesystem(tfrecord_dir, image_folder):
   # ram:// proves no code path assumes local disk (as gs:// needs).
   model_dir = 'ram://n2n_test/run'
-  config = _config(tfrecord_dir, image_folder, model_dir, train_steps=4, eval_every=4,
-                   checkpoint_every=2)
+  config = run_config(tfrecord_dir, image_folder, model_dir, train_steps=4, eval_every=4,
+                      checkpoint_every=2)
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   assert tf.train.latest_checkpoint(model_dir).endswith('ckpt-4')
   assert tf.io.gfile.exists(model_dir + '/config.json')
   assert tf.io.gfile.glob(model_dir + '/eval/events.out.tfevents.*')
   # And it resumes from there.
   run = train_lib.train_and_evaluate(
-      _config(tfrecord_dir, image_folder, model_dir, train_steps=6, eval_every=100),
+      run_config(tfrecord_dir, image_folder, model_dir, train_steps=6, eval_every=100),
       distribute.create_strategy('default'))
   assert run.step == 6 and tf.train.latest_checkpoint(model_dir).endswith('ckpt-6')
 
 
 @pytest.mark.slow
 def test_profile_steps_write_a_trace_and_jit_compile_trains(tfrecord_dir, image_folder, tmp_path):
-  config = _config(tfrecord_dir, image_folder, tmp_path, val_data='', train_steps=4,
-                   profile_steps=(1, 3), jit_compile=True)
+  config = run_config(tfrecord_dir, image_folder, tmp_path, val_data='', train_steps=4,
+                      profile_steps=(1, 3), jit_compile=True)
   run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   assert run.step == 4
   assert tf.io.gfile.glob(str(tmp_path / 'plugins' / 'profile' / '*' / '*.xplane.pb'))
 
 
-# The few-dozen-steps run's bounds; over seeds 1-6 (bench/learning_test_spread.py
+# The few-dozen-steps run's bounds; over seeds 1-6 (python -m bench.learning_test_spread
 # --tests=few_dozen_steps; docs/bench/learning_test_spread_few_dozen_steps.json): the loss
 # ratio was 0.10-0.25 and the rise 5.9-8.1 dB.
-FEW_DOZEN_STEPS = 60
 MAX_LOSS_RATIO = 0.7  # the last logged loss over the first
 MIN_PSNR_RISE_DB = 2.0  # the last evaluation's PSNR over the first (step 10)
-
-
-def few_dozen_steps(tfrecord_dir, image_folder, model_dir, seed, steps=FEW_DOZEN_STEPS,
-                    network_width=config_lib.PAPER_NETWORK_WIDTH):
-  """Trains Gaussian pairs (crops of 32, batch 4, float32) logging and evaluating
-  every 10 steps. Returns (losses, PSNRs at sigma 25): the logged series."""
-  config = _config(tfrecord_dir, image_folder, model_dir, train_steps=steps, steps_per_loop=10,
-                   log_every=10, eval_every=10, checkpoint_every=steps, rampdown_fraction=0.0,
-                   seed=seed, network_width=network_width)
-  train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
-  return ([value for _, value in _scalar_series(str(model_dir / 'train'), 'loss')],
-          [value for _, value in _scalar_series(str(model_dir / 'eval'), 'psnr/gaussian_25')])
 
 
 @pytest.mark.slow
@@ -229,7 +209,7 @@ def test_a_few_dozen_steps_lower_the_loss_and_raise_the_psnr(tfrecord_dir, image
 
 
 def test_eval_every_zero_turns_evaluation_off(tfrecord_dir, image_folder, tmp_path):
-  config = _config(tfrecord_dir, image_folder, tmp_path, train_steps=2, eval_every=0)
+  config = run_config(tfrecord_dir, image_folder, tmp_path, train_steps=2, eval_every=0)
   run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   assert run.results is None and not (tmp_path / 'eval').exists()
 
@@ -242,7 +222,7 @@ def test_the_finite_loss_check_runs_before_any_save(tmp_path):
     optimizer = None
     model = None
 
-  config = _config(tmp_path, tmp_path, tmp_path, eval_every=0, profile_steps=(1, 2))
+  config = run_config(tmp_path, tmp_path, tmp_path, eval_every=0, profile_steps=(1, 2))
   inputs = preflight.CheckedInputs(config, 'float32', 2, [], False, [])
   run_actions, evaluate = train_lib._make_actions(  # pylint: disable=protected-access
       config, FakeTrainer(), inputs, True, str(tmp_path), object(), None)

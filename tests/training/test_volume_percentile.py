@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import phantom
 from n2n.data import scene_writer
@@ -16,7 +17,6 @@ from n2n.data import volumes
 from n2n.pipelines import registry as pipelines
 from n2n.inference import noisy_volumes
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
 
 LOW, HIGH = 1.0, 99.8  # the declared defaults of --percentile_low and --percentile_high
 
@@ -156,7 +156,7 @@ def test_60_steps_on_dim_stacks_with_percentiles_denoise_them(dim_stacks, tmp_pa
              volumes.read_volume(str(raw / scene / 'reference.tif')).pixels[0, ..., 0])
             for scene in sorted(os.listdir(raw))]
   gains = volume_helpers.denoise_py_gains(run, scored)
-  # bench/volume_learning_spread.py --methods=pairs,pairs_percentile,pairs_dim at 57f3875
+  # python -m bench.volume_learning_spread --methods=pairs,pairs_percentile,pairs_dim at 57f3875
   # (docs/bench/volume_percentile_spread.json; AMD AVX512-BF16 host, float32), seeds 1-4:
   # the least gain of the three volumes 6.26-8.55 dB (at --white_level=600: 3.20-5.08;
   # divided by the default white level 65535 instead: -31.5 to -38.0, the output far

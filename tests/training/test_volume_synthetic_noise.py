@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import scene_writer
 from n2n.data import volume_pipeline
 from n2n.training import preflight
-from tests.helpers import volumes as volume_helpers
 
 WHITE_LEVEL = volume_helpers.WHITE_LEVEL
 SIGMA = 25.0
@@ -89,7 +89,7 @@ def test_60_steps_on_clean_stacks_with_gaussian_noise_denoise_held_out_volumes(c
                                  noise_range=(SIGMA, SIGMA))
   scored = volume_helpers.gaussian_held_out_volumes(SIGMA)
   gains = volume_helpers.denoise_py_gains(run, scored)
-  # bench/volume_learning_spread.py --methods=pairs_gaussian (docs/bench/
+  # python -m bench.volume_learning_spread --methods=pairs_gaussian (docs/bench/
   # volume_learning_spread_gaussian.json, AMD AVX512-BF16 host, float32), seeds 1-4: the
   # least gain of the two volumes 10.87-12.84 dB (at the tests' width 24, seeds 1-3:
   # 10.33-12.83, docs/bench/volume_learning_spread_width24.json). Half of the lowest keeps

@@ -14,6 +14,7 @@ import pytest
 import tensorflow as tf
 import tifffile
 
+from bench.recipes import volumes as volume_helpers
 from n2n import config as config_lib
 from n2n.data import scene_writer
 from n2n.data import volume_pipeline
@@ -21,7 +22,6 @@ from n2n.data import volumes
 from n2n.inference import loading
 from n2n.training import preflight
 from tests.conftest import REPO_ROOT
-from tests.helpers import volumes as volume_helpers
 
 _write_stack = volume_helpers.write_stack
 _config = volume_helpers.train_config
@@ -205,7 +205,7 @@ def test_60_steps_of_3d_pairs_denoise_a_phantom_volume(volume_run, stack_data):
   # AVX512-BF16 host, float32), seeds 1-4: the least gain of the three volumes 3.20-5.08 dB
   # denoised as denoise.py does (docs/bench/volume_tile_depth.json: 1.27-3.50 in one
   # whole-volume tile, at 3 seeds). At the tests' width 24 (NETWORK_WIDTH in
-  # tests/helpers/volumes.py; docs/bench/volume_learning_spread_width24.json, AMD AVX2 host),
+  # bench/recipes/volumes.py; docs/bench/volume_learning_spread_width24.json, AMD AVX2 host),
   # seeds 1-3: 2.86-6.21 dB.
   assert min(gains) > 1.5, gains
 

@@ -3,10 +3,13 @@
 A result is labelled with the short commit of the checkout that made it, plus
 DIRTY_SUFFIX when the checkout had uncommitted changes: no commit holds the code
 that made such a result, so the results page marks it and the grid refuses to
-make one unless told to (tools/results_grid.py --allow_dirty). No TensorFlow
-here: the page's tests import it.
+make one unless told to (python -m bench.results.grid --allow_dirty). A
+measurement records its stamp (commit label, host, date) when it trains or
+measures, never when its results are read back. No TensorFlow here until the
+host is asked for: the page's tests import it.
 """
 
+import datetime
 import re
 import subprocess
 
@@ -44,6 +47,17 @@ def is_reproducible(label):
   return bool(re.fullmatch(r'[0-9a-f]{7,40}', label or ''))
 
 
+def remake_note(label, command):
+  """'' when label names a commit; else the sentence a page puts beside the figures it
+  labels: why no commit reproduces them, and the command that remakes them."""
+  if is_reproducible(label):
+    return ''
+  why = (f'they were measured on a checkout with uncommitted changes ({label})'
+         if (label or '').endswith(DIRTY_SUFFIX) else 'no commit was recorded when they were '
+         'measured')
+  return f'Not reproducible from a commit: {why}; `{command}` remakes them from a clean checkout.'
+
+
 def require_clean_tree(repo_root, allow_dirty):
   """Raises ValueError naming the changed files when repo_root has uncommitted
   changes and allow_dirty is False: results made there could not be reproduced.
@@ -60,6 +74,14 @@ def require_clean_tree(repo_root, allow_dirty):
         'results. Commit or stash them first, or pass --allow_dirty to record the results as '
         f'"<commit>{DIRTY_SUFFIX}" (the results page marks them as not reproducible).')
   return commit(repo_root)
+
+
+def stamp(repo_root):
+  """{'commit', 'machine', 'date'} of a measurement made now in repo_root: its commit
+  label (commit()), its host (machine_description()) and the day (ISO). Take it when the
+  training or measuring starts."""
+  return {'commit': commit(repo_root), 'machine': machine_description(),
+          'date': datetime.date.today().isoformat()}
 
 
 def machine_description():

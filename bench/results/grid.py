@@ -1,14 +1,14 @@
 """Noise2Noise against Noise2Clean for every corruption at one CPU budget, and the
 page that shows it: docs/results.md, with pictures and PSNR curves.
 
-  python tools/results_grid.py                    # the whole grid (about 2 hours on 2 cores)
-  python tools/results_grid.py --rows=poisson     # one row: poisson N2N and N2C
-  python tools/results_grid.py --rows=correlated_camera   # one correlated-noise dataset
-  python tools/results_grid.py --render_only      # rewrite the page from docs/results/results.json
-  python tools/results_grid.py --tta              # --tta on each row's N2N run, then the page
+  python -m bench.results.grid                    # the whole grid (about 2 hours on 2 cores)
+  python -m bench.results.grid --rows=poisson     # one row: poisson N2N and N2C
+  python -m bench.results.grid --rows=correlated_camera   # one correlated-noise dataset
+  python -m bench.results.grid --render_only      # rewrite the page from docs/results/results.json
+  python -m bench.results.grid --tta              # --tta on each row's N2N run, then the page
 
 It trains and measures from a clean checkout only (--allow_dirty overrides):
-each run records the commit it was trained at (tools/provenance.py), and the
+each run records the commit it was trained at (bench/provenance.py), and the
 page marks the runs no commit reproduces.
 
 Each run is `train.py --flagfile=configs/cpu/<row>_<variant>.cfg` in a subprocess
@@ -19,13 +19,12 @@ event files (the evaluation during training on datasets/demo/val at the
 paper's levels) or measured here (wall time); rows not run by this invocation
 keep their numbers from docs/results/results.json. The pictures show one crop
 of the first validation image with the evaluation's own noise: noisy | N2N |
-N2C | clean. Curves are drawn as SVG by tools/svg_plot.py. The Gaussian and
+N2C | clean. Curves are drawn as SVG by bench/results/svg_plot.py. The Gaussian and
 the real-capture rows are also scored on the colour check
 (bench/colour_check.py): saturated colours the training photographs lack.
 """
 
 import dataclasses
-import datetime
 import json
 import os
 import shutil
@@ -33,11 +32,6 @@ import statistics
 import subprocess
 import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Run by path (python tools/results_grid.py) Python puts tools/ first, not the
-# checkout's root: the root goes first, so n2n, bench and tools are this checkout's.
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()  # before anything imports TensorFlow
@@ -52,16 +46,17 @@ from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_correlated  # pylint: disable=g-import-not-at-top
-from tools import results_single_image  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_curve  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_width  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_z_context  # pylint: disable=g-import-not-at-top
-from tools import svg_plot  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
+from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_curve as results_volumes_curve  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_width as results_volumes_width  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_z_context as results_volumes_z_context  # pylint: disable=g-import-not-at-top
+from bench.results import svg_plot  # pylint: disable=g-import-not-at-top
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,9 +158,9 @@ def train(run_name, model_dir, config_name=None, extra_flags=()):
   return time.perf_counter() - started
 
 
-def run_result(run_name, model_dir, wall_seconds, trained_at):
+def run_result(run_name, model_dir, wall_seconds, trained):
   """What the page shows of one run, read from its events and config.json;
-  trained_at: the commit label of the checkout that trained it."""
+  trained: the stamp of its training (commit label, machine, date: training_stamp)."""
   config = restore.read_run_config(model_dir)
   evaluations = summaries.read_scalars(os.path.join(model_dir, summaries.EVAL_SUBDIR))
   training = summaries.read_scalars(os.path.join(model_dir, 'train'))
@@ -196,20 +191,30 @@ def run_result(run_name, model_dir, wall_seconds, trained_at):
       'wall_seconds': wall_seconds,
       'images_per_second': statistics.median(v for _, v in training['images_per_second']),
       'clipped_steps': int(sum(v for _, v in training.get('clipped_steps', []))),
-      'date': datetime.date.today().isoformat(),
-      'commit': trained_at,
-      'machine': machine(),
+      **trained,
   }
 
 
-def commit():
-  """The checkout's commit, '+changes' when the tree differs from it."""
-  return provenance.commit(REPO_ROOT)
+# Beside each run the grid trained: its provenance.stamp, taken when its training started.
+STAMP_FILE = 'grid_provenance.json'
+# What the grid wrote before it kept the whole stamp: the commit label alone.
+OLD_COMMIT_FILE = 'grid_commit.txt'
 
 
-def machine():
-  """'AMD EPYC, 2 cores, AVX512-BF16, TensorFlow 2.21.0' or similar."""
-  return provenance.machine_description()
+def training_stamp(model_dir):
+  """{'commit', 'machine', 'date'} of the run's training, as the grid recorded it then;
+  'unknown' for what a run trained before the grid recorded it does not say (never the
+  commit, host or day of this reading)."""
+  path = os.path.join(model_dir, STAMP_FILE)
+  if os.path.exists(path):
+    with open(path) as source:
+      return json.load(source)
+  trained = {'commit': 'unknown', 'machine': 'unknown', 'date': 'unknown'}
+  path = os.path.join(model_dir, OLD_COMMIT_FILE)
+  if os.path.exists(path):
+    with open(path) as source:
+      trained['commit'] = source.read().strip()
+  return trained
 
 
 def prepare_scene_data():
@@ -301,34 +306,29 @@ def curves_svg(row, results, output_path):
 
 def train_and_read(run_name, config_name=None, extra_flags=()):
   """One run's result dict: trained first (train) unless complete, then read
-  back (run_result) with the wall time its training took and the commit it was
-  trained at ('unknown' for a run trained before the grid recorded it)."""
+  back (run_result) with the wall time its training took and the stamp of its
+  training (training_stamp), both written beside it when it trained."""
   model_dir = os.path.join(FLAGS.runs_dir, run_name)
   timing_path = os.path.join(model_dir, 'grid_wall_seconds.txt')
-  commit_path = os.path.join(model_dir, 'grid_commit.txt')
   if FLAGS.retrain or not is_complete(model_dir):
-    started_at = commit()
+    started = provenance.stamp(REPO_ROOT)
     wall = train(run_name, model_dir, config_name, extra_flags)
     # The tree changed during training: train.py may have imported either version.
-    trained_at = (started_at if commit() == started_at
-                  else started_at.split('+')[0] + provenance.DIRTY_SUFFIX)
+    if provenance.commit(REPO_ROOT) != started['commit']:
+      started['commit'] = started['commit'].split('+')[0] + provenance.DIRTY_SUFFIX
     with open(timing_path, 'w') as timing:
       timing.write(f'{wall:.1f}\n')
-    with open(commit_path, 'w') as commit_file:
-      commit_file.write(f'{trained_at}\n')
+    with open(os.path.join(model_dir, STAMP_FILE), 'w') as stamp_file:
+      json.dump(started, stamp_file)
   with open(timing_path) as timing:
     wall = float(timing.read())
-  trained_at = 'unknown'
-  if os.path.exists(commit_path):
-    with open(commit_path) as commit_file:
-      trained_at = commit_file.read().strip()
-  result = run_result(run_name, model_dir, wall, trained_at)
+  result = run_result(run_name, model_dir, wall, training_stamp(model_dir))
   print(f'{run_name}: {format_run(result)}', flush=True)
   return result
 
 
 def single_image_section(section, results):
-  """Runs one "One noisy image per scene" comparison (tools/results_single_image.py)
+  """Runs one "One noisy image per scene" comparison (bench/results/single_image.py)
   and draws its picture and curves into results."""
   if section.name == 'single_captures':
     prepare_scene_data()  # its validation scenes
@@ -357,7 +357,7 @@ def single_image_section(section, results):
 
 
 def correlated_dataset(dataset, results):
-  """Runs one "Real (spatially correlated) noise" dataset (tools/results_correlated.py):
+  """Runs one "Real (spatially correlated) noise" dataset (bench/results/correlated.py):
   its data, diagnosis, runs and scores; draws its picture and curves into results."""
   results_correlated.prepare_data(dataset)
   runs = results_correlated.run_dataset(dataset, train_and_read, FLAGS.runs_dir)
@@ -400,7 +400,7 @@ def measure_tta(results):
       prepare_scene_data()
     if not is_complete(model_dir):
       train(name, model_dir)
-    measured[name] = {**tta_gain.measure(model_dir), 'commit': commit(), 'machine': machine()}
+    measured[name] = {**provenance.stamp(REPO_ROOT), **tta_gain.measure(model_dir)}
     level = next(iter(measured[name]['levels'].values()))
     print(f'{name}: TTA {level["tta"]:.2f} dB against {level["plain"]:.2f} dB, '
           f'{measured[name]["cost"]:.2f}x the time', flush=True)
@@ -464,7 +464,7 @@ def main(argv):
   if FLAGS.tta:
     measure_tta(results)
     save(results)
-  from tools import results_page  # pylint: disable=g-import-not-at-top
+  from bench.results import page as results_page  # pylint: disable=g-import-not-at-top
   with open(os.path.join(DOCS, 'results.md'), 'w') as page:
     page.write(results_page.render(ROWS, VARIANT_TITLES, results,
                                    colour_bar=colour_check.MAX_CHANNEL_ERROR,

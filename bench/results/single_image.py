@@ -1,7 +1,7 @@
 """The "One noisy image per scene" section of docs/results.md: its runs and data.
 
-tools/results_grid.py --rows=single_gaussian,single_captures calls run_section
-for each; results_page.single_image_section renders what it stores.
+python -m bench.results.grid --rows=single_gaussian,single_captures calls run_section
+for each; page.single_image_section renders what it stores.
 
 Each section trains the same U-Net four ways on the demo photographs, with the
 budget of configs/cpu/base.cfg:
@@ -23,9 +23,9 @@ import shutil
 import subprocess
 import sys
 
+from bench import REPO_ROOT
 from bench import reference_free_correlation
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 # The reference run of a section, and the single-image methods timed against it.
 REFERENCE = 'n2n2'
@@ -55,7 +55,7 @@ SECTION_NAMES = tuple(section.name for section in SECTIONS)
 
 # The data of configs/cpu/single_captures_*.cfg: two captures of each demo photograph
 # (scene dataset), and the first of them alone (noisy-image dataset). Validation:
-# data/demo_scenes/val, which results_grid.prepare_scene_data makes.
+# data/demo_scenes/val, which grid.prepare_scene_data makes.
 CAPTURE_DATA = os.path.join(REPO_ROOT, 'data', 'single_captures')
 SINGLE_CAPTURE_DATA_COMMANDS = (
     ['datasets/make_noisy_scenes.py', '--clean_dir=datasets/demo/train',
@@ -109,7 +109,7 @@ def run_section(section, train_and_read):
   Args:
     section: Section.
     train_and_read: fn(run name, config name, extra flags) -> the run's result
-      dict (results_grid.run_result), training it first unless complete.
+      dict (grid.run_result), training it first unless complete.
 
   Returns:
     {run name: result}; single-image runs carry 'correlation' (their held-out

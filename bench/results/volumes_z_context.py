@@ -3,14 +3,14 @@ the best separable Gaussian filter over xy alone against the best over z too, an
 the networks of the table (3D against 2D per plane at equal training time) at
 other z steps and photon counts.
 
-  python tools/results_volumes_z_context.py   # -> docs/results/volumes_z_context.json
-  python tools/results_grid.py --render_only  # the "Volumes and movies" section
+  python -m bench.results.volumes_z_context   # -> docs/results/volumes_z_context.json
+  python -m bench.results.grid --render_only  # the "Volumes and movies" section
 
 A 3D network can beat a 2D one per plane only by what the neighbouring planes tell
 about a plane's signal. That depends on how finely z samples the objects and the
 point-spread function: planes far apart (a z step near the PSF's axial width) share
 little. This measures it without training anything, on the phantom of the table
-(tools/results_volumes.py: its held-out seeds, its first acquisitions, PSNR against the
+(bench/results/volumes.py: its held-out seeds, its first acquisitions, PSNR against the
 reference as the table scores) sampled at other z steps: the same objects in the same
 physical depth (32 planes at z step 4 are 64 at z step 2 and 128 at z step 1),
 imaged with the table's peak photons (30) and with fewer (10, 5: the same objects
@@ -23,13 +23,13 @@ Then, at each of --network_z_steps and --network_peak_photons, the rows of
 --network_methods in the table are measured again on that phantom (data in
 data/volumes/z_step_Z[_peak_P], written once, with the spec it was written from): the 3D network for the table's steps, the 2D
 network per plane for the time a short calibration run predicts for it (as the table
-does), scored as the table scores (tools/results_volumes.py's functions and configs;
+does), scored as the table scores (bench/results/volumes.py's functions and configs;
 15 to 25 minutes per phantom and method on 2 cores). Rows not measured again are
 kept with their commit if the phantom they were measured on is the one of now.
 Each photon count has its white level (WHITE_LEVELS), so that the data fill most
 of the network's 0-1 range at each (with the table's 600 at every count, the
 networks at 5 photons all scored below a Gaussian blur: this JSON at 8dae7de). Trains and
-measures from a clean checkout only (as tools/results_grid.py).
+measures from a clean checkout only (as bench/results/grid.py).
 """
 
 import dataclasses
@@ -37,11 +37,6 @@ import json
 import os
 import shutil
 import statistics
-import sys
-import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -50,8 +45,9 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
 
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_z_context.json')
 Z_STEPS = (4.0, 2.0, 1.0)
@@ -264,8 +260,7 @@ def main(argv):
       FLAGS.runs_dir, [name for z_step, peak, method in measured
                        for name in run_names(z_step, peak, method).values()])
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d')}
+  stamp = provenance.stamp(REPO_ROOT)
   results = {**stamp,
              'spec': spec_record(results_volumes.SPEC.z_spacing),
              'z_steps': [measure(z_step, peak) for peak in PEAK_PHOTONS for z_step in Z_STEPS]}
@@ -322,7 +317,7 @@ def current_networks(results):
 
 def network_rows(results, table):
   """[(z step, peak photons, method, 2D dB, 3D dB, steps 2D / 3D, training s
-  2D / 3D, measured at)]: the table's own rows (tools/results_volumes.py), if
+  2D / 3D, measured at)]: the table's own rows (bench/results/volumes.py), if
   measured on this phantom, then the networks measured here (current_networks)."""
   rows = []
   pairs = []
@@ -363,7 +358,7 @@ def section(results, table=None, goal_db=results_volumes.GOAL_DB):
          'Gaussian blur in xy alone against the best that also blurs along z (widths searched '
          'on a grid). A linear filter shows how much signal the neighbouring planes share, '
          'not what a network can make of it. '
-         f'Made by `tools/results_volumes_z_context.py` at {results["commit"]} on '
+         f'Made by `bench/results/volumes_z_context.py` at {results["commit"]} on '
          f'{results["machine"]}, {results["date"]}.', '',
          '| peak photons | z step (xy pixels) | planes | axial PSF s.d. (planes) | noisy | '
          'blur in xy | blur in xyz (its sigma z, planes) | xyz - xy |',

@@ -1,8 +1,8 @@
 """The "Real (spatially correlated) noise" section of docs/results.md: its data,
 runs and scores (issue 30).
 
-tools/results_grid.py --rows=correlated_camera,correlated_jpeg,correlated_scmos
-calls run_dataset for each; results_page.correlated_section renders what it
+python -m bench.results.grid --rows=correlated_camera,correlated_jpeg,correlated_scmos
+calls run_dataset for each; page.correlated_section renders what it
 stores.
 
 Three simulated datasets of the demo photographs (datasets/make_noisy_scenes.py),
@@ -36,10 +36,10 @@ import sys
 
 import numpy as np
 
+from bench import REPO_ROOT
 from bench import reference_free_correlation
-from tools import results_single_image
+from bench.results import single_image as results_single_image
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DATA_ROOT = os.path.join(REPO_ROOT, 'data', 'correlated')
 
 REFERENCE = 'n2n2'
@@ -246,7 +246,7 @@ def run_dataset(dataset, train_and_read, runs_dir):
   Args:
     dataset: Dataset (its data made: prepare_data).
     train_and_read: fn(run name, config name, extra flags) -> the run's result
-      dict (results_grid.run_result), training it first unless complete.
+      dict (grid.run_result), training it first unless complete.
     runs_dir: the folder of the runs (runs_dir/<run name>).
 
   Returns:

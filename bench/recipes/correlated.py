@@ -1,14 +1,15 @@
-"""Spatially correlated noise for learning tests: simulated data and a short
-training run's gain (tests/methods/test_*_learning.py)."""
+"""Spatially correlated noise and the learning runs on it: what pixel-shuffle
+(tests/methods/test_pixel_shuffle_learning.py) and structN2V lines
+(tests/methods/test_structn2v_learning.py) gain over their plain methods."""
 
 import numpy as np
 
+from bench.recipes import images
 from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import scene_writer
 from n2n.training import distribute
 from n2n.training import train_lib
-from tests.conftest import smooth_image
 
 
 def row_noise(rng, shape, sigma, span=5):
@@ -35,7 +36,7 @@ def write_correlated_data(root, rng, count=4, size=192, sigma=25.0, noise=None):
   noise = noise or correlated_noise
   capture = lambda clean: np.clip(np.round(clean + noise(rng, clean.shape, sigma)), 0, 255)
   for index in range(count):
-    clean = smooth_image(rng, size, size).astype(np.float64)
+    clean = images.smooth_image(rng, size, size).astype(np.float64)
     noisy = capture(clean)
     scene = root / 'scenes' / f's{index}'
     scene.mkdir(parents=True)
@@ -58,3 +59,52 @@ def gain(root, name, steps, seed, crop_size=128, batch_size=4, **flags):
       seed=seed, **flags)
   scores, = train_lib.train_and_evaluate(config, distribute.create_strategy('default')).results
   return scores.mean_psnr - scores.mean_input_psnr
+
+
+# Pixel-shuffle: crop 128, batch 4, float32, on 4 images of 192 x 192 (data seed 0), at
+# half the paper's network width, 450 steps: at width 24 a step of this batch took 3.96x
+# less time than at 48 (docs/bench/network_width.json); the spread of the outcome over
+# seeds at these settings and others: test_pixel_shuffle_learning.py, by its margin.
+PIXEL_SHUFFLE_STEPS = 450
+PIXEL_SHUFFLE_WIDTH = 24
+
+
+def write_pixel_shuffle_data(root):
+  """The pixel-shuffle run's data under root: 2x2-correlated noise (data seed 0)."""
+  write_correlated_data(root, np.random.default_rng(0))
+
+
+def stride_gains(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUFFLE_WIDTH):
+  """(gain without the scheme, gain through a stride-2 pixel-shuffle) in dB of
+  two Neighbor2Neighbor runs on write_pixel_shuffle_data's data (bench/learning_test_spread.py
+  runs it at other seeds)."""
+  plain = gain(root, f'plain_{seed}', steps, seed, method='neighbor2neighbor',
+               neighbor2neighbor_stride=1, neighbor2neighbor_inference_stride=1,
+               network_width=network_width)
+  shuffled = gain(root, f'shuffled_{seed}', steps, seed, method='neighbor2neighbor',
+                  neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2,
+                  network_width=network_width)
+  return plain, shuffled
+
+
+# StructN2V lines: blind-spot, crop 64, batch 8, 5% masked, float32, at half the paper's
+# network width (24: about a quarter of its convolution cost, docs/bench/network_width.json),
+# 300 steps; the spread over seeds: test_structn2v_learning.py, by its margin.
+LINE_STEPS = 300
+LINE_WIDTH = 24
+
+
+def write_row_noise_data(root):
+  """The structN2V run's data under root: noise correlated along rows (data seed 0)."""
+  write_correlated_data(root, np.random.default_rng(0), noise=row_noise)
+
+
+def line_gains(root, seed, steps=LINE_STEPS, network_width=LINE_WIDTH):
+  """(gain of plain blind-spot, gain with 9-pixel structN2V lines) in dB on
+  write_row_noise_data's data (bench/learning_test_spread.py runs it at other seeds)."""
+  common = dict(method='blind_spot', crop_size=64, batch_size=8, blind_spot_fraction=0.05,
+                blind_spot_stride=1, blind_spot_inference_stride=1, network_width=network_width)
+  plain = gain(root, f'plain_{seed}', steps, seed, blind_spot_line='none', **common)
+  lines = gain(root, f'lines_{seed}', steps, seed, blind_spot_line='rows',
+               blind_spot_line_span=9, **common)
+  return plain, lines

@@ -1,6 +1,6 @@
 """A line chart as a small standalone SVG file: no plotting library needed.
 
-Used by tools/results_grid.py for PSNR-over-training curves.
+Used by bench/results/grid.py for PSNR-over-training curves.
 """
 
 import html

@@ -1,7 +1,7 @@
 """The results page's "Volumes and movies" section: 3D against 2D per plane on phantom stacks.
 
-  python tools/results_volumes.py              # data, runs, scores, pictures -> docs/results/
-  python tools/results_grid.py --render_only   # rewrites docs/results.md with the section
+  python -m bench.results.volumes              # data, runs, scores, pictures -> docs/results/
+  python -m bench.results.grid --render_only   # rewrites docs/results.md with the section
 
 Eight phantom volumes (n2n/data/phantom.py: 32 x 128 x 128 voxels, z step 4 pixels,
 Poisson-Gaussian noise, two acquisitions and a reference each): six train, two
@@ -27,7 +27,7 @@ the precision denoise.py picks.
 --methods measures only the rows named and keeps the others from
 docs/results/volumes.json, each run with the commit it was measured at.
 
-Trains and measures from a clean checkout only (as tools/results_grid.py).
+Trains and measures from a clean checkout only (as bench/results/grid.py).
 """
 
 import dataclasses
@@ -38,9 +38,6 @@ import statistics
 import subprocess
 import sys
 import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -56,8 +53,9 @@ from n2n.data import volumes  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import summaries  # pylint: disable=g-import-not-at-top
 from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import volumes_gpu  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
 
 DATA = os.path.join(REPO_ROOT, 'data', 'volumes')
 RESULTS_DIR = os.path.join(REPO_ROOT, 'docs', 'results')
@@ -123,7 +121,7 @@ FLAGS = flags.FLAGS
 
 
 def define_flags():
-  """This program's flags (defined when it runs, not when results_grid imports the section)."""
+  """This program's flags (defined when it runs, not when grid.py imports the section)."""
   flags.DEFINE_string('runs_dir', os.path.join(REPO_ROOT, 'runs', 'results_volumes'),
                       'Where the runs, logs and calibration go.')
   flags.DEFINE_boolean('allow_dirty', False, 'Train and measure from a changed checkout.')
@@ -470,8 +468,7 @@ def main(argv):
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   os.makedirs(RESULTS_DIR, exist_ok=True)
   prepare_data()
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d')}
+  stamp = provenance.stamp(REPO_ROOT)
   runs = _measure(FLAGS.methods, FLAGS.runs_dir, stamp)
   tests, movies = test_volumes(), test_movies()
   denoised_first = {}
@@ -566,12 +563,12 @@ def gpu_line(gpu):
   rates = '; '.join(f'at a peak learning rate of {rate_name(rate)}: {", ".join(found)}'
                     for rate, found in sorted(by_rate.items()))
   return ('These rows trained with n2n\'s trainer on 2 CPU cores. On one GPU '
-          f'({gpu["device"].split(": ")[-1]}), at equal training time ({gpu["seconds_asked"]:g} s), '
-          f'3D - 2D per plane for Noise2Noise pairs was {rates}; one seed per row. That was the '
-          'same network through another training loop (Keras '
-          'on JAX; TensorFlow does not run on the GPU machines this project is lent), and its 2D '
-          'figures may be low: [Volumes and movies: on a GPU]'
-          '(volumes.md#on-a-gpu-the-3d-network-ahead).')
+          f'({gpu["device"].split(": ")[-1]}), in a JAX re-implementation of the U-Net '
+          '(`bench/portable_unet.py`) trained by `bench/volumes_gpu.py`\'s own loop, not n2n\'s '
+          'trainer (TensorFlow does not run on the GPU machines this project is lent), at equal '
+          f'training time ({gpu["seconds_asked"]:g} s), 3D - 2D per plane for Noise2Noise pairs '
+          f'was {rates}; one seed per row. Its 2D figures may be low: [Volumes and movies: on a '
+          'GPU](volumes.md#on-a-gpu-the-3d-network-ahead).')
 
 
 def section(results):
@@ -601,7 +598,7 @@ def section(results):
                 'network trains on them with time as depth (even frames in, odd frames as '
                 'targets, crops starting at any frame); the 2D network on the pairs of frames '
                 '(2k, 2k + 1), each a 2D scene of two acquisitions, either one the input.')
-  out[-1] += f' Made by `tools/results_volumes.py` {_provenance(results)}.'
+  out[-1] += f' Made by `bench/results/volumes.py` {_provenance(results)}.'
   out += ['', '| method | 2D per plane | 3D | 3D - 2D | steps 2D / 3D | training s 2D / 3D |',
           '|---|---|---|---|---|---|',
           f'| noisy input (volumes) | {_mean(results["input_psnr"]):.2f} | | | | |']

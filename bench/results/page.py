@@ -1,13 +1,13 @@
-"""docs/results.md from the grid's results.json (tools/results_grid.py writes both).
+"""docs/results.md from the grid's results.json (bench/results/grid.py writes both).
 
 Every number on the page comes from results.json; the prose says why each row
 looks as it does, in terms that hold whatever the numbers of a rerun. A run or
 measurement whose commit label is not a plain commit (made from a checkout with
-uncommitted changes: tools/provenance.py) carries MARK beside its figures, and
+uncommitted changes: bench/provenance.py) carries MARK beside its figures, and
 a banner at the top counts them and names the command that remakes them.
 """
 
-from tools import provenance
+from bench import provenance
 
 # Beside each figure of a run that no commit reproduces.
 MARK = '\u2020'  # dagger
@@ -208,7 +208,7 @@ def colour_check_section(rows, titles, results, bar):
       'noise: scene models on simulated captures of them (the same sensor noise, another seed), '
       'clean-image models at their evaluation level. The bar: every channel\'s mean error '
       f'(output minus clean, 0-1 scale) under {bar:g}, and a PSNR gain, on every image '
-      '(`python bench/colour_check.py --model=RUN` checks one run).',
+      '(`python -m bench.colour_check --model=RUN` checks one run).',
       '',
       _colour_summary_table(checked),
       '',
@@ -636,9 +636,9 @@ def provenance_banner(rows, results, single_image=None, correlated=None):
            if any(name.startswith(f'{group}_') for name in unreproducible)]
   commands = []
   if rerun:
-    commands.append(f'`python tools/results_grid.py --retrain --rows={",".join(rerun)}`')
+    commands.append(f'`python -m bench.results.grid --retrain --rows={",".join(rerun)}`')
   if unmeasured:
-    commands.append('`python tools/results_grid.py --tta`')
+    commands.append('`python -m bench.results.grid --tta`')
   return [
       f'**Not reproducible from a commit: {len(unreproducible)} of the {len(runs)} runs and '
       f'{len(unmeasured)} of the {len(measured)} test-time augmentation measurements were made '
@@ -656,7 +656,7 @@ def _introduction(rows, results, single_image, correlated=None):
   return [
       '# Results: Noise2Noise against clean targets, every corruption, on 2 CPU cores',
       '',
-      '*Written by `tools/results_grid.py` from the runs\' own evaluation logs; do not edit by '
+      '*Written by `bench/results/grid.py` from the runs\' own evaluation logs; do not edit by '
       'hand.*',
       '',
       *provenance_banner(rows, results, single_image, correlated),
@@ -704,8 +704,8 @@ def _setup_section(runs):
       'Remake it:',
       '',
       '```bash',
-      'python tools/results_grid.py                   # every row (runs/cpu/, then this page)',
-      'python tools/results_grid.py --rows=poisson    # one row: its N2N, N2C and ablations',
+      'python -m bench.results.grid                   # every row (runs/cpu/, then this page)',
+      'python -m bench.results.grid --rows=poisson    # one row: its N2N, N2C and ablations',
       'python train.py --flagfile=configs/cpu/poisson_n2n.cfg   # one run on its own',
       '```',
       '',
@@ -762,7 +762,7 @@ def _best_section(rows, titles, results):
       _best_table(rows, titles, results),
       '',
       'The curves are the runs\' evaluation summaries (`MODEL_DIR/eval`, tag `psnr/...`), read '
-      'with TensorFlow\'s event reader and drawn as SVG by `tools/svg_plot.py`: no plotting '
+      'with TensorFlow\'s event reader and drawn as SVG by `bench/results/svg_plot.py`: no plotting '
       'library.',
       '',
   ]
@@ -776,18 +776,18 @@ def render(rows, titles, results, colour_bar=None, single_image=None, correlated
     colour_bar: the colour check's channel-error bar the runs were judged by
       (bench/colour_check.MAX_CHANNEL_ERROR), named in its section; each
       image's verdict is stored with it in results.json.
-    single_image: tools/results_single_image (its sections, variants and
+    single_image: bench.results.single_image (its sections, variants and
       titles), for the "One noisy image per scene" section; None leaves it out.
-    correlated: tools/results_correlated (its datasets, variants and goal), for
+    correlated: bench.results.correlated (its datasets, variants and goal), for
       the "Real (spatially correlated) noise" section; None leaves it out.
     peers: the classical peer's scores on those datasets
       (bench/correlated_peers.py's JSON), or None.
     volumes: the "Volumes and movies" section's lines
-      (tools/results_volumes.section), or None.
+      (bench.results.volumes.section), or None.
   """
   runs = [run for run in results.values() if 'run' in run]
   if not runs:
-    return '# Results\n\nNo run yet: `python tools/results_grid.py`.\n'
+    return '# Results\n\nNo run yet: `python -m bench.results.grid`.\n'
   out = _introduction(rows, results, single_image, correlated) + _setup_section(runs)
   out += _tables_section(rows, titles, results)
   for row in rows:

@@ -1,9 +1,9 @@
 """Noise2Noise pairs in 3D and per plane at longer, equal training times.
 
-  python tools/results_volumes_curve.py --minutes=20   # -> docs/results/volumes_curve.json
-  python tools/results_grid.py --render_only           # the "Volumes and movies" section
+  python -m bench.results.volumes_curve --minutes=20   # -> docs/results/volumes_curve.json
+  python -m bench.results.grid --render_only           # the "Volumes and movies" section
 
-The table of tools/results_volumes.py trains each method for the time of 300 3D steps (a
+The table of bench/results/volumes.py trains each method for the time of 300 3D steps (a
 few minutes), in which the 2D network takes several times as many steps. Whether 3D
 overtakes 2D when both train longer is what this measures: the pairs runs of that table (the
 same configs, the same phantom stacks and planes) each train for --minutes, keeping --points
@@ -16,25 +16,21 @@ down over the last 30%), so the points before 70% of a run are checkpoints at th
 learning rate, and none but the last is a run that ended there. An existing run in
 --runs_dir is reused: give a new one for other --minutes or --points.
 
-Trains and measures from a clean checkout only (as tools/results_grid.py).
+Trains and measures from a clean checkout only (as bench/results/grid.py).
 """
 
 import json
 import os
 import statistics
-import sys
-import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
 from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
 
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_curve.json')
 # Calibration steps (logged every 10): enough for a median past the first steps' warm-up.
@@ -73,7 +69,7 @@ def main(argv):
     provenance.require_clean_tree(REPO_ROOT, False)
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
   results_volumes.prepare_data()
-  label, machine = provenance.commit(REPO_ROOT), provenance.machine_description()
+  stamp = provenance.stamp(REPO_ROOT)
   tests = results_volumes.test_volumes()
   runs = {}
   for dims in (2, 3):
@@ -93,8 +89,7 @@ def main(argv):
       print(f'{name} step {step}: {statistics.mean(psnr):.2f} dB', flush=True)
     runs[name] = {'dims': dims, 'steps': steps, 'calibrated_seconds_per_step': calibrated,
                   'seconds_per_step': per_step, 'wall_seconds': wall, 'points': points}
-  results = {'commit': label, 'machine': machine, 'date': time.strftime('%Y-%m-%d'),
-             'minutes': FLAGS.minutes, 'runs': runs}
+  results = {**stamp, 'minutes': FLAGS.minutes, 'runs': runs}
   with open(RESULTS_JSON, 'w') as output:
     json.dump(results, output, indent=1)
   print(f'wrote {RESULTS_JSON}')
@@ -116,7 +111,7 @@ def section(results, goal_db):
          'times the run\'s median seconds per step). Both runs ramp their learning rate down '
          'over their last 30%: points before 70% of a run are checkpoints at the full rate, '
          'and only the last is a run that ended there. '
-         f'Made by `tools/results_volumes_curve.py` at {results["commit"]} on '
+         f'Made by `bench/results/volumes_curve.py` at {results["commit"]} on '
          f'{results["machine"]}, {results["date"]}.', '',
          '| point | 2D minutes | 2D steps | 2D per plane | 3D minutes | 3D steps | 3D | 3D - 2D |',
          '|---|---|---|---|---|---|---|---|']

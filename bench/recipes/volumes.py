@@ -1,4 +1,6 @@
-"""Phantom stack datasets and short 3D runs for the tests of 3D training and denoising."""
+"""Phantom stack datasets and short 3D runs: the data and runs of the tests of 3D training
+and denoising (tests/training/test_volume_*.py, tests/methods/test_single_image_volumes.py,
+tests/methods/test_neighbouring_frames.py, and others that need a small 3D run)."""
 
 import numpy as np
 
@@ -16,7 +18,7 @@ SPEC = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=5, nucleus_radius=10.0, fi
 WHITE_LEVEL = 600.0
 # The 3D tests' runs use a U-Net of half the paper's width: its convolutions cost about
 # a quarter (bench/network_width.py times the step on these tests' crops). The 60-step
-# learning bounds hold at this width (bench/volume_learning_spread.py,
+# learning bounds hold at this width (python -m bench.volume_learning_spread,
 # docs/bench/volume_learning_spread_width24.json); tests/model builds the paper's width.
 NETWORK_WIDTH = 24
 
@@ -129,3 +131,20 @@ def gaussian_held_out_volumes(sigma, seeds=(20, 21), noise_seed=0):
     scored.append((reference + rng.normal(0.0, sigma / 255.0 * WHITE_LEVEL, reference.shape),
                    reference))
   return scored
+
+
+def movie_dataset(root, movies):
+  """root/raw/<i>.tif (TYX movies, one noisy acquisition each) as a noisy-image dataset."""
+  (root / 'raw').mkdir(parents=True)
+  for index, movie in enumerate(movies):
+    write_stack(root / 'raw' / f'movie_{index}.tif', movie, 'TYX')
+  scene_writer.write_scene_dataset(str(root / 'raw'), str(root / 'records'),
+                                   white_level=WHITE_LEVEL, noisy_images=True)
+  return root / 'records'
+
+
+def drifting_movies():
+  """[(noisy, reference)] of two 48-frame phantom movies drifting 0.1 and 0.05 px a frame."""
+  spec = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=6, nucleus_radius=10.0, filaments=6)
+  return [phantom.phantom_movie(spec, seed, 48, drift_per_frame=(0.0, 0.1, 0.05))
+          for seed in (1, 2)]

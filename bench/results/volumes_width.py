@@ -1,10 +1,10 @@
 """3D against 2D per plane when the 3D network is narrower, or convolves in-plane
 at its finest levels: equal training time, more 3D steps.
 
-  python tools/results_volumes_width.py       # -> docs/results/volumes_width.json
-  python tools/results_grid.py --render_only  # the "Volumes and movies" section
+  python -m bench.results.volumes_width       # -> docs/results/volumes_width.json
+  python -m bench.results.grid --render_only  # the "Volumes and movies" section
 
-The table of tools/results_volumes.py trains the paper's network (width 48) in
+The table of bench/results/volumes.py trains the paper's network (width 48) in
 3D for 300 steps and the 2D network per plane for as long; a 3D step cost
 3.8-7.6x a 2D one there (docs/results/volumes.json), so in equal time the 3D
 network takes far fewer steps. A
@@ -25,7 +25,7 @@ each calibration's seconds per step and each run's training seconds; the page
 shows both runs' seconds.
 
 Phantoms: the table's (z step 4) and the same objects at z step 2 or 1
-(tools/results_volumes_z_context.py's data folders, written once), 30 photons.
+(bench/results/volumes_z_context.py's data folders, written once), 30 photons.
 Configs and scoring as the table's (configs/cpu/volumes_{2,3}d.cfg; PSNR against
 the reference over the held-out volumes, denoised as denoise.py does by
 default). One seed per row; the best 2D width is picked on the same held-out
@@ -39,11 +39,6 @@ from a clean checkout only.
 import json
 import os
 import statistics
-import sys
-import time
-
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-sys.path.insert(0, REPO_ROOT)
 
 from n2n import cli  # pylint: disable=g-import-not-at-top,g-bad-import-order
 cli.prepare_startup()
@@ -53,9 +48,10 @@ from absl import flags  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
-from tools import provenance  # pylint: disable=g-import-not-at-top
-from tools import results_volumes  # pylint: disable=g-import-not-at-top
-from tools import results_volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
+from bench.results import volumes_z_context as z_context  # pylint: disable=g-import-not-at-top
 
 RESULTS_JSON = os.path.join(results_volumes.RESULTS_DIR, 'volumes_width.json')
 # The methods on volumes whose rows this measures (the goal's).
@@ -211,9 +207,7 @@ def main(argv):
   except ValueError as error:
     raise SystemExit(str(error)) from None
   os.makedirs(FLAGS.runs_dir, exist_ok=True)
-  stamp = {'commit': provenance.commit(REPO_ROOT), 'machine': provenance.machine_description(),
-           'date': time.strftime('%Y-%m-%d'),
-           'precision': hardware.resolve_precision('auto')}
+  stamp = {**provenance.stamp(REPO_ROOT), 'precision': hardware.resolve_precision('auto')}
   rows = []
   for z_step, method, _ in measured:
     row = measure_row(z_step, method, FLAGS.runs_dir, FLAGS.steps_3d, FLAGS.width_3d,
@@ -256,7 +250,7 @@ def section(results, goal_db=results_volumes.GOAL_DB):
          'scoring as the table\'s, at the precision `auto` picks on the host the last column '
          'names; one seed per row; the best 2D width is picked on the same held-out '
          'volumes. Steps and training seconds: the 3D run\'s, then the 2D runs\' in the order '
-         'of their column. Made by `tools/results_volumes_width.py`.', '',
+         'of their column. Made by `bench/results/volumes_width.py`.', '',
          '| z step | method | noisy | 3D (width) | 2D per plane (width) | 3D - best 2D | '
          'steps 3D / 2D | training s 3D / 2D | measured at |',
          '|---|---|---|---|---|---|---|---|---|']
