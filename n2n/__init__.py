@@ -13,12 +13,14 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 ...) live in n2n/apps.
 """
 
-__all__ = ['Denoiser', 'ExportConfig', 'TrainConfig', 'export', 'replace_settings', 'train',
-           'train_config']
+__all__ = ['Denoiser', 'DenoisingCancelled', 'ExportConfig', 'TrainConfig', 'export',
+           'replace_settings', 'train', 'train_config']
 
 # Name -> module it is imported from on first use (PEP 562), so `import n2n` stays light.
 _LAZY = {
     'Denoiser': 'n2n.inference.array_denoiser',
+    # Raised by a Denoiser call whose cancel= event was set.
+    'DenoisingCancelled': 'n2n.inference.array_denoiser',
     'TrainConfig': 'n2n.config',
     # TrainConfig from train.py's flag names, nested settings included (blind_spot_fraction=...).
     'train_config': 'n2n.config',
