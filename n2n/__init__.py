@@ -13,7 +13,7 @@ name imports what it needs on first use. The programs (train.py, n2n-train,
 ...) live in n2n/apps.
 """
 
-__all__ = ['Denoiser', 'DenoisingCancelled', 'ExportConfig', 'TrainConfig', 'export',
+__all__ = ['Denoiser', 'DenoisingCancelled', 'ExportConfig', 'TrainConfig', 'diagnose', 'export',
            'replace_settings', 'train', 'train_config']
 
 # Name -> module it is imported from on first use (PEP 562), so `import n2n` stays light.
@@ -104,6 +104,43 @@ def train(config, strategy=None, *, noisy=None, captures=None, clean=None, val=N
   finally:
     if bar is not None:
       bar.close()
+
+
+def diagnose(images=None, white_level=0.0, *, captures=None, max_images=0):
+  """What is the noise of these images, and what should I train on it? What
+  diagnose.py prints for files, for numpy arrays (docs/diagnosis.md).
+
+  Args:
+    images: list of [H, W] or [H, W, C] arrays, single noisy images of one kind
+      of camera: the noise is estimated from their flattest patches.
+    white_level: the value that is 1.0 (0: the dtype's maximum, 1.0 for floats).
+    captures: instead of images, a list of tuples of two or more registered
+      captures of one scene each: the noise is measured from the first two.
+    max_images: use at most this many images or scenes (0: all).
+
+  Returns:
+    n2n.diagnosis.report.Diagnosis: .kind, .noise_level, .correlation_x and
+    .correlation_y (lags 1 to 4), .profile (levels per signal and channel),
+    .method, .flags (train.py's), .settings (n2n.train_config's keywords);
+    str() is the text diagnose.py prints.
+
+  Raises:
+    ValueError: naming the argument and the array's index at fault.
+  """
+  from n2n.diagnosis import noisy_data  # pylint: disable=g-import-not-at-top
+  from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
+  if (images is None) == (captures is None):
+    raise ValueError('n2n.diagnose takes images= (single noisy images) or captures= (two or '
+                     'more captures of each scene), one of them')
+  if images is not None:
+    pages = noisy_data.array_pages(images)[:max_images or None]
+    profile, count = noisy_data.diagnose_pages(pages, white_level)
+  else:
+    scenes = noisy_data.array_scenes(captures, white_level)
+    profile, count = noisy_data.diagnose_scene_arrays(
+        (scene for index, scene in enumerate(scenes) if not max_images or index < max_images),
+        white_level)
+  return report.Diagnosis.of(profile, count, white_level)
 
 
 def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=False):
