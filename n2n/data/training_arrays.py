@@ -83,7 +83,7 @@ class ArrayData:
 
 
 def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, min_depth=0,
-                 network_dims=0):
+                 network_dims=0, max_record_bytes=scene_writer.MAX_RECORD_BYTES):
   """Checks a caller's arrays and lays them out as scenes.
 
   Args:
@@ -96,6 +96,7 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
     min_size: the training crop's side (crop_size); smaller arrays are refused.
     min_depth: the planes a stack's training crop spans; shallower stacks are refused.
     network_dims: the run's --spatial_dims (0: as the data; 2 writes stacks' planes).
+    max_record_bytes: scenes of which two captures pass it are cut into blocks.
 
   Returns:
     ArrayData.
@@ -132,7 +133,8 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
             for scene in _units(name, labels, captures, stacks)]
   for scene in scenes:
     _check_size(scene, min_size, 0 if planes else min_depth, axes)
-  scenes = [block for scene in scenes for block in _blocks(scene, planes, min_size)]
+  scenes = [block for scene in scenes
+            for block in _blocks(scene, planes, min_size, max_record_bytes)]
   if kind == 'clean' and planes:
     # Clean planes are written as images (dataset_writer), each a scene of one plane.
     scenes = [_plane(scene, plane) for scene in scenes
@@ -236,7 +238,7 @@ def _check_size(scene, min_size, min_depth, axes):
                      f'fewer than the {min_depth} of a training crop (crop_depth)')
 
 
-def _blocks(scene, planes, min_size, max_record_bytes=scene_writer.MAX_RECORD_BYTES):
+def _blocks(scene, planes, min_size, max_record_bytes):
   """The scene, or, where two captures (of one plane, with planes) pass what a
   record holds, blocks of it in y and x as scenes of their own."""
   pixels = scene.captures[0]
