@@ -6,6 +6,9 @@ The Python front door (docs/python_api.md):
   denoiser = n2n.Denoiser.load('runs/demo')      # a model_dir, checkpoint or export
   clean = denoiser(noisy)                        # numpy in, same shape and dtype out
   n2n.train(n2n.train_config(train_data='records/train-*.tfrecord', model_dir='runs/mine'))
+  n2n.train(n2n.train_config(model_dir='runs/cells', noise='none'), captures=[(a1, a2)])
+  denoised = n2n.Denoiser.load('runs/cells3d')(volume, axes='ZYX')
+  print(n2n.diagnose([a, b]))                    # what diagnose.py prints
   n2n.export('runs/mine', 'exported/mine', onnx=True)
 
 `import n2n` loads no TensorFlow and changes nothing in the process: each
