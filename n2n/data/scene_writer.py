@@ -308,7 +308,11 @@ def _scene_records(arrays, max_record_bytes, planes):
     reference_bytes = reference.nbytes if reference is not None else 0
     for group in capture_groups(len(captures), captures[0].nbytes, reference_bytes,
                                 max_record_bytes):
-      yield tfrecord.serialize_scene(captures[group], reference, name)
+      # A run of captures is a view; only a group that borrowed a neighbour is copied.
+      consecutive = group == list(range(group[0], group[0] + len(group)))
+      yield tfrecord.serialize_scene(
+          captures[group[0]:group[0] + len(group)] if consecutive else captures[group],
+          reference, name)
 
 
 def _write_records(checked, read, temporary, seed, max_record_bytes, planes=False):

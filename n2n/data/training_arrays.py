@@ -12,8 +12,7 @@ Arrays are laid out as `axes` says (denoise.py's --axes letters: YX, YXC,
 ZYX, TYX, TZYX, ...); without axes [H, W] and [H, W, 1 or 3] are images. A
 stack trains the 3D network, or with spatial_dims=2 its planes are written
 as images (make_tfrecords.py --planes). A scene too large for one record
-(scene_writer.MAX_RECORD_BYTES) is written as blocks in y and x, each a
-scene of its own.
+(MAX_RECORD_BYTES) is written as blocks in y and x, each a scene of its own.
 """
 
 import dataclasses
@@ -36,6 +35,11 @@ ARGUMENTS = ('noisy', 'captures', 'clean')
 SCENE_KINDS = {'noisy': 'noisy_images', 'captures': 'scenes', 'clean': 'clean_stacks'}
 # Written beside the records once they are complete: what they were written from.
 FINGERPRINT_NAME = 'arrays.json'
+# The most two captures of one record may take: larger scenes are written as blocks in y
+# and x. Below scene_writer's limit, because writing a record holds a few copies of it
+# (the encoded tensor, the message) and training decodes whole records: a 2 GiB stack in
+# blocks of at most 128 MiB costs a few hundred MiB beside it while it is written.
+MAX_RECORD_BYTES = 1 << 28
 _DTYPES = ('uint8', 'uint16', 'float32', 'float64')
 _CHANNELS = (1, 3)
 
@@ -83,7 +87,7 @@ class ArrayData:
 
 
 def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, min_depth=0,
-                 network_dims=0, max_record_bytes=scene_writer.MAX_RECORD_BYTES):
+                 network_dims=0, max_record_bytes=MAX_RECORD_BYTES):
   """Checks a caller's arrays and lays them out as scenes.
 
   Args:
