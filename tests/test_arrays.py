@@ -115,11 +115,24 @@ def test_a_stop_event_saves_a_checkpoint_and_training_again_resumes_there(tmp_pa
   assert reports[0][2] == {} and all(np.isfinite(logs['loss']) for _, _, logs in reports[1:])
   assert {total for _, total, _ in reports} == {60}
 
+  # Again in a worker thread, as a GUI runs it, stopped from this thread: it
+  # resumes at 20 and stops at the end of the loop that is running when asked.
   stop.clear()
-  reports.clear()
-  run = n2n.train(config, noisy=arrays, stop=stop, progress=progress, progress_bar=False)
-  assert (run.step, run.stopped) == (30, True)  # resumed at 20, stopped after one more loop
-  assert [step for step, _, _ in reports] == [20, 30]
+  started, finished = threading.Event(), []
+
+  def report(step, total, logs):
+    if step >= 30:
+      started.set()
+
+  worker = threading.Thread(target=lambda: finished.append(n2n.train(
+      config, noisy=arrays, stop=stop, progress=report, progress_bar=False)))
+  worker.start()
+  assert started.wait(timeout=120)
+  stop.set()
+  worker.join(timeout=120)
+  (run,) = finished
+  assert run.stopped and run.step in (30, 40)
+  assert tf.train.latest_checkpoint(str(tmp_path / 'run')).endswith(f'ckpt-{run.step}')
 
 
 @pytest.mark.slow
