@@ -12,6 +12,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
+from n2n.data import array_records
 from n2n.data import training_arrays
 from n2n.methods import registry as methods_registry
 from n2n.training import distribute
@@ -158,19 +159,19 @@ def _write_once(data, folder, config, started):
   Raises:
     ValueError: folder holds other arrays (or none) and the run has started.
   """
-  saved = training_arrays.read_fingerprint(folder)
+  saved = array_records.read_fingerprint(folder)
   if saved is not None and saved['fingerprint'] == data.fingerprint:
     logging.info('%s= arrays already written to %s (fingerprint %s): reusing them.',
                  data.argument, folder, data.fingerprint[:12])
     return
   model_dir = config.run.model_dir
   if started and (saved is not None or data.argument != 'val'):
-    was = (f'was trained on other arrays ({training_arrays.describe(saved)})' if saved
+    was = (f'was trained on other arrays ({array_records.describe(saved)})' if saved
            else 'was trained from files, not arrays')
     raise ValueError(f'{data.argument}=: {model_dir} {was}; these give fingerprint '
                      f'{data.fingerprint[:12]}. Pass the same arrays, axes and white_level to '
                      'resume it, or give a new model_dir to train on these')
   logging.info('Writing %d scene(s) of %s= arrays to %s.', len(data.scenes), data.argument,
                folder)
-  training_arrays.write_records(data, folder, seed=config.run.seed,
+  array_records.write_records(data, folder, seed=config.run.seed,
                                 min_size=config.data.crop_size)

@@ -1,6 +1,6 @@
-"""n2n/data/training_arrays.py: a caller's arrays laid out as scenes, fingerprinted,
-cut into blocks where a record cannot hold them, and written as the dataset
-writers write files (training on them: tests/test_arrays.py)."""
+"""n2n/data/training_arrays.py and array_records.py: a caller's arrays laid out
+as scenes, fingerprinted, cut into blocks where a record cannot hold them, and
+written as the dataset writers write files (training on them: tests/test_arrays.py)."""
 
 import json
 
@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 
+from n2n.data import array_records
 from n2n.data import tfrecord
 from n2n.data import training_arrays
 
@@ -50,7 +51,7 @@ def test_scenes_larger_than_a_record_are_cut_into_blocks_that_cover_them(tmp_pat
   top = np.concatenate([data.scenes[0].captures[0], data.scenes[1].captures[0]], axis=2)
   bottom = np.concatenate([data.scenes[2].captures[0], data.scenes[3].captures[0]], axis=2)
   np.testing.assert_array_equal(np.concatenate([top, bottom], axis=1)[..., 0], stack)
-  manifest = training_arrays.write_records(data, str(tmp_path / 'records'))
+  manifest = array_records.write_records(data, str(tmp_path / 'records'))
   assert (manifest['kind'], manifest['num_images'], manifest['spatial_dims']) == (
       'noisy_images', 4, 3)
   with pytest.raises(ValueError, match=r'^noisy\[0\] is too large for one record and its blocks '
@@ -62,12 +63,12 @@ def test_scenes_larger_than_a_record_are_cut_into_blocks_that_cover_them(tmp_pat
 def test_clean_stacks_are_clean_stack_records_and_their_planes_8_bit_images(tmp_path):
   stack = _stack(3)
   volumes = training_arrays.check_arrays('clean', 'clean', [stack], 'ZYX', white_level=1000)
-  manifest = training_arrays.write_records(volumes, str(tmp_path / 'volumes'))
+  manifest = array_records.write_records(volumes, str(tmp_path / 'volumes'))
   assert (manifest['kind'], manifest['spatial_dims'], manifest['white_level']) == (
       'clean_stacks', 3, 1000.0)
   planes = training_arrays.check_arrays('clean', 'clean', [stack], 'ZYX', white_level=1000,
                                         network_dims=2)
-  manifest = training_arrays.write_records(planes, str(tmp_path / 'planes'))
+  manifest = array_records.write_records(planes, str(tmp_path / 'planes'))
   assert (manifest['kind'], manifest['num_images']) == ('images', 6)
   records = [tfrecord.parse_image(record) for record in tf.data.TFRecordDataset(
       tf.io.gfile.glob(str(tmp_path / 'planes' / '*.tfrecord')))]
