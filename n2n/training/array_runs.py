@@ -166,12 +166,16 @@ def _write_once(data, folder, config, started):
     return
   model_dir = config.run.model_dir
   if started and (saved is not None or data.argument != 'val'):
-    was = (f'was trained on other arrays ({array_records.describe(saved)})' if saved
-           else 'was trained from files, not arrays')
+    if saved is not None:
+      was = f'was trained on other arrays ({array_records.describe(saved)})'
+    elif (run_dir.read_config(model_dir) or {}).get('data', {}).get('arrays'):
+      was = f'was trained on arrays whose records are missing from {folder}'
+    else:
+      was = 'was trained from files, not arrays'
     raise ValueError(f'{data.argument}=: {model_dir} {was}; these give fingerprint '
                      f'{data.fingerprint[:12]}. Pass the same arrays, axes and white_level to '
                      'resume it, or give a new model_dir to train on these')
   logging.info('Writing %d scene(s) of %s= arrays to %s.', len(data.scenes), data.argument,
                folder)
   array_records.write_records(data, folder, seed=config.run.seed,
-                                min_size=config.data.crop_size)
+                              min_size=config.data.crop_size)
