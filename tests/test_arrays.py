@@ -155,8 +155,10 @@ def test_2d_captures_and_clean_arrays_train_and_the_denoiser_keeps_shape_and_dty
   # clean image files are (uint16 values over the white level).
   clean_config = _config(tmp_path / 'clean', method='pairs', noise='gaussian', crop_size=32,
                          train_steps=10)
-  n2n.train(clean_config, clean=cleans, white_level=4095, progress_bar=False)
+  run = n2n.train(clean_config, clean=cleans, val=cleans[:1], white_level=4095,
+                  progress_bar=False)
   assert _data(tmp_path / 'clean')['arrays'] == 'clean'
+  assert run.results[0].mean_psnr > 0  # the validation image with the config's noise added
   folder = tmp_path / 'clean' / 'arrays' / 'train'
   assert json.loads((folder / 'manifest.json').read_text())['num_images'] == 2
   from n2n.data import tfrecord  # pylint: disable=g-import-not-at-top
