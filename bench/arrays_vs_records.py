@@ -38,8 +38,9 @@ from absl import app
 from absl import flags
 import numpy as np
 
+from bench import REPO_ROOT
 from bench import json_output
-from tools import provenance
+from bench import provenance
 
 flags.DEFINE_boolean('quick', False, 'Tiny sizes, for checking that the bench runs: 4 images of '
                      '128 px, 20 steps, width 8, 2 repeats, a 32 MiB stack (flags given beside '
@@ -170,9 +171,8 @@ def _run_trial(kind, model_dir, records=''):
       'images', 'size', 'steps', 'network_width', 'memory_mb', 'memory_steps')]
   environment = dict(os.environ, TF_CPP_MIN_LOG_LEVEL='2')
   # The folder that holds the bench package, so that -m finds it as this process did.
-  package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
   result = subprocess.run(command, capture_output=True, text=True, env=environment,
-                          cwd=package_root, check=False)
+                          cwd=REPO_ROOT, check=False)
   if result.returncode:
     raise RuntimeError(f'{kind} trial failed: {result.stderr.strip()[-3000:]}')
   return json.loads(result.stdout.strip().splitlines()[-1])
@@ -245,8 +245,7 @@ def main(argv):
       if not FLAGS[name].present:  # flags given beside --quick win
         FLAGS[name].value = value
   import n2n  # pylint: disable=g-import-not-at-top
-  package_root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-  results = {'machine': provenance.machine_description(), 'commit': provenance.commit(package_root),
+  results = {**provenance.stamp(REPO_ROOT),
              'n2n': os.path.dirname(n2n.__file__),
              'settings': {name: FLAGS[name].value for name in (
                  'images', 'size', 'steps', 'network_width', 'repeats', 'memory_mb',
