@@ -70,19 +70,28 @@ def fresh_environment():
 
 
 QUALITY_OPTION = '--quality'
+EVIDENCE_OPTION = '--evidence'
+# The tiers CI leaves out: marker -> (the option that runs them, what they are).
+OPTIONAL_TIERS = {
+    'quality': (QUALITY_OPTION, 'compares how well two trainings denoise, for minutes each, '
+                'against a margin measured over seeds'),
+    'evidence': (EVIDENCE_OPTION, 'runs a measuring tool of the evidence package (bench/) end '
+                 'to end; run before publishing its figures'),
+}
 
 
 def pytest_addoption(parser):
-  parser.addoption(QUALITY_OPTION, action='store_true', default=False,
-                   help='also run the quality tests (marked quality): each trains two models '
-                   'for minutes and compares them against a margin measured over seeds')
+  for marker, (option, what) in OPTIONAL_TIERS.items():
+    parser.addoption(option, action='store_true', default=False,
+                     help=f'also run the {marker} tests: each {what}')
 
 
 def pytest_configure(config):
   config.addinivalue_line('markers', 'slow: trains a model, or runs programs or exports, for '
                           'several seconds or more; pytest -m "not slow" leaves these out')
-  config.addinivalue_line('markers', 'quality: compares how well two trainings denoise, for '
-                          'minutes each; skipped unless pytest is given ' + QUALITY_OPTION)
+  for marker, (option, what) in OPTIONAL_TIERS.items():
+    config.addinivalue_line('markers', f'{marker}: {what}; skipped unless pytest is given '
+                            f'{option}')
   # pytest-xdist's --dist loadfile hands out the files with the most tests first
   # unless told not to (its --loadscope-reorder, on by default), which would undo
   # the order pytest_collection_modifyitems gives: most files of slow tests hold
@@ -99,11 +108,11 @@ def slow_files_first(items):
   return sorted(items, key=lambda item: item.path not in with_slow_tests)
 
 
-def skip_quality_tests(items):
-  """Marks every quality test of items skipped."""
-  skip = pytest.mark.skip(reason=f'a quality test: run with {QUALITY_OPTION}')
+def skip_tier(items, marker):
+  """Marks every test of items that carries marker (an OPTIONAL_TIERS key) skipped."""
+  skip = pytest.mark.skip(reason=f'a {marker} test: run with {OPTIONAL_TIERS[marker][0]}')
   for item in items:
-    if item.get_closest_marker('quality'):
+    if item.get_closest_marker(marker):
       item.add_marker(skip)
 
 
@@ -114,13 +123,14 @@ def pytest_collection_modifyitems(config, items):
   idle (the suite took 41.6 min where its two halves would have taken 38.5);
   taken first, the many short files even out the end.
 
-  Quality tests are skipped unless --quality is given: what they check, one
-  trained model denoising better than another by a margin, is measured over
-  seeds by the bench/ spread tools; the suite keeps a learning test for every
-  method and scheme and every program's behaviour."""
+  The optional tiers are skipped unless asked for: quality tests (what they
+  check, one trained model denoising better than another by a margin, is
+  measured over seeds by the bench/ spread tools; CI keeps a learning test for
+  every method and scheme) and the evidence package's end-to-end runs."""
   items[:] = slow_files_first(items)
-  if not config.getoption(QUALITY_OPTION):
-    skip_quality_tests(items)
+  for marker, (option, _) in OPTIONAL_TIERS.items():
+    if not config.getoption(option):
+      skip_tier(items, marker)
 
 
 def pillow_bytes(image, mode, fmt):

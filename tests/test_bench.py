@@ -11,6 +11,7 @@ from tests.conftest import REPO_ROOT
 
 
 @pytest.mark.slow
+@pytest.mark.evidence
 def test_tiny_benchmark_writes_well_formed_json(tmp_path):
   output = tmp_path / 'bench.json'
   result = subprocess.run(

@@ -27,18 +27,17 @@ class _Item:
 
 
 class _Config:
-  def __init__(self, quality):
-    self.quality = quality
+  def __init__(self, quality, evidence=False):
+    self.options = {conftest.QUALITY_OPTION: quality, conftest.EVIDENCE_OPTION: evidence}
 
   def getoption(self, name):
-    assert name == conftest.QUALITY_OPTION
-    return self.quality
+    return self.options[name]
 
 
 def _items():
   fast, slow, mixed = pathlib.Path('fast.py'), pathlib.Path('slow.py'), pathlib.Path('mixed.py')
   return [_Item(fast), _Item(slow, ('slow',)), _Item(fast), _Item(mixed),
-          _Item(mixed, ('slow', 'quality')), _Item(mixed), _Item(slow, ('slow',))]
+          _Item(mixed, ('slow', 'quality')), _Item(mixed), _Item(slow, ('slow', 'evidence'))]
 
 
 def test_files_holding_slow_tests_come_first_each_files_tests_in_their_order():
@@ -52,17 +51,17 @@ def test_files_holding_slow_tests_come_first_each_files_tests_in_their_order():
             == sorted(items.index(item) for item in items if item.path.name == name))
 
 
-def test_the_collection_hook_orders_the_items_and_skips_quality_tests_unless_asked():
-  for quality in (False, True):
+def test_the_collection_hook_orders_the_items_and_skips_the_optional_tiers_unless_asked():
+  for quality, evidence in ((False, False), (True, False), (False, True), (True, True)):
     items = _items()
-    conftest.pytest_collection_modifyitems(_Config(quality), items)
+    conftest.pytest_collection_modifyitems(_Config(quality, evidence), items)
     assert [(item.path, item.marks) for item in items] == [
         (item.path, item.marks) for item in conftest.slow_files_first(_items())]
-    skipped = [item.marks for item in items if item.added]
-    assert skipped == ([] if quality else [('slow', 'quality')])
-    if not quality:
-      reason = next(item.added[0] for item in items if item.added).kwargs['reason']
-      assert reason.startswith('a quality test')
+    skipped = {item.marks[-1]: item.added[0].kwargs['reason'] for item in items if item.added}
+    assert set(skipped) == {tier for tier, asked in (('quality', quality),
+                                                     ('evidence', evidence)) if not asked}
+    for tier, reason in skipped.items():
+      assert reason == f'a {tier} test: run with --{tier}'
 
 
 def test_pytest_xdist_is_told_to_keep_the_collected_order(request):

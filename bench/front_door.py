@@ -1,0 +1,132 @@
+"""The Python front door as a new user calls it, on what this checkout holds.
+
+Issue 51's outside check trains and denoises hidden data through `n2n.train`
+and `n2n.Denoiser`; this runs the same calls on data anyone can remake:
+
+- photographs: the demo's photographs (datasets/demo/train and val, grayscale
+  ones as RGB), each with Gaussian noise of sigma 25 (0-255 units, seed 0,
+  rounded to uint8) as its one noisy capture; Neighbor2Neighbor trained on those
+  arrays for --photo_steps steps (crop 128, batch 8, the other settings the
+  defaults), then every photograph denoised through n2n.Denoiser and scored
+  against its clean original;
+- stacks: the procedural phantom (n2n/data/phantom.py), two acquisitions of
+  --stacks volumes as ZYX uint16 arrays; Noise2Noise pairs trained in 3D for
+  --stack_steps steps (crop 64 x 64, 16 planes, batch 2), then a held-out
+  phantom's first acquisition denoised and scored against its reference
+  (PSNR over the reference's range: the gain does not depend on the peak).
+
+  python -m bench.front_door --output=docs/bench/front_door.json
+
+About 15 minutes on 2 CPU cores at the defaults; --quick checks that it runs.
+"""
+
+import glob
+import os
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+import imageio.v3 as iio
+import numpy as np
+
+from bench import REPO_ROOT
+from bench import json_output
+from bench import provenance
+import n2n
+from n2n.data import phantom
+
+flags.DEFINE_integer('photo_steps', 600, 'Neighbor2Neighbor steps on the photographs.',
+                     lower_bound=1)
+flags.DEFINE_integer('stack_steps', 300, '3D pairs steps on the phantom stacks.', lower_bound=1)
+flags.DEFINE_integer('stacks', 3, 'Phantom volumes to train on.', lower_bound=1)
+flags.DEFINE_float('sigma', 25.0, 'Gaussian noise of the photographs, 0-255 units.')
+flags.DEFINE_boolean('quick', False, 'A few steps of each, to check that the bench runs.')
+flags.DEFINE_string('output', '', 'Write the results as JSON here.')
+FLAGS = flags.FLAGS
+
+HELD_OUT_SEED = 100
+
+
+def psnr(estimate, reference, peak):
+  """PSNR in dB of estimate against reference for a signal of that peak."""
+  error = np.mean((np.asarray(estimate, np.float64) - np.asarray(reference, np.float64)) ** 2)
+  return float(10 * np.log10(peak ** 2 / error))
+
+
+def demo_photographs():
+  """(name, [H, W, 3] uint8) of the demo's photographs, grayscale ones as RGB."""
+  found = []
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png'))):
+    image = iio.imread(path)
+    if image.ndim == 2:
+      image = np.stack([image] * 3, axis=-1)
+    found.append((os.path.basename(path), image[..., :3]))
+  return found
+
+
+def photographs(folder, steps, sigma):
+  rng = np.random.default_rng(0)
+  clean = demo_photographs()
+  noisy = [np.clip(np.round(image + rng.normal(0, sigma, image.shape)), 0, 255).astype(np.uint8)
+           for _, image in clean]
+  config = n2n.train_config(model_dir=os.path.join(folder, 'photos'), noise='none',
+                            method='neighbor2neighbor', crop_size=128, batch_size=8,
+                            train_steps=steps)
+  start = time.time()
+  n2n.train(config, noisy=noisy, progress_bar=False)
+  seconds = time.time() - start
+  denoiser = n2n.Denoiser.load(config.run.model_dir)
+  rows = []
+  for (name, image), capture in zip(clean, noisy):
+    denoised = denoiser(capture)
+    assert denoised.shape == capture.shape and denoised.dtype == capture.dtype
+    rows.append({'image': name, 'shape': list(image.shape),
+                 'noisy_psnr': psnr(capture, image, 255.0),
+                 'denoised_psnr': psnr(denoised, image, 255.0)})
+  return {'steps': steps, 'sigma': sigma, 'train_seconds': seconds, 'images': rows,
+          'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
+          'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
+          'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
+                                         for row in rows]))}
+
+
+def stacks(folder, steps, count):
+  spec = phantom.PhantomSpec()
+  captures = [tuple(phantom.phantom_scene(spec, seed)[0]) for seed in range(10, 10 + count)]
+  config = n2n.train_config(model_dir=os.path.join(folder, 'stacks'), noise='none',
+                            method='pairs', crop_size=64, crop_depth=16, batch_size=2,
+                            train_steps=steps)
+  start = time.time()
+  n2n.train(config, captures=captures, axes='ZYX', progress_bar=False)
+  seconds = time.time() - start
+  held_out, reference = phantom.phantom_scene(spec, HELD_OUT_SEED)
+  noisy = held_out[0]
+  denoised = n2n.Denoiser.load(config.run.model_dir)(noisy, axes='ZYX')
+  peak = float(reference.max() - reference.min())
+  noisy_psnr = psnr(noisy, reference, peak)
+  denoised_psnr = psnr(denoised, reference, peak)
+  return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
+          'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
+          'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
+          'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}
+
+
+def main(argv):
+  del argv
+  photo_steps, stack_steps = ((20, 10) if FLAGS.quick else (FLAGS.photo_steps, FLAGS.stack_steps))
+  results = provenance.stamp(REPO_ROOT)
+  with tempfile.TemporaryDirectory() as folder:
+    results['photographs'] = photographs(folder, photo_steps, FLAGS.sigma)
+    print(f"photographs: {results['photographs']['mean_noisy_psnr']:.2f} -> "
+          f"{results['photographs']['mean_denoised_psnr']:.2f} dB "
+          f"({results['photographs']['mean_gain_db']:+.2f})")
+    results['stacks'] = stacks(folder, stack_steps, FLAGS.stacks)
+    print(f"stacks: {results['stacks']['noisy_psnr']:.2f} -> "
+          f"{results['stacks']['denoised_psnr']:.2f} dB ({results['stacks']['gain_db']:+.2f})")
+  if FLAGS.output:
+    json_output.write_results(FLAGS.output, results)
+
+
+if __name__ == '__main__':
+  app.run(main)
