@@ -23,7 +23,6 @@ N2N_MARGIN_DB = 0.14
 
 
 @pytest.mark.slow
-@pytest.mark.quality
 def test_neighbor2neighbor_through_pixel_shuffle_gains_more_on_correlated_noise(tmp_path):
   correlated.write_pixel_shuffle_data(tmp_path)
   plain, shuffled = correlated.stride_gains(tmp_path, 1)

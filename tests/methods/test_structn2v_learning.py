@@ -22,7 +22,6 @@ LINE_MARGIN_DB = 0.07
 
 
 @pytest.mark.slow
-@pytest.mark.quality
 def test_blind_spot_with_structn2v_lines_gains_more_on_noise_correlated_along_rows(tmp_path):
   correlated.write_row_noise_data(tmp_path)
   plain, lines = correlated.line_gains(tmp_path, 1)
