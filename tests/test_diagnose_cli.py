@@ -37,7 +37,8 @@ def _config(**values):
 
 
 def test_camera_scenes_read_as_correlated_and_train_as_pairs(simulated):
-  profile, advice, text = diagnose.diagnose(_config(input=str(simulated / 'camera'), scenes=True))
+  diagnosis = diagnose.diagnose(_config(input=str(simulated / 'camera'), scenes=True))
+  profile, advice, text = diagnosis.profile, diagnosis.recommendation, str(diagnosis)
   assert profile.source == 'pairs' and profile.correlation_x[0] > 0.3
   assert 'measured from two captures of each of 2 image(s)' in text
   assert 'Recommended: python train.py --noise=none --method=pairs' in text
@@ -47,15 +48,17 @@ def test_camera_scenes_read_as_correlated_and_train_as_pairs(simulated):
 def test_single_images_of_independent_noise_train_with_a_single_image_method(simulated):
   captures = ','.join(str(simulated / 'sensor' / name / 'capture_00.png')
                       for name in ('chelsea', 'coffee'))
-  profile, advice, text = diagnose.diagnose(_config(input=captures))
+  diagnosis = diagnose.diagnose(_config(input=captures))
+  profile, advice, text = diagnosis.profile, diagnosis.recommendation, str(diagnosis)
   assert profile.source == 'single' and advice.kind == 'independent'
   assert 'Recommended: python train.py --noise=none --method=neighbor2neighbor' in text
 
 
 def test_the_picture_and_json_are_written_once_unless_overwrite(simulated, tmp_path):
   config = _config(input=str(simulated / 'camera'), scenes=True, output_dir=str(tmp_path))
-  profile, advice, _ = diagnose.diagnose(config)
-  svg_path, json_path = diagnose.write_outputs(config, profile, advice)
+  diagnosis = diagnose.diagnose(config)
+  profile = diagnosis.profile
+  svg_path, json_path = diagnose.write_outputs(config, diagnosis)
   root = ElementTree.parse(svg_path).getroot()
   cells = [node for node in root.iter() if node.tag.endswith('rect')]
   assert len(cells) == 2 + 81  # background, the plot's frame, the 9x9 correlation map
@@ -63,9 +66,9 @@ def test_the_picture_and_json_are_written_once_unless_overwrite(simulated, tmp_p
   assert saved['kind'] == 'correlated' and saved['recommended_flags'][-1] == '--method=pairs'
   np.testing.assert_allclose(saved['noise']['correlation_x'], profile.correlation_x, atol=1e-4)
   with pytest.raises(ValueError, match='noise_diagnosis.svg exists; pass --overwrite'):
-    diagnose.write_outputs(config, profile, advice)
+    diagnose.write_outputs(config, diagnosis)
   overwriting = _config(input=config.input, scenes=True, output_dir=str(tmp_path), overwrite=True)
-  assert diagnose.write_outputs(overwriting, profile, advice) == [svg_path, json_path]
+  assert diagnose.write_outputs(overwriting, diagnosis) == [svg_path, json_path]
 
 
 def test_a_folder_of_different_photographs_is_no_scene(simulated):

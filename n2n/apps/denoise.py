@@ -27,7 +27,6 @@ from n2n import hardware
 from n2n.inference import file_batch
 from n2n.data import volumes
 from n2n.inference import noisy_files
-from n2n.inference import noisy_volumes
 from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import loading
@@ -89,17 +88,6 @@ def model_identity(config, network):
     return f'{name} {hashlib.sha256(weights_index.read()).hexdigest()[:16]}'
 
 
-def denoise_function(network, config):
-  """The network as fn(network values) -> same: over images, or over volumes for a 3D run."""
-  if noisy_volumes.is_volume_run(network.run_config):
-    if config.tta:
-      raise ValueError('--tta averages 2D flips and rotations; a 3D run does not take it yet')
-    tile, overlap = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
-    return loading.volume_function(network, tile, overlap, config.batch_tiles)
-  return loading.image_function(network, config.tile_size, config.tile_overlap,
-                                config.batch_tiles, config.tta)
-
-
 def main(argv):
   program = os.path.basename(argv[0])
   with apps.configured(argv, config_lib.DenoiseConfig) as config:
@@ -110,7 +98,7 @@ def main(argv):
             (f', its chunks of {len(zarr_jobs)} OME-Zarr input(s)' if zarr_jobs else ''),
             flush=True)
     noisy_files.check_white_level_override(network.run_config, config.white_level)
-    denoise = denoise_function(network, config)
+    denoise = loading.denoise_function(network, config)
     summary = file_batch.denoise_files(jobs, denoise, network.channels, network.run_config,
                                   config.overwrite, config.white_level, config.prefetch,
                                   config.png_compression, volumes.parse_axes_flag(config.axes))

@@ -29,24 +29,20 @@ JSON_NAME = 'noise_diagnosis.json'
 
 
 def diagnose(config):
-  """(profile, text) for a DiagnoseConfig."""
+  """report.Diagnosis of a DiagnoseConfig (str(): the text diagnose.py prints)."""
   if config.scenes:
     profile, count = noisy_data.diagnose_scenes(os.path.expanduser(config.input),
                                                 config.white_level, config.max_images)
   else:
     paths = [path for path, _ in noisy_files.find_inputs(config.input)]
     profile, count = noisy_data.diagnose_images(paths, config.white_level, config.max_images)
-  note = f'1.0 = {config.white_level:g}' if config.white_level else "1.0 = the files' type maximum"
-  advice = report.recommend(profile)
-  text = '\n'.join([report.describe(profile, count, note), '',
-                    f'Recommended: python train.py {" ".join(advice.flags)} ...',
-                    *(f'  {line}' for line in advice.lines)])
-  return profile, advice, text
+  return report.Diagnosis.of(profile, count, config.white_level)
 
 
-def write_outputs(config, profile, advice):
-  """noise_diagnosis.svg and .json in config.output_dir; ValueError naming an
-  existing file unless config.overwrite."""
+def write_outputs(config, diagnosis):
+  """noise_diagnosis.svg and .json of a report.Diagnosis in config.output_dir;
+  ValueError naming an existing file unless config.overwrite."""
+  profile, advice = diagnosis.profile, diagnosis.recommendation
   os.makedirs(config.output_dir, exist_ok=True)
   paths = [os.path.join(config.output_dir, name) for name in (PICTURE_NAME, JSON_NAME)]
   for path in paths:
@@ -62,10 +58,10 @@ def write_outputs(config, profile, advice):
 
 def main(argv):
   with apps.configured(argv, config_lib.DiagnoseConfig) as config:
-    profile, advice, text = diagnose(config)
-    print(text)
+    diagnosis = diagnose(config)
+    print(diagnosis)
     if config.output_dir:
-      print(f'wrote {", ".join(write_outputs(config, profile, advice))}')
+      print(f'wrote {", ".join(write_outputs(config, diagnosis))}')
 
 
 def run(argv=None):

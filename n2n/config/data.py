@@ -75,6 +75,11 @@ class DataConfig:
   # diagnosis of real captures (n2n/diagnosis), -1 where not known (text, runs
   # from before it was recorded). denoise.py warns on files far from it.
   noise_correlation: float = derived(-1.0)
+  # Set where n2n.train wrote the training data from numpy arrays into
+  # model_dir/arrays: the argument they came as ('noisy', 'captures' or
+  # 'clean') and their axes as given ('' for [H, W] or [H, W, C]); '' for files.
+  arrays: str = derived('')
+  array_axes: str = derived('')
 
   def __post_init__(self):
     check_settings(self)

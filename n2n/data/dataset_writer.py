@@ -31,17 +31,47 @@ def shard_name(index, count):
   return f'train-{index:05d}-of-{count:05d}{SHARD_SUFFIX}'
 
 
-def _read_and_convert(path, min_size):
-  """Reads one file; returns (png_bytes, height, width) or (None, reason)."""
-  try:
+@dataclasses.dataclass(frozen=True)
+class ImageSource:
+  """One image to write: a file, or a caller's array.
+
+  Attributes:
+    name: kept in its record (a path below the input folder, or a label such
+      as 'clean[2]').
+    read: fn() -> [H, W, 3] uint8; raises UnusableImage, ImageDecodeError,
+      OSError or tf.errors.OpError with the reason it cannot.
+    size: fn() -> bytes it takes, for sizing shards (0 where unknown).
+  """
+  name: str
+  read: object
+  size: object = lambda: 0
+
+
+class UnusableImage(Exception):
+  """A source that gives no image; the message is the reason recorded."""
+
+
+def file_source(path, input_dir):
+  """ImageSource of an image file below input_dir, decoded to 8-bit RGB."""
+
+  def read():
     with tf.io.gfile.GFile(path, 'rb') as image_file:
       data = image_file.read()
+    if not data:
+      raise UnusableImage('empty file')
+    return rgb_images.decode_image(data)
+
+  return ImageSource(os.path.relpath(path, input_dir), read, lambda: _file_size(path))
+
+
+def _read_and_convert(source, min_size):
+  """Reads one source; returns (png_bytes, height, width) or (None, reason)."""
+  try:
+    image = source.read()
   except (tf.errors.OpError, OSError) as error:
     return None, f'unreadable: {getattr(error, "message", error)}'
-  if not data:
-    return None, 'empty file'
-  try:
-    image = rgb_images.decode_image(data)
+  except UnusableImage as error:
+    return None, str(error)
   except rgb_images.ImageDecodeError as error:
     return None, f'not a readable image: {error}'
   height, width = image.shape[:2]
@@ -125,19 +155,40 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   if not tf.io.gfile.isdir(input_dir):
     raise ValueError(f'--input_dir={input_dir!r} is not a folder')
   paths = file_lists.files_below(input_dir)
+  return write_images([file_source(path, input_dir) for path in paths], output_dir, num_shards,
+                      min_size, seed, overwrite, num_workers,
+                      lambda skipped: _no_usable_image(input_dir, paths, skipped))
+
+
+def write_images(sources, output_dir, num_shards=0, min_size=256, seed=0, overwrite=False,
+                 num_workers=0, no_usable_image=None):
+  """Writes images, from files or a caller's arrays, as TFRecord shards
+  (write_dataset's work once its files are found).
+
+  Args:
+    sources: list of ImageSource.
+    no_usable_image: fn(skipped) -> the ValueError to raise when no source
+      gives an image (skipped: list of {'file', 'reason'}).
+    The others: as write_dataset's.
+
+  Returns:
+    The manifest dict (also written to output_dir/manifest.json).
+  """
+  sources = list(sources)
   existing = check_output(output_dir, overwrite)
-  np.random.default_rng(seed).shuffle(paths)
-  num_shards = _shard_count(paths, num_shards)
+  np.random.default_rng(seed).shuffle(sources)
+  num_shards = _shard_count(sources, num_shards)
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
   started = time.perf_counter()
   try:
-    written = _write_shards(paths, input_dir, temporary, min_size, num_workers)
+    written = _write_shards(sources, temporary, min_size, num_workers)
   except BaseException:
     _remove_existing(temporary)
     raise
   if not written.heights:
     _remove_existing(temporary)
-    raise _no_usable_image(input_dir, paths, written.skipped)
+    raise (no_usable_image(written.skipped) if no_usable_image
+           else ValueError('no usable image'))
   shards = commit_shards(output_dir, temporary, written.counts, existing)
   manifest = _image_manifest(written, shards, min_size, seed)
   write_manifest(output_dir, manifest)
@@ -148,12 +199,13 @@ def write_dataset(input_dir, output_dir, num_shards=0, min_size=256, seed=0, ove
   return manifest
 
 
-def _shard_count(paths, num_shards):
-  """num_shards, or (0) as many as make shards of about TARGET_SHARD_BYTES; at most one a file."""
+def _shard_count(sources, num_shards):
+  """num_shards, or (0) as many as make shards of about TARGET_SHARD_BYTES; at most one a
+  source."""
   if num_shards <= 0:
-    total_bytes = sum(_file_size(path) for path in paths)
+    total_bytes = sum(source.size() for source in sources)
     num_shards = max(1, math.ceil(total_bytes / TARGET_SHARD_BYTES))
-  return max(1, min(num_shards, len(paths)))
+  return max(1, min(num_shards, len(sources)))
 
 
 @dataclasses.dataclass
@@ -165,8 +217,8 @@ class _Written:
   skipped: list  # {'file', 'reason'}
 
 
-def _write_shards(paths, input_dir, temporary, min_size, num_workers):
-  """Decodes paths on a thread pool and deals the images round-robin into the
+def _write_shards(sources, temporary, min_size, num_workers):
+  """Decodes sources on a thread pool and deals the images round-robin into the
   temporary shards; returns _Written."""
   writers = [tf.io.TFRecordWriter(path) for path in temporary]
   written = _Written([0] * len(temporary), [], [], [])
@@ -174,25 +226,25 @@ def _write_shards(paths, input_dir, temporary, min_size, num_workers):
   workers = num_workers or os.cpu_count() or 1
   try:
     with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-      for chunk_start in range(0, len(paths), _CHUNK):
-        chunk = paths[chunk_start:chunk_start + _CHUNK]
-        for path, (converted, reason) in zip(
-            chunk, pool.map(lambda path: _read_and_convert(path, min_size), chunk)):
-          name = os.path.relpath(path, input_dir)
+      for chunk_start in range(0, len(sources), _CHUNK):
+        chunk = sources[chunk_start:chunk_start + _CHUNK]
+        for source, (converted, reason) in zip(
+            chunk, pool.map(lambda source: _read_and_convert(source, min_size), chunk)):
           if converted is None:
-            logging.warning('Skipping %s: %s', path, reason)
-            written.skipped.append({'file': name, 'reason': reason})
+            logging.warning('Skipping %s: %s', source.name, reason)
+            written.skipped.append({'file': source.name, 'reason': reason})
             continue
           png, height, width = converted
           shard = len(written.heights) % len(temporary)
-          writers[shard].write(tfrecord.serialize_image(png, height, width, name))
+          writers[shard].write(tfrecord.serialize_image(png, height, width, source.name))
           written.counts[shard] += 1
           written.heights.append(height)
           written.widths.append(width)
         done = chunk_start + len(chunk)
         now = time.perf_counter()
-        if now - last_report > 5 or done == len(paths):
-          logging.info('%d/%d files, %.1f images/s', done, len(paths), done / (now - started))
+        if now - last_report > 5 or done == len(sources):
+          logging.info('%d/%d images, %.1f images/s', done, len(sources),
+                       done / (now - started))
           last_report = now
   finally:
     for writer in writers:

@@ -28,6 +28,14 @@ def files_below(directory):
   return sorted(paths)
 
 
+def is_record_folder(path):
+  """True for a dataset folder of TFRecords (manifest.json beside its shards, as
+  the dataset writers leave it), rather than a folder of images or scenes."""
+  return (tf.io.gfile.isdir(path)
+          and tf.io.gfile.exists(os.path.join(path, tfrecord.MANIFEST_NAME))
+          and bool(tf.io.gfile.glob(os.path.join(path, '*' + tfrecord.SHARD_SUFFIX))))
+
+
 def record_files(globs, flag_name='train_data'):
   """TFRecord files named by comma-separated globs or dataset folders.
 

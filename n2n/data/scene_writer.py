@@ -39,10 +39,14 @@ class CheckedScene:
   brightest: float = 0.0  # the largest value of its captures
 
 
-def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES,
-                 axes='', planes=False):
+def check_scenes(found, read, skip_bad_scenes, max_record_bytes=MAX_RECORD_BYTES, planes=False):
   """Reads and checks every scene, one at a time, sizes included (with planes,
   the sizes of one plane of a stack: its records hold one plane each).
+
+  Args:
+    found: list of scenes.Scene (their captures' first entry names the scene
+      in errors: a path, or a label such as 'noisy[3]').
+    read: fn(scene) -> scenes.SceneArrays, checked (scenes.scene_arrays).
 
   Returns:
     (list of CheckedScene, list of {'scene', 'reason'} skipped).
@@ -55,7 +59,7 @@ def check_scenes(found, white_level, skip_bad_scenes, max_record_bytes=MAX_RECOR
   checked, skipped = [], []
   for scene in found:
     try:
-      arrays = scenes_lib.read_scene(scene, white_level, axes)
+      arrays = read(scene)
     except scenes_lib.SceneError as error:
       if not skip_bad_scenes:
         raise
@@ -168,15 +172,44 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
     raise ValueError('--planes applies to --scenes and --noisy_images, not --clean_stacks')
   found = (scenes_lib.find_noisy_images(input_dir) if noisy_images or clean_stacks
            else scenes_lib.find_scenes(input_dir))
+  kind = 'clean_stacks' if clean_stacks else 'noisy_images' if noisy_images else 'scenes'
+  return write_scenes(found, lambda scene: scenes_lib.read_scene(scene, white_level, axes),
+                      output_dir, kind, white_level, f'--input_dir={input_dir!r}', num_shards,
+                      seed, overwrite, skip_bad_scenes, max_record_bytes, planes)
+
+
+def write_scenes(found, read, output_dir, kind, white_level=0.0, where='', num_shards=0, seed=0,
+                 overwrite=False, skip_bad_scenes=False, max_record_bytes=MAX_RECORD_BYTES,
+                 planes=False):
+  """Writes scenes, from files or a caller's arrays, as TFRecord shards.
+
+  Args:
+    found: list of scenes.Scene; read: fn(scene) -> scenes.SceneArrays
+      (check_scenes). Each scene is read twice, one at a time: once to check
+      it, once to write it.
+    output_dir: folder for the shards and manifest.json.
+    kind: the manifest's kind: 'scenes', 'noisy_images' (one capture each) or
+      'clean_stacks' (one clean stack each).
+    white_level: as write_scene_dataset's (0: the dtype's maximum).
+    where: what errors about the whole set name first (the input folder).
+    num_shards, seed, overwrite, skip_bad_scenes, max_record_bytes, planes:
+      as write_scene_dataset's.
+
+  Returns:
+    The manifest dict (also written to output_dir/manifest.json).
+
+  Raises:
+    ValueError: naming the scene, file or flag at fault.
+  """
   existing = dataset_writer.check_output(output_dir, overwrite)
   try:
-    checked, skipped = check_scenes(found, white_level, skip_bad_scenes, max_record_bytes, axes,
-                                    planes)
+    checked, skipped = check_scenes(found, read, skip_bad_scenes, max_record_bytes, planes)
   except ValueError as error:
     if isinstance(error, scenes_lib.SceneError):
       raise
-    raise ValueError(f'--input_dir={input_dir!r}: {error}') from None
+    raise ValueError(f'{where}: {error}') from None
   first = checked[0]
+  clean_stacks = kind == 'clean_stacks'
   if clean_stacks and not first.depth:
     raise ValueError(f'--clean_stacks: {first.scene.captures[0]} is an image, not a stack; '
                      'clean 2D images are written without --clean_stacks')
@@ -194,8 +227,7 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   num_shards = max(1, min(num_shards, len(written)))
   temporary = [os.path.join(output_dir, f'.incomplete-{index:05d}') for index in range(num_shards)]
   try:
-    counts = _write_records(checked, white_level, temporary, seed, max_record_bytes, axes,
-                            planes)
+    counts = _write_records(checked, read, temporary, seed, max_record_bytes, planes)
   except BaseException:
     # A scene that changed since the first pass, a full disk, Ctrl-C: no
     # .incomplete shard stays behind.
@@ -206,14 +238,14 @@ def write_scene_dataset(input_dir, output_dir, white_level=0.0, num_shards=0, se
   shards = dataset_writer.commit_shards(output_dir, temporary, counts, existing)
   manifest = _manifest(written, skipped, shards, resolved_white_level, seed)
   manifest['num_records'] = sum(counts)
-  if noisy_images or clean_stacks:
-    manifest['kind'] = 'clean_stacks' if clean_stacks else 'noisy_images'
+  if kind != 'scenes':
+    manifest['kind'] = kind
     manifest['num_images'] = manifest['num_scenes']
   dataset_writer.write_manifest(output_dir, manifest)
   logging.info('Wrote %d %s (%d captures, %d references; %s, %d channel(s), white level '
                '%g) to %d shard(s) in %s; skipped %d.', len(written),
-               'clean stacks' if clean_stacks else 'noisy images' if noisy_images else 'scenes',
-               manifest['num_captures'],
+               {'scenes': 'scenes', 'noisy_images': 'noisy images',
+                'clean_stacks': 'clean stacks'}[kind], manifest['num_captures'],
                manifest['num_references'], first.dtype, first.shape[-1], resolved_white_level,
                len(shards), output_dir, len(skipped))
   return manifest
@@ -279,7 +311,7 @@ def _scene_records(arrays, max_record_bytes, planes):
       yield tfrecord.serialize_scene(captures[group], reference, name)
 
 
-def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes, planes=False):
+def _write_records(checked, read, temporary, seed, max_record_bytes, planes=False):
   """Second pass: reads each scene again (one in memory at a time) and deals its
   records round-robin into the temporary shards; returns the records per shard."""
   counts = [0] * len(temporary)
@@ -287,7 +319,7 @@ def _write_records(checked, white_level, temporary, seed, max_record_bytes, axes
   written = 0
   try:
     for index in np.random.default_rng(seed).permutation(len(checked)):
-      arrays = scenes_lib.read_scene(checked[index].scene, white_level, axes)
+      arrays = read(checked[index].scene)
       for record in _scene_records(arrays, max_record_bytes, planes):
         shard = written % len(temporary)
         writers[shard].write(record)

@@ -196,30 +196,55 @@ def read_scene(scene, white_level=0.0, axes=''):
       scene's first capture, or whose values exceed the white level.
   """
   paths = list(scene.captures) + ([scene.reference] if scene.reference else [])
-  arrays = []
-  for path in paths:
-    array = _read_capture(path, axes)
+  # A generator: each file is checked against the first as it is read.
+  return scene_arrays(scene.name, ((path, _read_capture(path, axes)) for path in paths),
+                      white_level, has_reference=scene.reference is not None)
+
+
+def scene_arrays(name, labelled, white_level=0.0, has_reference=False,
+                 white_level_flag='--white_level'):
+  """Checks one scene's pixels, from files or a caller's arrays.
+
+  Args:
+    name: the scene's name.
+    labelled: iterable of (label, array): the captures, then the reference if
+      has_reference; each array [H, W, C] (or [D, H, W, C]) of a DTYPES
+      dtype, its label (a path, or an argument such as 'captures[2][1]') named
+      in errors.
+    white_level: values above it are an error; 0: the dtype's default.
+    white_level_flag: how errors name the white level's setting.
+
+  Returns:
+    SceneArrays (a single capture's captures is a view of it, not a copy).
+
+  Raises:
+    SceneError: naming the label whose size, channels or dtype differ from
+      the first capture's, or whose values exceed the white level.
+  """
+  labels, arrays = [], []
+  for label, array in labelled:
     if arrays:
-      first, first_path = arrays[0], paths[0]
+      first, first_label = arrays[0], labels[0]
       if array.shape != first.shape:
-        raise SceneError(f'{path} is {_describe(array)} but {first_path} is {_describe(first)}; '
-                         'the captures of a scene must be registered images of one size and '
-                         'channel count')
+        raise SceneError(f'{label} is {_describe(array)} but {first_label} is '
+                         f'{_describe(first)}; the captures of a scene must be registered images '
+                         'of one size and channel count')
       if array.dtype != first.dtype:
-        raise SceneError(f'{path} is {array.dtype.name} but {first_path} is '
+        raise SceneError(f'{label} is {array.dtype.name} but {first_label} is '
                          f'{first.dtype.name}; a scene mixes bit depths')
+    labels.append(label)
     arrays.append(array)
   resolved_white_level = white_level or default_white_level(arrays[0].dtype)
   tops = [float(array.max()) for array in arrays]
-  for path, top in zip(paths, tops):
+  for label, top in zip(labels, tops):
     if top > resolved_white_level:
-      flag = (f'--white_level={resolved_white_level:g}' if white_level
+      flag = (f'{white_level_flag}={resolved_white_level:g}' if white_level
               else f'the default white level {resolved_white_level:g}')
-      raise SceneError(f'{path} holds values up to {top:g}, above {flag}; pass the sensor\'s '
+      raise SceneError(f'{label} holds values up to {top:g}, above {flag}; pass the sensor\'s '
                        'white level')
-  captures = np.stack(arrays[:len(scene.captures)])
-  return SceneArrays(scene.name, captures, arrays[-1] if scene.reference else None,
-                     max(tops[:len(scene.captures)]))
+  count = len(arrays) - bool(has_reference)
+  captures = arrays[0][np.newaxis] if count == 1 else np.stack(arrays[:count])
+  return SceneArrays(name, captures, arrays[-1] if has_reference else None, max(tops[:count]))
 
 
 def _describe(array):

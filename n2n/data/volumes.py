@@ -97,6 +97,23 @@ def from_canonical(pixels, axes):
   return np.transpose(kept, [present.index(letter) for letter in letters])
 
 
+def volumes_of(pixels):
+  """[T, Z, Y, X, C] -> list of [D, H, W, C] volumes: one per time point of a
+  z-stack, or the whole movie (time as depth) where there is no z."""
+  frames, depth = pixels.shape[:2]
+  if depth == 1 and frames > 1:
+    return [pixels[:, 0]]
+  return [pixels[frame] for frame in range(frames)]
+
+
+def stack_like(denoised, pixels):
+  """Inverse of volumes_of: the list of [D, H, W, C] back to pixels' [T, Z, Y, X, C]."""
+  frames, depth = pixels.shape[:2]
+  if depth == 1 and frames > 1:
+    return denoised[0][:, np.newaxis]
+  return np.stack(denoised)
+
+
 def _ome_sizes(ome_xml):
   """{key: value} of the first Pixels element's physical sizes and their units."""
   if not ome_xml:

@@ -121,6 +121,79 @@ def unlike_training(file_correlation, training_correlation):
   return None
 
 
+def white_level_note(white_level):
+  """What 1.0 is on the scale the levels are given on: the white level, or (0)
+  the data type's maximum (1.0 for floats)."""
+  return f'1.0 = {white_level:g}' if white_level else "1.0 = the data type's maximum"
+
+
+@dataclasses.dataclass(frozen=True)
+class Diagnosis:
+  """The noise of a set of images and what to train on it: what diagnose.py
+  prints, as values; str() is the text it prints.
+
+  Attributes:
+    profile: the NoiseProfile (levels per signal bin and channel, correlation
+      at lags 1 to MAX_LAG along x and y, the variance fit).
+    images: how many images (or scenes) it was measured on.
+    white_level: the value that was 1.0 (0: the data type's maximum).
+    recommendation: Recommendation (kind, train.py flags, why).
+  """
+  profile: noise_statistics.NoiseProfile
+  images: int
+  white_level: float
+  recommendation: Recommendation
+
+  @classmethod
+  def of(cls, profile, images, white_level=0.0):
+    """The Diagnosis of a profile measured on `images` images, with n2n's recommendation."""
+    return cls(profile, images, white_level, recommend(profile))
+
+  @property
+  def kind(self):
+    """'independent', 'correlated', 'rows', 'columns' or 'rows and columns'."""
+    return self.recommendation.kind
+
+  @property
+  def noise_level(self):
+    """The noise's standard deviation, mean over level bins and channels, 0-1 scale."""
+    return float(np.nanmean(self.profile.sigma))
+
+  @property
+  def correlation_x(self):
+    """[MAX_LAG] correlation at lags 1..MAX_LAG along x (rows)."""
+    return self.profile.correlation_x
+
+  @property
+  def correlation_y(self):
+    """[MAX_LAG] correlation at lags 1..MAX_LAG along y (columns)."""
+    return self.profile.correlation_y
+
+  @property
+  def flags(self):
+    """The train.py flags recommended, e.g. ('--noise=none', '--method=neighbor2neighbor')."""
+    return self.recommendation.flags
+
+  @property
+  def settings(self):
+    """The recommended flags as n2n.train_config's keywords: {'noise': 'none', ...}."""
+    settings = {}
+    for flag in self.flags:
+      name, value = flag.lstrip('-').split('=', 1)
+      settings[name] = int(value) if value.isdigit() else value
+    return settings
+
+  @property
+  def method(self):
+    """The recommended --method."""
+    return self.settings['method']
+
+  def __str__(self):
+    return '\n'.join([describe(self.profile, self.images, white_level_note(self.white_level)), '',
+                      f'Recommended: python train.py {" ".join(self.flags)} ...',
+                      *(f'  {line}' for line in self.recommendation.lines)])
+
+
 def _channel_names(channels):
   return CHANNEL_NAMES.get(channels, tuple(f'c{index}' for index in range(channels)))
 

@@ -37,16 +37,17 @@ def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORD
       decode = tfrecord.decode_volume if volume else tfrecord.decode_pixels
       captures = [decode(serialized, tf.as_dtype(dtype), channels).numpy()
                   for serialized in scene['captures'][:2]]
-      captures = [capture.astype(np.float64) / white_level for capture in captures]
-      # A stack's noise is read plane by plane (in xy): up to VOLUME_PLANES of them.
+      # A stack's noise is read plane by plane (in xy): up to VOLUME_PLANES of them,
+      # each converted on its own (a whole record in float64 is four times its bytes).
       planes = (np.unique(np.linspace(0, len(captures[0]) - 1, VOLUME_PLANES).astype(int))
                 if volume else [None])
       for plane in planes:
-        pick = (lambda capture: capture[plane]) if volume else (lambda capture: capture)
-        if len(captures) == 2:
-          pairs.append([pick(capture) for capture in captures])
+        picked = [(capture[plane] if volume else capture).astype(np.float64) / white_level
+                  for capture in captures]
+        if len(picked) == 2:
+          pairs.append(picked)
         else:
-          singles.append(pick(captures[0]))
+          singles.append(picked[0])
     if pairs:
       return noise_statistics.measure_pairs(pairs), len(pairs)
     if singles:

@@ -13,6 +13,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n.data import file_lists
+from n2n.data import input_pipeline
 from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import scenes as scenes_lib
@@ -22,7 +23,8 @@ from n2n.methods import registry as methods_registry
 
 
 def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
-  """Loads evaluation images from a folder (recursive) or a TFRecord glob.
+  """Loads evaluation images from a folder (recursive), a TFRecord glob, or a
+  dataset folder of TFRecords.
 
   Files that are not readable images are skipped with a warning.
 
@@ -39,7 +41,7 @@ def load_eval_images(path, channels=3, max_images=0, flag_name='val_data'):
     ValueError: no usable image found.
   """
   images = []
-  if tf.io.gfile.isdir(path):
+  if tf.io.gfile.isdir(path) and not file_lists.is_record_folder(path):
     for file_path in file_lists.files_below(path):
       with tf.io.gfile.GFile(file_path, 'rb') as image_file:
         data = image_file.read()
@@ -116,38 +118,81 @@ def _find(finder, path, flag_name):
 def _as_eval_scenes(found, run_config, max_count, flag_name):
   """Reads and checks scenes (or single noisy images) into EvalScenes: the
   first capture, the second where there is one, the reference where there is one."""
-  loaded = []
+  return [_as_eval_scene(scene.name, scene.captures[0],
+                         _read_scene(scene, run_config, flag_name), run_config, flag_name)
+          for scene in found[:max_count or None]]
+
+
+def _read_scene(scene, run_config, flag_name):
+  """scenes.read_scene in the run's white level, its errors naming the flag."""
+  try:
+    return scenes_lib.read_scene(scene, run_config.data.white_level)
+  except scenes_lib.SceneError as error:
+    if isinstance(error.__cause__, volumes.UnknownAxesError):
+      # train.py and validate.py take no --axes: the stacks must say them.
+      raise ValueError(f'--{flag_name}: {error.__cause__.path} does not say its axes; '
+                       'validation stacks must (save them as ImageJ or OME-TIFF, e.g. '
+                       'from Fiji, or with tifffile imwrite(..., imagej=True, '
+                       'metadata={"axes": "ZYX"}))') from None
+    raise ValueError(f'--{flag_name}: {error}') from None
+
+
+def _as_eval_scene(name, label, arrays, run_config, flag_name):
+  """EvalScene of one scene's SceneArrays (label: its first capture, for errors)."""
   volume_run = config_lib.model_spatial_dims(run_config) == 3
-  for scene in found[:max_count or None]:
-    try:
-      arrays = scenes_lib.read_scene(scene, run_config.data.white_level)
-    except scenes_lib.SceneError as error:
-      if isinstance(error.__cause__, volumes.UnknownAxesError):
-        # train.py and validate.py take no --axes: the stacks must say them.
-        raise ValueError(f'--{flag_name}: {error.__cause__.path} does not say its axes; '
-                         'validation stacks must (save them as ImageJ or OME-TIFF, e.g. '
-                         'from Fiji, or with tifffile imwrite(..., imagej=True, '
-                         'metadata={"axes": "ZYX"}))') from None
-      raise ValueError(f'--{flag_name}: {error}') from None
-    if (arrays.captures.ndim == 5) != volume_run:
-      held = 'a stack' if arrays.captures.ndim == 5 else 'a 2D image'
-      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {held} but the run is '
-                       f'{"3D" if volume_run else "2D"}; score it on '
-                       f'{"stacks" if volume_run else "images"}')
-    if arrays.dtype != run_config.data.dtype:
-      raise ValueError(f'--{flag_name}: {scene.captures[0]} is {arrays.dtype} but the run '
-                       f'trained on {run_config.data.dtype} data')
-    # Every image of a scene on the scale of the capture that is denoised, as
-    # denoise.py maps it (by its own percentiles with --normalization=percentile).
-    pixel_map = normalization.image_map(arrays.captures[0], normalization.rule_of(run_config),
-                                    run_config.data.white_level)
-    convert = lambda array: rgb_images.convert_channels(normalization.normalize(array, pixel_map),
-                                                        run_config.model.channels)
-    loaded.append(EvalScene(
-        scene.name, convert(arrays.captures[0]),
-        convert(arrays.captures[1]) if len(arrays.captures) > 1 else None,
-        convert(arrays.reference) if arrays.reference is not None else None,
-        scenes_lib.quantization_step(arrays.dtype, pixel_map.scale)))
+  if (arrays.captures.ndim == 5) != volume_run:
+    held = 'a stack' if arrays.captures.ndim == 5 else 'a 2D image'
+    raise ValueError(f'--{flag_name}: {label} is {held} but the run is '
+                     f'{"3D" if volume_run else "2D"}; score it on '
+                     f'{"stacks" if volume_run else "images"}')
+  if arrays.dtype != run_config.data.dtype:
+    raise ValueError(f'--{flag_name}: {label} is {arrays.dtype} but the run '
+                     f'trained on {run_config.data.dtype} data')
+  # Every image of a scene on the scale of the capture that is denoised, as
+  # denoise.py maps it (by its own percentiles with --normalization=percentile).
+  pixel_map = normalization.image_map(arrays.captures[0], normalization.rule_of(run_config),
+                                  run_config.data.white_level)
+  convert = lambda array: rgb_images.convert_channels(normalization.normalize(array, pixel_map),
+                                                      run_config.model.channels)
+  return EvalScene(
+      name, convert(arrays.captures[0]),
+      convert(arrays.captures[1]) if len(arrays.captures) > 1 else None,
+      convert(arrays.reference) if arrays.reference is not None else None,
+      scenes_lib.quantization_step(arrays.dtype, pixel_map.scale))
+
+
+def load_eval_records(path, run_config, max_scenes=0, flag_name='val_data'):
+  """Loads validation scenes (or single noisy images) from a dataset folder of
+  scene TFRecords (the dataset writers', e.g. n2n.train's val= arrays), as
+  load_eval_scenes loads folders of files.
+
+  Raises:
+    ValueError: naming the flag: no manifest, or records the run cannot score.
+  """
+  files = file_lists.record_files(path, flag_name)
+  manifests = input_pipeline.read_manifests(files)
+  if not manifests or manifests[0].get('kind') not in ('scenes', 'noisy_images'):
+    raise ValueError(f'--{flag_name}: {path!r} holds no scene records with a manifest.json '
+                     '(datasets/make_tfrecords.py --scenes or --noisy_images writes them)')
+  manifest = manifests[0]
+  if (manifest['kind'] == 'noisy_images'
+      and config_lib.model_spatial_dims(run_config) == 3):
+    raise ValueError(f'--{flag_name}: {path!r} holds single noisy stacks, which a 3D run is '
+                     'not scored on yet; give it scenes of two or more captures of one stack')
+  dtype, channels = tf.as_dtype(manifest['dtype']), manifest['channels']
+  loaded = []
+  for record in tf.data.TFRecordDataset(files):
+    parsed = tfrecord.parse_scene(record)
+    decode = tfrecord.decode_volume if int(parsed['depth']) else tfrecord.decode_pixels
+    pixels = [decode(serialized, dtype, channels).numpy()
+              for serialized in list(parsed['captures']) + list(parsed['reference'])]
+    count = len(parsed['captures'])
+    name = parsed['name'].numpy().decode('utf-8')
+    arrays = scenes_lib.SceneArrays(name, np.stack(pixels[:count]),
+                                    pixels[count] if len(pixels) > count else None)
+    loaded.append(_as_eval_scene(name, name, arrays, run_config, flag_name))
+    if max_scenes and len(loaded) >= max_scenes:
+      break
   return loaded
 
 
@@ -176,6 +221,8 @@ def load_eval_data(path, run_config, noise, max_images=0, flag_name='val_data'):
   folder without any reference, every image file as a held-out noisy image of
   its own."""
   if noise == config_lib.NO_NOISE:
+    if file_lists.is_record_folder(path):
+      return load_eval_records(path, run_config, max_images, flag_name)
     if (methods_registry.get(run_config.method.name).single_image and tf.io.gfile.isdir(path)
         and not holds_references(path)):
       if config_lib.model_spatial_dims(run_config) == 3:

@@ -110,6 +110,20 @@ class LevelScores:
     return _mean([image.noisy_target_mse for image in self.images])
 
 
+def headline_values(results):
+  """{name: value} of an evaluation's means over its levels, as far as it has
+  them: 'psnr' (dB, where there are clean images or references),
+  'held_out_loss' (single-image methods), 'noisy_target_mse' (scenes with a
+  second capture). results: list of LevelScores."""
+  values = {}
+  for name, attribute in (('psnr', 'mean_psnr'), ('held_out_loss', 'mean_held_out_loss'),
+                          ('noisy_target_mse', 'mean_noisy_target_mse')):
+    known = _mean([getattr(scores, attribute) for scores in results])
+    if known is not None:
+      values[name] = known
+  return values
+
+
 def _mean(values):
   known = [value for value in values if value is not None]
   return float(np.mean(known)) if known else None

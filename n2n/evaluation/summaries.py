@@ -57,7 +57,10 @@ def colour_error_panel(denoised, clean):
 
 
 def comparison_strip(noisy, denoised, clean):
-  """noisy | denoised | clean | colour error side by side; [H, 4W, C] float32 in [0, 1]."""
+  """noisy | denoised | clean | colour error side by side; [H, 4W, C] float32 in [0, 1].
+  Without a clean image (clean None: a held-out noisy image on its own), noisy | denoised."""
+  if clean is None:
+    return np.concatenate([np.clip(image, 0.0, 1.0) for image in (noisy, denoised)], axis=1)
   panels = [np.clip(image, 0.0, 1.0) for image in (noisy, denoised, clean)]
   return np.concatenate(panels + [colour_error_panel(denoised, clean)], axis=1)
 

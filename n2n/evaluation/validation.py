@@ -41,14 +41,12 @@ def resolve_plan(config, run_config):
 
   Raises:
     ValueError: no --data given and the run had no --val_data; a 3D run on
-      synthetic noise, or --tta for a 3D run.
+      synthetic noise.
   """
   if config_lib.model_spatial_dims(run_config) == 3:
     if run_config.corruption.noise != config_lib.NO_NOISE:
       raise ValueError(f'--checkpoint={config.checkpoint} is a 3D run on synthetic noise: '
                        'validate.py scores 3D runs on scenes of stacks only so far')
-    if config.tta:
-      raise ValueError('--tta averages 2D flips and rotations; a 3D run does not take it yet')
   noise = config.noise or run_config.corruption.noise
   if (noise == config_lib.NO_NOISE) != (run_config.corruption.noise == config_lib.NO_NOISE):
     raise ValueError(

@@ -1,7 +1,8 @@
 """n2n.Denoiser: a trained run or an export as a function on numpy arrays, for
 notebooks and napari. Each array goes through denoise.py's own per-page code
-(noisy_files.denoise_page): the same white level, channel, alpha and percentile
-rules as a file of the same pixels.
+(noisy_files.denoise_page), or, for a 3D run, its per-stack code
+(noisy_volumes.denoise_pixels): the same white level, channel, alpha and
+percentile rules, tiles and volumes as a file of the same pixels.
 """
 
 import dataclasses
@@ -11,9 +12,11 @@ import numpy as np
 
 from n2n import config as config_lib
 from n2n import hardware
-from n2n.inference import noisy_files
+from n2n.data import volumes
 from n2n.inference import exported_model
 from n2n.inference import loading
+from n2n.inference import noisy_files
+from n2n.inference import noisy_volumes
 
 # Defaults of the settings Denoiser.load shares with denoise.py, declared once in DenoiseConfig.
 _DEFAULTS = config_lib.DenoiseConfig()
@@ -22,6 +25,10 @@ _DEFAULTS = config_lib.DenoiseConfig()
 ARRAY_CHANNELS = (1, 3, 4)
 # Pixel kinds: bool, unsigned and signed integers, floats.
 _DTYPE_KINDS = 'buif'
+
+
+class DenoisingCancelled(Exception):
+  """Denoising stopped between tiles because its cancel event was set."""
 
 
 def check_array(array):
@@ -35,11 +42,31 @@ def check_array(array):
   if not shape_ok or min(pixels.shape or (0,)) < 1:
     raise ValueError(f'cannot denoise an array of shape {pixels.shape}: expected [H, W] or '
                      '[H, W, C] with C 1, 3 or 4 (RGB + alpha); denoise other channels one '
-                     '[H, W] slice at a time')
+                     '[H, W] slice at a time, or give axes')
+  return _check_dtype(pixels)
+
+
+def _check_dtype(pixels):
   if pixels.dtype.kind not in _DTYPE_KINDS:
     raise ValueError(f'cannot denoise an array of dtype {pixels.dtype} (shape {pixels.shape}): '
                      'expected integer, float or bool pixels')
   return pixels
+
+
+def check_stack(array, axes):
+  """(array as numpy, [T, Z, Y, X, C] view of it) for an array laid out in axes.
+
+  Raises:
+    ValueError: axes that do not fit the array, or C other than 1, 3 or 4.
+  """
+  pixels = _check_dtype(np.asarray(array))
+  where = f'the array of shape {pixels.shape}'
+  volumes.check_axes(axes, pixels.ndim, where)
+  canonical = volumes.to_canonical(pixels, axes)
+  if min(pixels.shape or (0,)) < 1 or canonical.shape[-1] not in ARRAY_CHANNELS:
+    raise ValueError(f'cannot denoise {where} (axes {axes!r}): expected 1, 3 or 4 (RGB + '
+                     'alpha) channels and no empty axis')
+  return pixels, canonical
 
 
 class Denoiser:
@@ -53,7 +80,10 @@ class Denoiser:
       percentiles and mapped back.
   An RGB model denoises a grayscale array as three equal channels; a grayscale
   model each colour channel on its own; a fourth channel (alpha) is passed
-  through untouched. NaN and inf in float arrays are kept where they are.
+  through untouched. NaN and inf in float 2D arrays are kept where they are.
+  A 3D run denoises stacks given with their axes (denoiser(volume, axes='ZYX')),
+  volume by volume in overlapping 3D tiles, as denoise.py denoises TIFF stacks.
+  One call at a time per Denoiser; it may run in a worker thread.
   """
 
   def __init__(self, network, settings):
@@ -64,13 +94,16 @@ class Denoiser:
 
   @classmethod
   def load(cls, path, precision=_DEFAULTS.precision, tile_size=_DEFAULTS.tile_size,
-           tile_overlap=_DEFAULTS.tile_overlap, batch_tiles=_DEFAULTS.batch_tiles):
+           tile_overlap=_DEFAULTS.tile_overlap, batch_tiles=_DEFAULTS.batch_tiles,
+           volume_tile=_DEFAULTS.volume_tile, volume_overlap=_DEFAULTS.volume_overlap):
     """Loads a run's model_dir (newest checkpoint), a checkpoint prefix
-    (model_dir/ckpt-N) or a folder written by export.py.
+    (model_dir/ckpt-N) or a folder written by export.py (of a 2D or a 3D run).
 
     Args:
-      precision, tile_size, tile_overlap, batch_tiles: as denoise.py's flags of
-        those names (n2n/config.py DenoiseConfig). An export runs in float32.
+      precision, tile_size, tile_overlap, batch_tiles, volume_tile,
+        volume_overlap: as denoise.py's flags of those names
+        (n2n/config/denoise.py DenoiseConfig; the last two for 3D runs). An
+        export runs in float32.
 
     Raises:
       ValueError: a bad setting (naming it) or a path that holds no run or
@@ -79,7 +112,8 @@ class Denoiser:
     path = os.fspath(path)
     settings = dataclasses.replace(_DEFAULTS, model=path, precision=precision,
                                    tile_size=tile_size, tile_overlap=tile_overlap,
-                                   batch_tiles=batch_tiles)
+                                   batch_tiles=batch_tiles, volume_tile=volume_tile,
+                                   volume_overlap=volume_overlap)
     if exported_model.is_export(path):
       network = loading.from_export(path)
     else:
@@ -101,34 +135,101 @@ class Denoiser:
     """The checkpoint prefix or export that was loaded."""
     return self._network.source
 
-  def __call__(self, array, tta=False, white_level=0.0):
-    """Denoises one image.
+  def __call__(self, array, tta=False, white_level=0.0, *, axes='', progress=None, cancel=None):
+    """Denoises one image, or a stack laid out in axes.
 
     Args:
       array: [H, W] or [H, W, C] (C 1, 3, or 4 with alpha) of any size; bool,
-        integer or float pixels in the units the class docstring gives.
-      tta: average the outputs of the 8 flips and rotations (8 times the time).
+        integer or float pixels in the units the class docstring gives. With
+        axes, any layout they name.
+      tta: average the outputs of the 8 flips and rotations (in y and x; 8
+        times the time).
       white_level: as denoise.py's --white_level: the value that maps to 1.0
         (0: the run's rule).
+      axes: the array's axes in its own order, as denoise.py's --axes (YX,
+        YXC, CYX, ZYX, TYX, TZCYX...). A 3D run needs them (Z, or T for a
+        movie whose time is the depth it sees) and denoises each volume in
+        tiles as denoise.py does; a 2D run denoises each plane. '': [H, W] or
+        [H, W, C] for a 2D run.
+      progress: None, or fn(done, total) called after each batch of tiles
+        through the network, in the calling thread (counts of tiles over all
+        planes, channels and tta passes; done reaches total).
+      cancel: None, or a threading.Event (anything with is_set()), checked
+        before each batch of tiles: once set, DenoisingCancelled is raised.
 
     Returns:
       The denoised array, of array's shape and dtype.
 
     Raises:
-      ValueError: an array of another shape or dtype (naming it), or a
-        white_level the run cannot use.
+      ValueError: an array of another shape or dtype, axes that do not fit it
+        or the run (naming them), or a white_level the run cannot use.
+      DenoisingCancelled: cancel was set.
     """
-    pixels = check_array(array)
-    settings = dataclasses.replace(self._settings, white_level=white_level)
+    settings = dataclasses.replace(self._settings, white_level=white_level, tta=bool(tta))
     noisy_files.check_white_level_override(self.run_config, settings.white_level)
-    noisy_files.warn_above_white(f'the array of shape {pixels.shape}', [pixels], [None],
-                               self.run_config, settings.white_level)
-    return noisy_files.denoise_page(pixels, self._image_function(bool(tta)), self.channels,
-                                  self.run_config, None, settings.white_level)
+    volume_run = noisy_volumes.is_volume_run(self.run_config)
+    if not axes and not volume_run:
+      pixels = check_array(array)
+      noisy_files.warn_above_white(f'the array of shape {pixels.shape}', [pixels], [None],
+                                   self.run_config, settings.white_level)
+      denoise = self._function(settings, [pixels], progress, cancel)
+      return noisy_files.denoise_page(pixels, denoise, self.channels, self.run_config, None,
+                                      settings.white_level)
+    axes = axes.strip().upper()
+    if not axes:
+      raise ValueError(f'{self.source} is a 3D run: give the array\'s axes, e.g. '
+                       "denoiser(volume, axes='ZYX') (or 'TYX' for a movie)")
+    pixels, canonical = check_stack(array, axes)
+    if volume_run:
+      if canonical.shape[0] == canonical.shape[1] == 1:
+        raise ValueError(f'axes {axes!r}: a 3D run denoises stacks; give axes with Z (or T, a '
+                         "movie's time as depth), e.g. axes='ZYX'")
+      units = volumes.volumes_of(canonical)
+      denoise = self._function(settings, units, progress, cancel)
+      denoised = noisy_volumes.denoise_pixels(canonical, denoise, self.channels, self.run_config,
+                                              settings.white_level)
+    else:
+      planes = canonical.reshape((-1,) + canonical.shape[2:])
+      noisy_files.warn_above_white(f'the array of shape {pixels.shape}', list(planes),
+                                   [None] * len(planes), self.run_config, settings.white_level)
+      denoise = self._function(settings, planes, progress, cancel)
+      denoised = np.stack([noisy_files.denoise_page(plane, denoise, self.channels,
+                                                    self.run_config, None, settings.white_level)
+                           for plane in planes]).reshape(canonical.shape)
+    return volumes.from_canonical(denoised, axes)
 
-  def _image_function(self, tta):
-    if tta not in self._functions:
-      self._functions[tta] = loading.image_function(
-          self._network, self._settings.tile_size, self._settings.tile_overlap,
-          self._settings.batch_tiles, tta)
-    return self._functions[tta]
+  def _function(self, settings, units, progress, cancel):
+    """loading.denoise_function of settings; with progress or cancel, its
+    network counts the tiles of units (the pages or volumes to denoise)."""
+    if progress is None and cancel is None:
+      if settings.tta not in self._functions:
+        self._functions[settings.tta] = loading.denoise_function(self._network, settings)
+      return self._functions[settings.tta]
+    total = sum(noisy_files.network_passes(_colour_channels(unit), self.channels)
+                * loading.network_tiles(self._network, settings, unit.shape[:-1])
+                for unit in (unit if unit.ndim > 2 else unit[..., np.newaxis] for unit in units))
+    network = dataclasses.replace(self._network, run_batch=_counted(
+        self._network.run_batch, total, progress, cancel))
+    return loading.denoise_function(network, settings)
+
+
+def _colour_channels(unit):
+  """The colour channels of [..., C] pixels, C 1, 3 or 4 (RGB + alpha, alpha passed by)."""
+  return min(unit.shape[-1], 3)
+
+
+def _counted(run_batch, total, progress, cancel):
+  """run_batch that checks cancel before each batch and reports progress after it."""
+  done = 0
+
+  def run(tiles):
+    nonlocal done
+    if cancel is not None and cancel.is_set():
+      raise DenoisingCancelled(f'denoising cancelled after {done} of {total} tiles')
+    output = run_batch(tiles)
+    done += len(tiles)
+    if progress is not None:
+      progress(done, total)
+    return output
+
+  return run

@@ -77,7 +77,7 @@ class ChunkedSummary:
 def depth_axis(axes, where, shape):
   """The letter the network's depth runs along: Z, or T for a movie without z
   (or with a z of one plane, as OME-Zarr writers store TCZYX movies), as
-  noisy_volumes.volumes_of reads TIFF stacks."""
+  volumes.volumes_of reads TIFF stacks."""
   sizes = dict(zip(axes, shape))
   if 'T' in axes and sizes.get('Z', 1) == 1 and sizes['T'] > 1:
     return 'T'

@@ -7,7 +7,10 @@ from n2n import config as config_lib
 from n2n.inference import whole_images
 from n2n.inference import devices
 from n2n.inference import exported_model
+from n2n.inference import noisy_volumes
 from n2n.inference import restore
+from n2n.inference import tiling
+from n2n.model import unet
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,3 +73,34 @@ def image_function(network, tile_size, tile_overlap, batch_tiles, tta=False):
   denoise = whole_images.tiled_denoiser(network.run_batch, tile_size, tile_overlap,
                                     batch_tiles * network.replicas)
   return whole_images.with_test_time_augmentation(denoise) if tta else denoise
+
+
+def denoise_function(network, settings):
+  """The network as fn(network values) -> same, tiled as settings (a
+  DenoiseConfig: denoise.py's flags, n2n.Denoiser's) say: over images, or over
+  volumes for a 3D run; with settings.tta the mean over the 8 flips and
+  rotations (in y and x for volumes)."""
+  if not noisy_volumes.is_volume_run(network.run_config):
+    return image_function(network, settings.tile_size, settings.tile_overlap,
+                          settings.batch_tiles, settings.tta)
+  tile, overlap = _volume_tiles(network, settings)
+  denoise = volume_function(network, tile, overlap, settings.batch_tiles)
+  return whole_images.with_test_time_augmentation(denoise) if settings.tta else denoise
+
+
+def _volume_tiles(network, settings):
+  """((depth, height, width) tiles, (z, y, x) overlaps) of a 3D run under settings."""
+  return config_lib.volume_tiling(settings, network.run_config.data.crop_depth)
+
+
+def network_tiles(network, settings, spatial):
+  """How many tiles denoise_function(network, settings) runs through the
+  network for one pass over an image (H, W) or volume (D, H, W) of that shape
+  (8 passes' worth with settings.tta)."""
+  if noisy_volumes.is_volume_run(network.run_config):
+    tile, overlap = _volume_tiles(network, settings)
+    multiples = whole_images.volume_multiples(network.run_config)
+  else:
+    tile, overlap, multiples = settings.tile_size, settings.tile_overlap, unet.SIZE_MULTIPLE
+  shapes = whole_images.augmented_shapes(spatial) if settings.tta else [tuple(spatial)]
+  return sum(tiling.tile_count(shape, tile, overlap, multiples) for shape in shapes)

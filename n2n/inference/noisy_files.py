@@ -163,6 +163,11 @@ def through_network(values, denoise, model_channels):
                          for channel in range(values.shape[-1])], axis=-1)
 
 
+def network_passes(channels, model_channels):
+  """How many times through_network runs the network over values of `channels` channels."""
+  return 1 if channels == model_channels or model_channels == 3 else channels
+
+
 def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
                  white_level_override=0.0):
   """Denoises one page, keeping its dtype, shape, alpha and extra samples.

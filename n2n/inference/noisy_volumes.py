@@ -14,8 +14,6 @@ own).
 
 import dataclasses
 
-import numpy as np
-
 from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import volumes
@@ -42,23 +40,6 @@ def read_stack(source, axes=''):
   return StackFile(volumes.read_volume(source, axes), source)
 
 
-def volumes_of(pixels):
-  """[T, Z, Y, X, C] -> list of [D, H, W, C] volumes: one per time point of a
-  z-stack, or the whole movie (time as depth) where there is no z."""
-  frames, depth = pixels.shape[:2]
-  if depth == 1 and frames > 1:
-    return [pixels[:, 0]]
-  return [pixels[frame] for frame in range(frames)]
-
-
-def stack_like(denoised, pixels):
-  """Inverse of volumes_of: the list of [D, H, W, C] back to pixels' [T, Z, Y, X, C]."""
-  frames, depth = pixels.shape[:2]
-  if depth == 1 and frames > 1:
-    return denoised[0][:, np.newaxis]
-  return np.stack(denoised)
-
-
 def denoise_volume(volume, denoise, model_channels, run_config=None, white_level_override=0.0):
   """One [D, H, W, C] volume denoised, in its own dtype.
 
@@ -74,10 +55,16 @@ def denoise_volume(volume, denoise, model_channels, run_config=None, white_level
 
 def denoise_stack(stack, denoise, model_channels, run_config=None, white_level_override=0.0):
   """Every volume of a StackFile denoised: [T, Z, Y, X, C] of its dtype."""
-  pixels = stack.volume.pixels
-  return stack_like([denoise_volume(volume, denoise, model_channels, run_config,
-                                    white_level_override) for volume in volumes_of(pixels)],
-                    pixels)
+  return denoise_pixels(stack.volume.pixels, denoise, model_channels, run_config,
+                        white_level_override)
+
+
+def denoise_pixels(pixels, denoise, model_channels, run_config=None, white_level_override=0.0):
+  """Every volume of [T, Z, Y, X, C] pixels (volumes.volumes_of) denoised: the
+  same shape and dtype."""
+  return volumes.stack_like([denoise_volume(volume, denoise, model_channels, run_config,
+                                            white_level_override)
+                             for volume in volumes.volumes_of(pixels)], pixels)
 
 
 def write_stack(destination, denoised, stack):

@@ -90,6 +90,26 @@ def _per_axis(value, dims):
   return (value,) * dims if isinstance(value, int) else tuple(value)
 
 
+def _geometry(spatial, tile_size, overlap, multiples):
+  """(tile sizes, overlaps, multiples, balanced tiles), one of each per axis of spatial."""
+  dims = len(spatial)
+  tile_sizes, overlaps = _per_axis(tile_size, dims), _per_axis(overlap, dims)
+  multiples = _per_axis(multiples, dims)
+  tiles = tuple(balanced_tile(size, tile, lap, multiple)
+                for size, tile, lap, multiple in zip(spatial, tile_sizes, overlaps, multiples))
+  return tile_sizes, overlaps, multiples, tiles
+
+
+def tile_count(spatial, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT_OVERLAP,
+               multiples=unet.SIZE_MULTIPLE):
+  """How many tiles denoise_tiled runs through the network for an image (or
+  volume) of spatial shape (H, W) (or (D, H, W)); the other arguments as its."""
+  _, overlaps, _, tiles = _geometry(spatial, tile_size, overlap, multiples)
+  # An axis shorter than its tile is padded to it: one tile along it.
+  return math.prod(len(tile_starts(max(size, tile), tile, lap))
+                   for size, tile, lap in zip(spatial, tiles, overlaps))
+
+
 def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT_OVERLAP,
                   batch_tiles=1, multiples=unet.SIZE_MULTIPLE):
   """Denoises one image (or volume) tile by tile.
@@ -109,11 +129,7 @@ def denoise_tiled(image, run_batch, tile_size=DEFAULT_TILE_SIZE, overlap=DEFAULT
     float32 of image's shape.
   """
   spatial = image.shape[:-1]
-  dims = len(spatial)
-  tile_sizes, overlaps = _per_axis(tile_size, dims), _per_axis(overlap, dims)
-  multiples = _per_axis(multiples, dims)
-  tiles = tuple(balanced_tile(size, tile, lap, multiple)
-                for size, tile, lap, multiple in zip(spatial, tile_sizes, overlaps, multiples))
+  tile_sizes, overlaps, multiples, tiles = _geometry(spatial, tile_size, overlap, multiples)
   if any(tile > size for tile, size in zip(tiles, spatial)):
     # Smaller than one tile along an axis: reflect-pad to the tile (as whole-image
     # inference pads to a multiple of 32) and crop back afterwards. numpy's

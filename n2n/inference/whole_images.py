@@ -40,12 +40,16 @@ def volume_denoiser(run_batch, run_config, tile, overlap, batch_tiles):
   Raises:
     ValueError: a tile depth that is not a multiple of 2**z_pools of the run.
   """
-  multiples = (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE,
-               unet.SIZE_MULTIPLE)
+  multiples = volume_multiples(run_config)
   if tile[0] % multiples[0]:
     raise ValueError(f'the tile depth {tile[0]} (--volume_tile) must be a multiple of '
                      f'{multiples[0]}, 2**z_pools of the run')
   return tiled_denoiser(run_batch, tile, overlap, batch_tiles, multiples)
+
+
+def volume_multiples(run_config):
+  """(depth, height, width) multiples a 3D run's network takes."""
+  return (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE, unet.SIZE_MULTIPLE)
 
 
 def make_volume_denoiser(model, run_config):
@@ -84,9 +88,14 @@ def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,
 DIHEDRAL_TRANSFORMS = tuple((turns, flip) for turns in range(4) for flip in (False, True))
 
 
+# The plane they turn and flip: (H, W) of [H, W, C] images and [D, H, W, C] volumes.
+_PLANE = (-3, -2)
+
+
 def with_test_time_augmentation(denoise):
   """fn([H, W, C]) -> [H, W, C]: the mean of denoise's outputs over the 8 flips
-  and rotations of the image, each turned back before averaging.
+  and rotations of the image, each turned back before averaging (for volumes
+  [D, H, W, C], of each plane: the turns and flips are in y and x).
 
   The network is not exactly equivariant to them, and its errors differ
   between them, so the mean is usually closer to the clean image; it costs 8
@@ -98,11 +107,18 @@ def with_test_time_augmentation(denoise):
     noisy = np.asarray(noisy, np.float32)
     total = np.zeros(noisy.shape, np.float64)
     for turns, flip in DIHEDRAL_TRANSFORMS:
-      turned = np.rot90(noisy, turns)
-      turned = turned[:, ::-1] if flip else turned
+      turned = np.rot90(noisy, turns, axes=_PLANE)
+      turned = np.flip(turned, _PLANE[1]) if flip else turned
       output = np.asarray(denoise(np.ascontiguousarray(turned)), np.float64)
-      output = output[:, ::-1] if flip else output
-      total += np.rot90(output, -turns)
+      output = np.flip(output, _PLANE[1]) if flip else output
+      total += np.rot90(output, -turns, axes=_PLANE)
     return (total / len(DIHEDRAL_TRANSFORMS)).astype(np.float32)
 
   return denoise_all
+
+
+def augmented_shapes(spatial):
+  """The spatial shapes ((H, W) or (D, H, W)) of the 8 passes of
+  with_test_time_augmentation: H and W swapped by odd quarter turns."""
+  swapped = tuple(spatial[:-2]) + (spatial[-1], spatial[-2])
+  return [swapped if turns % 2 else tuple(spatial) for turns, _ in DIHEDRAL_TRANSFORMS]

@@ -9,6 +9,8 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
+from n2n.evaluation import scoring
+from n2n.training import controller
 from n2n.training import preemption
 
 
@@ -150,6 +152,11 @@ class SaveCheckpoint(Periodic):
     self.last_saved_step = step
     return path
 
+  def save_unless_saved(self, step):
+    """Saves step unless it is the last step saved (a stop keeps its last step)."""
+    if self.last_saved_step != step:
+      self.save(step)
+
   def run(self, result):
     self.save(result.step)
 
@@ -171,27 +178,74 @@ class StopOnSignal(EveryBoundary):
   def run(self, result):
     if self._stop_request.signal_number is None:
       return
-    if self._saver.last_saved_step != result.step:
-      self._saver.save(result.step)
+    self._saver.save_unless_saved(result.step)
     raise preemption.TrainingInterrupted(self._stop_request.signal_number, result.step,
                                          self._latest_checkpoint_fn())
+
+
+class StopWhenAsked(EveryBoundary):
+  """After `stop` is set (from another thread): make sure this step is saved,
+  then end the run (controller.StopTraining); training again resumes there."""
+
+  def __init__(self, stop, saver):
+    """
+    Args:
+      stop: a threading.Event, or any object whose is_set() says to stop.
+      saver: the run's SaveCheckpoint action.
+    """
+    self._stop = stop
+    self._saver = saver
+
+  def run(self, result):
+    if not self._stop.is_set():
+      return
+    self._saver.save_unless_saved(result.step)
+    logging.info('Stopped as asked at step %d (checkpoint saved); training again resumes here.',
+                 result.step)
+    raise controller.StopTraining()
+
+
+class ReportProgress(EveryBoundary):
+  """Hands progress(step, train_steps, logs) the run's progress: once at the
+  start (logs empty), then after every loop, with logs {'loss': the loop's
+  mean loss, 'seconds_per_step'} and, after an evaluation at that step, its
+  headline values (scoring.headline_values: 'psnr', 'held_out_loss',
+  'noisy_target_mse', as the evaluation has them)."""
+
+  def __init__(self, progress, train_steps, evaluate=None):
+    """progress: the callable; evaluate: the run's Evaluate action, or None."""
+    self._progress = progress
+    self._train_steps = train_steps
+    self._evaluate = evaluate
+
+  def begin(self, step):
+    self._progress(step, self._train_steps, {})
+
+  def run(self, result):
+    logs = {'loss': float(result.loss), 'seconds_per_step': result.seconds / result.num_steps}
+    if self._evaluate is not None and self._evaluate.step == result.step:
+      logs.update(scoring.headline_values(self._evaluate.results))
+    self._progress(result.step, self._train_steps, logs)
 
 
 class Evaluate(Periodic):
   """Evaluates every `every` steps, at the end, and once on a finished run."""
 
   def __init__(self, every, train_steps, evaluate_fn):
-    """evaluate_fn: fn(step) -> evaluation result, which is kept in .results."""
+    """evaluate_fn: fn(step) -> evaluation result, which is kept in .results
+    (and the step it was of in .step)."""
     super().__init__(every, train_steps)
     self._evaluate_fn = evaluate_fn
     self.results = None
+    self.step = None
 
   def run(self, result):
-    self.results = self._evaluate_fn(result.step)
+    self.results, self.step = self._evaluate_fn(result.step), result.step
 
   def end(self, step):
-    if self.results is None:
-      self.results = self._evaluate_fn(step)
+    # A run stopped early (controller.StopTraining) returns without it.
+    if self.results is None and step >= self.train_steps:
+      self.results, self.step = self._evaluate_fn(step), step
 
 
 class Profile:

@@ -16,6 +16,7 @@ from absl import logging
 import tensorflow as tf
 
 from n2n import run_dir
+from n2n.evaluation import scoring
 from n2n.evaluation import summaries
 
 BEST_SUBDIR = run_dir.BEST_SUBDIR
@@ -26,16 +27,19 @@ def headline_score(results):
   """(score, metric name) of an evaluation; higher is better.
 
   The mean over levels of the mean PSNR; for scenes without any reference,
-  minus the noisy-target error (it ranks checkpoints like the true error).
+  minus the noisy-target error (it ranks checkpoints like the true error);
+  for held-out noisy images on their own (single-image methods), minus their
+  held-out loss.
 
   Args:
     results: list of scoring.LevelScores.
   """
-  psnrs = [scores.mean_psnr for scores in results if scores.mean_psnr is not None]
-  if psnrs:
-    return sum(psnrs) / len(psnrs), 'psnr_db'
-  errors = [scores.mean_noisy_target_mse for scores in results]
-  return -sum(errors) / len(errors), 'minus_noisy_target_mse'
+  values = scoring.headline_values(results)
+  if 'psnr' in values:
+    return values['psnr'], 'psnr_db'
+  if 'noisy_target_mse' in values:
+    return -values['noisy_target_mse'], 'minus_noisy_target_mse'
+  return -values['held_out_loss'], 'minus_held_out_loss'
 
 
 def read_best(model_dir):

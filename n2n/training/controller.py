@@ -8,12 +8,19 @@ An action is any object with
   run(result)                          the work, given the LoopResult
 and optionally begin(step) (before the first loop) and end(step) (after the
 last). Actions run in list order at each boundary, so an earlier one (the
-finite-loss check) can stop training before a later one (a save) runs.
+finite-loss check) can stop training before a later one (a save) runs. An
+action ends the run early by raising StopTraining: the actions after it at
+that boundary do not run, the end() hooks do, and run() returns the step.
 """
 
 import dataclasses
 import math
 import time
+
+
+class StopTraining(Exception):
+  """Raised by an action to end the run at this boundary (a stop asked for from
+  Python, after the action saved what must be kept)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -90,7 +97,8 @@ class Controller:
     return min(candidates)
 
   def run(self):
-    """Trains to train_steps; returns the step reached."""
+    """Trains to train_steps, or until an action raises StopTraining; returns
+    the step reached."""
     step = self._start_step
     for action in self._actions:
       if hasattr(action, 'begin'):
@@ -102,9 +110,12 @@ class Controller:
       step += num_steps
       result = LoopResult(step, num_steps, stats, time.perf_counter() - started,
                           step >= self._train_steps)
-      for action in self._actions:
-        if action.is_due(step, result.final):
-          action.run(result)
+      try:
+        for action in self._actions:
+          if action.is_due(step, result.final):
+            action.run(result)
+      except StopTraining:
+        break
     for action in self._actions:
       if hasattr(action, 'end'):
         action.end(step)

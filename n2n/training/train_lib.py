@@ -36,11 +36,15 @@ class TrainedRun:
     model: the trained keras.Model (on every worker).
     step: the global step reached.
     results: the last evaluation (list of scoring.LevelScores); None without
-      evaluation (no --val_data, --eval_every=0) and on non-chief workers.
+      evaluation (no --val_data, --eval_every=0), on non-chief workers, and
+      for a run stopped before its first evaluation.
+    stopped: True when a stop asked for ended the run before train_steps
+      (its step is saved; training again resumes there).
   """
   model: object
   step: int
   results: list
+  stopped: bool = False
 
 
 def _log_noise(config, profile, records):
@@ -66,8 +70,16 @@ def _noise_kind(inputs):
   return 'pixel-independent synthetic'
 
 
-def train_and_evaluate(config, strategy):
+def train_and_evaluate(config, strategy, stop=None, progress=None):
   """Trains (or resumes) the run in config.run.model_dir and evaluates it.
+
+  Args:
+    config: the run's TrainConfig; strategy: a tf.distribute.Strategy.
+    stop: None, or a threading.Event (anything with is_set()) checked after
+      every loop of steps: once set, the step is saved and training returns
+      (TrainedRun.stopped) (actions.StopWhenAsked).
+    progress: None, or fn(step, train_steps, logs) called at the start and
+      after every loop (actions.ReportProgress), in the training thread.
 
   Raises:
     ValueError: bad configuration or input, with a one-line message.
@@ -108,11 +120,12 @@ def train_and_evaluate(config, strategy):
   cluster_handler = preemption.cluster_preemption_handler(strategy, trainer.manager)
   with preemption.StopRequest(enabled=cluster_handler is None) as stop_request:
     run_actions, evaluate = _make_actions(config, trainer, inputs, chief, write_dir,
-                                          cluster_handler, stop_request)
+                                          cluster_handler, stop_request, stop, progress)
     step = controller.Controller(
         lambda num_steps: _train_naming_corrupt_shards(trainer, num_steps, inputs.train_files),
         start_step, config.optimisation.train_steps, config.run.steps_per_loop, run_actions).run()
-  return TrainedRun(trainer.model, step, evaluate.results if evaluate else None)
+  return TrainedRun(trainer.model, step, evaluate.results if evaluate else None,
+                    stopped=step < config.optimisation.train_steps)
 
 
 def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):
@@ -121,7 +134,8 @@ def build_dataset(config, per_replica_batch, cache, start_step=0, input_context=
                                                          start_step, input_context)
 
 
-def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request):
+def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, stop_request,
+                  stop=None, progress=None):
   """The controller's actions in the order they must run; and the Evaluate one, or None."""
   latest = lambda: trainer.manager.latest_checkpoint
   writer = (tf.summary.create_file_writer(os.path.join(config.run.model_dir, 'train')) if chief
@@ -177,6 +191,12 @@ def _make_actions(config, trainer, inputs, chief, write_dir, cluster_handler, st
     run_actions.append(evaluate)
   if config.run.profile_steps:
     run_actions.append(actions.Profile(*config.run.profile_steps, write_dir))
+  # Last: the step's work (a save, an evaluation) is done and reported before a stop.
+  if progress is not None:
+    run_actions.append(actions.ReportProgress(progress, config.optimisation.train_steps,
+                                              evaluate))
+  if stop is not None:
+    run_actions.append(actions.StopWhenAsked(stop, saver))
   return run_actions, evaluate
 
 

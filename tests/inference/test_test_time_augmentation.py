@@ -53,3 +53,21 @@ def test_tta_through_tiles_differs_from_whole_images_no_more_than_without_it():
 def test_tta_with_follow_is_refused_in_one_line():
   with pytest.raises(ValueError, match='--tta scores one checkpoint'):
     config_lib.ValidateConfig(checkpoint='runs/x', tta=True, follow=True)
+
+
+def test_volumes_are_turned_and_flipped_in_y_and_x_only():
+  # Marks the top-left voxel of its first plane only: turned back, the mark is at
+  # the four corners of the first plane (z is never flipped), twice each.
+  def mark_first_plane_corner(volume):
+    marked = np.zeros_like(volume)
+    marked[0, 0, 0] = 8.0
+    return marked
+
+  volume = np.zeros((3, 5, 7, 1), np.float32)
+  averaged = whole_images.with_test_time_augmentation(mark_first_plane_corner)(volume)
+  expected = np.zeros_like(volume)
+  for row, column in ((0, 0), (0, 6), (4, 0), (4, 6)):
+    expected[0, row, column] = 2.0
+  np.testing.assert_array_equal(averaged, expected)
+  assert whole_images.augmented_shapes((3, 5, 7)) == [(3, 5, 7), (3, 5, 7), (3, 7, 5),
+                                                      (3, 7, 5)] * 2

@@ -140,3 +140,21 @@ def test_a_volume_thinner_than_one_tile_is_padded_to_the_depth_multiple():
                                 multiples=(4, 32, 32))
   assert shapes == [(1, 8, 64, 64, 1)]
   np.testing.assert_array_equal(output, volume)
+
+
+@pytest.mark.parametrize('shape, tile, overlap, multiples, batch_tiles', [
+    ((40, 50, 1), 1024, 64, 32, 1),          # one padded tile
+    ((300, 700, 3), 128, 32, 32, 3),         # a grid of balanced tiles, batches of 3
+    ((20, 100, 1), 64, 16, 32, 2),           # padded in y, tiled in x
+    ((12, 70, 90, 1), (8, 64, 64), (4, 16, 16), (8, 32, 32), 2),  # a volume
+])
+def test_tile_count_is_the_tiles_the_network_runs(shape, tile, overlap, multiples, batch_tiles):
+  seen = []
+
+  def run_batch(tiles):
+    seen.append(len(tiles))
+    return tiles
+
+  tiling.denoise_tiled(np.zeros(shape, np.float32), run_batch, tile, overlap, batch_tiles,
+                       multiples)
+  assert sum(seen) == tiling.tile_count(shape[:-1], tile, overlap, multiples)

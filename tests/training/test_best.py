@@ -25,10 +25,13 @@ def _scenes_without_reference(mse):
   return [scoring.LevelScores('none', 0.0, (image,))]
 
 
-def test_headline_score_is_psnr_or_minus_the_noisy_target_error():
+def test_headline_score_is_psnr_or_minus_the_noisy_target_error_or_held_out_loss():
   assert best.headline_score(_results(27.5)) == (27.5, 'psnr_db')
   assert best.headline_score(_scenes_without_reference(0.004)) == (-0.004,
                                                                    'minus_noisy_target_mse')
+  held_out = [scoring.LevelScores('none', 0.0, (scoring.ImageScore('n', None, None,
+                                                                   held_out_loss=0.02),))]
+  assert best.headline_score(held_out) == (-0.02, 'minus_held_out_loss')
 
 
 def test_warnings_for_a_psnr_below_the_input_or_far_below_the_best():

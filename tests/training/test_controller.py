@@ -2,10 +2,12 @@
 
 import math
 import signal
+import threading
 
 import pytest
 import tensorflow as tf
 
+from n2n.evaluation import scoring
 from n2n.training import actions
 from n2n.training import controller
 from n2n.training import preemption
@@ -123,3 +125,37 @@ def test_profile_asks_for_its_two_boundaries():
   assert profile.next_boundary(0) == 3 and profile.next_boundary(3) == 7
   assert profile.next_boundary(7) is None
   assert profile.is_due(3, False) and profile.is_due(7, False) and not profile.is_due(5, True)
+
+
+def test_a_stop_asked_for_saves_the_step_once_and_ends_the_run_without_a_final_evaluation():
+  saved, evaluated = [], []
+  stop = threading.Event()
+  saver = actions.SaveCheckpoint(4, 100, lambda step: saved.append(step) or f'ckpt-{step}')
+  evaluate = actions.Evaluate(50, 100, lambda step: evaluated.append(step) or step)
+  asked = actions.StopWhenAsked(stop, saver)
+
+  def train(num_steps):
+    if len(saved) == 1:  # set from "another thread" while steps 4-6 run
+      stop.set()
+    return controller.TrainStats(0.5)
+
+  run = controller.Controller(train, 0, 100, 2, [saver, evaluate, asked])
+  assert run.run() == 6
+  assert saved == [4, 6] and evaluated == [] and evaluate.results is None
+  # Set at a step the saver has just saved: no second save of it.
+  saved.clear()
+  assert controller.Controller(_fake_train([], []), 6, 100, 2, [saver, asked]).run() == 8
+  assert saved == [8]
+
+
+def test_progress_is_reported_at_the_start_after_every_loop_and_with_evaluations():
+  reports = []
+  evaluate = actions.Evaluate(4, 6, lambda step: [scoring.LevelScores(
+      'none', 0.0, (scoring.ImageScore('a', None, None, held_out_loss=step / 100),))])
+  progress = actions.ReportProgress(lambda *report: reports.append(report), 6, evaluate)
+  controller.Controller(_fake_train([0.25, 0.5, 0.75], []), 2, 6, 2, [evaluate, progress]).run()
+  assert [(step, total) for step, total, _ in reports] == [(2, 6), (4, 6), (6, 6)]
+  assert reports[0][2] == {}
+  assert reports[1][2]['loss'] == 0.25 and reports[1][2]['held_out_loss'] == 0.04
+  assert reports[2][2]['loss'] == 0.5 and reports[2][2]['held_out_loss'] == 0.06
+  assert reports[1][2]['seconds_per_step'] >= 0
