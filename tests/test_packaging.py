@@ -31,6 +31,16 @@ def test_export_and_test_extras_are_their_requirements_files():
   assert extras['test'] == _requirements('requirements-test.txt') + ['n2n[export]']
 
 
+def test_napari_extra_is_its_requirements_file_and_its_manifest_is_declared():
+  project = _project()
+  assert project['optional-dependencies']['napari'] == _requirements('requirements-napari.txt')
+  assert project['entry-points']['napari.manifest'] == {'n2n': 'n2n.napari:napari.yaml'}
+  with open(os.path.join(REPO_ROOT, 'pyproject.toml'), 'rb') as pyproject:
+    package_data = tomllib.load(pyproject)['tool']['setuptools']['package-data']
+  assert package_data['n2n.napari'] == ['napari.yaml']
+  assert os.path.exists(os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml'))
+
+
 def test_python_version_claims_agree():
   assert _project()['requires-python'] == '>=3.11'
   with open(os.path.join(REPO_ROOT, 'requirements.txt')) as requirements:
