@@ -21,7 +21,8 @@ MODEL_HELP = ("A run's folder (its newest checkpoint) or a folder written by exp
 class DenoiseWidget(widgets.Container):
   """Model, layer, axes, TTA, tile size; Denoise, Cancel; a new layer."""
 
-  def __init__(self, viewer):
+  def __init__(self, napari_viewer):
+    viewer = napari_viewer
     super().__init__(labels=True)
     self._viewer = viewer
     self.model = widgets.FileEdit(label='Model', mode='d', tooltip=MODEL_HELP)

@@ -18,7 +18,8 @@ from n2n.napari import running
 class DiagnoseWidget(widgets.Container):
   """Layer, optional second capture, white level; Diagnose; the report."""
 
-  def __init__(self, viewer):
+  def __init__(self, napari_viewer):
+    viewer = napari_viewer
     super().__init__(labels=True)
     self._viewer = viewer
     choices = functools.partial(layers.layer_choices, viewer)

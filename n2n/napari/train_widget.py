@@ -54,7 +54,8 @@ def settings_from_text(text):
 class TrainWidget(widgets.Container):
   """Data and its layers, axes, noise, method, steps, folder; Train/Resume, Stop; the plot."""
 
-  def __init__(self, viewer):
+  def __init__(self, napari_viewer):
+    viewer = napari_viewer
     super().__init__(labels=True)
     self._viewer = viewer
     self.kind = widgets.ComboBox(label='Data', choices=DATA_KINDS, value='noisy')
