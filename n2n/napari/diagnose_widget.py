@@ -35,6 +35,7 @@ class DiagnoseWidget(widgets.Container):
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
     self.summary = widgets.Label(value='')
+    self.summary.native.setWordWrap(True)
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
     self.report.native.setLineWrapMode(self.report.native.NoWrap)
