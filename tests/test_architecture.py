@@ -30,12 +30,16 @@ FORBIDDEN = {
     # Reading noise needs the data readers only; training and serving ask it.
     'diagnosis': ('training', 'evaluation', 'inference', 'exports', 'model', 'methods',
                   'pipelines'),
+    # The napari plugin is a thin layer over the front door (n2n.train, n2n.Denoiser,
+    # n2n.diagnose): it gathers arguments, and reaches no layer that runs things itself.
+    'napari': ('training', 'evaluation', 'inference', 'exports', 'pipelines', 'model',
+               'diagnosis'),
 }
 # The modules at the package's root (config, settings, config_flags, run_dir...) are
 # what every layer uses; they use none of the layers that run things.
 ROOT_FORBIDDEN = ('training', 'evaluation', 'inference', 'exports', 'pipelines')
 PACKAGES = ('training', 'evaluation', 'inference', 'exports', 'pipelines', 'methods', 'data',
-            'model', 'corruptions', 'diagnosis')
+            'model', 'corruptions', 'diagnosis', 'napari')
 
 
 def _n2n_imports(path):

@@ -95,6 +95,16 @@ def _needing_newer_python(paths, version):
   return found
 
 
+def test_napari_finds_the_plugins_manifest_and_the_suite_installs_napari():
+  project = _project()
+  assert 'n2n[napari]' in project['optional-dependencies']['test']
+  assert project['entry-points']['napari.manifest'] == {'n2n': 'n2n.napari:napari.yaml'}
+  with open(os.path.join(REPO_ROOT, 'pyproject.toml'), 'rb') as pyproject:
+    package_data = tomllib.load(pyproject)['tool']['setuptools']['package-data']
+  assert package_data['n2n.napari'] == ['napari.yaml']
+  assert os.path.exists(os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml'))
+
+
 def test_python_version_claims_agree():
   assert _project()['requires-python'] == '>=3.10'
   with open(os.path.join(REPO_ROOT, 'requirements.txt')) as requirements:

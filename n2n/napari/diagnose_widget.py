@@ -1,0 +1,83 @@
+"""Diagnose noise: a layer's noise level, its correlation along x and y and
+the method n2n recommends, as diagnose.py prints them (n2n.diagnose).
+
+The layer's planes are its images (a stack's along Z or T); with a second
+capture of the same view chosen, the noise is measured from the two.
+"""
+
+import functools
+
+from magicgui import widgets
+
+from n2n.napari import calls
+from n2n.napari import layers
+from n2n.napari import running
+
+
+
+class DiagnoseWidget(widgets.Container):
+  """Layer, optional second capture, white level; Diagnose; the report."""
+
+  def __init__(self, napari_viewer):
+    viewer = napari_viewer
+    super().__init__(labels=True)
+    self._viewer = viewer
+    choices = functools.partial(layers.layer_choices, viewer)
+    self.layer = widgets.ComboBox(label='Noisy layer', choices=choices)
+    self.second = widgets.ComboBox(label='Second capture', choices=functools.partial(
+        layers.layer_choices, viewer, optional=True), tooltip=(
+            'Optional: another capture of the same view (registered), to measure the noise '
+            'from the two instead of estimating it from flat areas'))
+    self.axes = widgets.LineEdit(label='Axes', tooltip=(
+        "The layer's axes in n2n's letters (T, Z, Y, X, C): each plane (YX or YXC) is an image"))
+    self.white_level = widgets.FloatSpinBox(label='White level', min=0.0, max=1e9, value=0.0,
+                                            tooltip="The value that is 1.0; 0: the data type's "
+                                            'maximum (1.0 for floats)')
+    self.run_button = widgets.PushButton(text='Diagnose')
+    self.summary = widgets.Label(value='')
+    self.summary.native.setWordWrap(True)
+    self.report = widgets.TextEdit(value='')
+    self.report.read_only = True
+    self.report.native.setLineWrapMode(self.report.native.NoWrap)
+    self.report.native.setStyleSheet('font-family: monospace;')
+    self.report.min_height = 200
+    self.extend([self.layer, self.second, self.axes, self.white_level, self.run_button,
+                 self.summary, self.report])
+    self.diagnosis = None
+    self._call = running.Call('n2n: diagnosing', on_done=self._show, on_error=self._failed,
+                              on_finished=self._finished)
+    self.layer.changed.connect(self._layer_changed)
+    self.run_button.changed.connect(self.start)
+    self._layer_changed(self.layer.value)
+
+  def _layer_changed(self, layer):
+    self.axes.value = layers.axes_of(layer) if layer is not None else ''
+
+  def start(self):
+    """Runs n2n.diagnose on the chosen layer(s) in a worker thread."""
+    try:
+      if self.layer.value is None:
+        raise ValueError('no image layer to diagnose: open or add one first')
+      images = layers.planes(layers.pixels(self.layer.value), self.axes.value)
+      second = self.second.value
+      captures = (list(zip(images, layers.planes(layers.pixels(second), self.axes.value)))
+                  if second is not None else None)
+    except ValueError as error:
+      running.show_error(error)
+      return
+    self.run_button.enabled = False
+    self.summary.value = 'diagnosing...'
+    self._call.start(calls.diagnose, images, captures, self.white_level.value)
+
+  def _show(self, diagnosis):
+    self.diagnosis = diagnosis
+    self.summary.value = (f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}; '
+                          f'method: {diagnosis.method}')
+    self.report.value = str(diagnosis)
+
+  def _failed(self, message):
+    self.summary.value = f'failed: {message}'
+
+  def _finished(self):
+    self.run_button.enabled = True
+

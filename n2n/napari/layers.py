@@ -1,0 +1,74 @@
+"""What the widgets read from napari's image layers and how they add their
+results: the layer's pixels and its axes in n2n's letters (denoise.py's
+--axes), and a new layer placed where its source is.
+"""
+
+import numpy as np
+from napari.layers import Image
+
+# n2n's axis letters (denoise.py --axes): time, depth, height, width, channels.
+AXIS_LETTERS = 'TZYXC'
+# A guess for a layer without usable axis labels, by its spatial dimensions
+# (napari's own dimensions; an RGB layer's colours are its last axis, C).
+_AXES_BY_DIMENSIONS = {2: 'YX', 3: 'ZYX', 4: 'TZYX'}
+# What each layer setting copied to a result is called in napari.
+_PLACEMENT = ('scale', 'translate', 'rotate', 'shear', 'units', 'axis_labels')
+
+
+# The choice of no layer, where one is optional.
+NO_LAYER = 'none'
+
+
+def layer_choices(viewer, widget=None, optional=False):
+  """The viewer's image layers as a widget's (name, layer) choices; with
+  optional, (NO_LAYER, None) first. widget: magicgui's argument, unused."""
+  del widget
+  return ([(NO_LAYER, None)] if optional else []) + [
+      (layer.name, layer) for layer in viewer.layers if isinstance(layer, Image)]
+
+
+def pixels(layer):
+  """A layer's pixels as numpy (the full-resolution level of a multiscale layer)."""
+  return np.asarray(layer.data[0] if layer.multiscale else layer.data)
+
+
+def axes_of(layer):
+  """The layer's axes as n2n's letters, e.g. 'YX', 'YXC' (RGB), 'ZYX', 'TZYX':
+  its axis labels where they are such letters (z, y, x...), else a guess from
+  its dimensions ('' where there is none: the user types them)."""
+  labels = ''.join(str(label) for label in layer.axis_labels).upper()
+  colours = 'C' if layer.rgb else ''
+  spatial = layer.ndim
+  if len(labels) == spatial and set(labels) <= set(AXIS_LETTERS) and len(set(labels)) == spatial:
+    return labels + colours
+  guess = _AXES_BY_DIMENSIONS.get(spatial)
+  return guess + colours if guess else ''
+
+
+def planes(array, axes):
+  """[H, W] or [H, W, C] planes of array, laid out in axes (n2n's letters),
+  one per index of its other axes: what n2n.diagnose takes as images.
+
+  Raises:
+    ValueError: axes that are not one letter per axis of array, with Y and X.
+  """
+  axes = axes.strip().upper()
+  if (len(axes) != array.ndim or not set(axes) <= set(AXIS_LETTERS) or len(set(axes)) != len(axes)
+      or not {'Y', 'X'} <= set(axes)):
+    raise ValueError(f'axes {axes!r} do not fit a layer of shape {array.shape}: give one of '
+                     f'the letters {AXIS_LETTERS} per axis, with Y and X (e.g. ZYX)')
+  image_axes = 'YXC' if 'C' in axes else 'YX'
+  others = [letter for letter in axes if letter not in image_axes]
+  ordered = np.transpose(array, [axes.index(letter) for letter in others + list(image_axes)])
+  return list(ordered.reshape((-1,) + ordered.shape[len(others):]))
+
+
+def add_like(viewer, data, source, name):
+  """Adds data as a new image layer placed as source is (scale, translate,
+  rotation, shear, units, axis labels), with its metadata, colours and contrast."""
+  settings = {setting: getattr(source, setting) for setting in _PLACEMENT}
+  settings.update(name=name, metadata=dict(source.metadata), rgb=source.rgb,
+                  blending=source.blending, contrast_limits=source.contrast_limits)
+  if not source.rgb:
+    settings['colormap'] = source.colormap
+  return viewer.add_image(data, **settings)

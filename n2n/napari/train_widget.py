@@ -1,0 +1,217 @@
+"""Train: a denoiser trained on image layers through n2n.train, in a worker
+thread, with napari's progress bar, a live loss plot, Stop (a checkpoint is
+written) and Resume (the same call again continues from it).
+
+The data: noisy layers (one capture of each view: a single-image method),
+the captures of one view (Noise2Noise pairs), or clean layers to which the
+chosen synthetic noise is added as training goes. The method comes from
+n2n.diagnose of the noisy layers, shown and changeable.
+"""
+
+import ast
+import functools
+import os
+import re
+
+from magicgui import widgets
+from n2n.corruptions import catalog
+from n2n.methods import registry
+
+from n2n.napari import calls
+from n2n.napari import layers
+from n2n.napari import loss_plot
+from n2n.napari import running
+
+DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
+              ('captures of one view (Noise2Noise pairs)', 'captures'),
+              ('clean layers + synthetic noise', 'clean'))
+# The widget's starting values: a run of minutes on a laptop, crops that fit the samples.
+STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
+
+
+def settings_from_text(text):
+  """{flag: value} from 'network_width=8 learning_rate=3e-4 augment_flips=False'
+  (Python literals; anything else is taken as text).
+
+  Raises:
+    ValueError: an item without '=', naming it.
+  """
+  settings = {}
+  for item in re.split(r'[\s,]+', text.strip()):
+    if not item:
+      continue
+    name, equals, value = item.lstrip('-').partition('=')
+    if not equals or not name:
+      raise ValueError(f'{item!r} in More settings: write name=value, as train.py\'s flags '
+                       '(e.g. network_width=8)')
+    try:
+      settings[name] = ast.literal_eval(value)
+    except (ValueError, SyntaxError):
+      settings[name] = value
+  return settings
+
+
+class TrainWidget(widgets.Container):
+  """Data and its layers, axes, noise, method, steps, folder; Train/Resume, Stop; the plot."""
+
+  def __init__(self, napari_viewer):
+    viewer = napari_viewer
+    super().__init__(labels=True)
+    self._viewer = viewer
+    self.kind = widgets.ComboBox(label='Data', choices=DATA_KINDS, value='noisy')
+    self.data_layers = widgets.Select(label='Layers', choices=functools.partial(
+        layers.layer_choices, viewer))
+    self.data_layers.native.setMaximumHeight(90)
+    self.axes = widgets.LineEdit(label='Axes', tooltip=(
+        "The layers' axes in n2n's letters: YX, YXC (RGB), ZYX and TYX (3D network), ... "
+        'Edit them where the guess from the shape is wrong.'))
+    self.noise = widgets.ComboBox(label='Synthetic noise', choices=[
+        name for name in catalog.NAMES if name != catalog.NO_NOISE], value='gaussian')
+    self.method = widgets.ComboBox(label='Method', choices=registry.NAMES)
+    self.diagnosis = widgets.Label(label='Diagnosis', value='')
+    self.val = widgets.ComboBox(label='Held-out layer', choices=functools.partial(
+        layers.layer_choices, viewer, optional=True), tooltip=(
+            'Optional: a layer of the same kind kept out of training and scored as it goes'))
+    self.steps = widgets.SpinBox(label='Steps', min=1, max=10_000_000, value=STEPS)
+    self.crop_size = widgets.SpinBox(label='Crop size', min=8, max=4096, step=8, value=CROP_SIZE)
+    self.batch_size = widgets.SpinBox(label='Batch size', min=1, max=4096, value=BATCH_SIZE)
+    self.model_dir = widgets.FileEdit(label='Model folder', mode='d', tooltip=(
+        'The run: its checkpoints, config.json and the arrays it trains on are written here '
+        'and nowhere else. An existing run in it is resumed.'))
+    self.more = widgets.LineEdit(label='More settings', tooltip=(
+        "Any other train.py flags as name=value, e.g. network_width=8 learning_rate=3e-4"))
+    self.train_button, self.stop_button, buttons = running.buttons('Train', 'Stop')
+    self.status = widgets.Label(value='')
+    self.plot = loss_plot.LossPlot(viewer.theme)
+    self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
+                 self.val, self.steps, self.crop_size, self.batch_size, self.model_dir,
+                 self.more, buttons, self.status])
+    self.native.layout().addWidget(self.plot)
+    self.result = None
+    self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,
+                              on_error=self._failed, on_finished=self._finished)
+    self._diagnosing = running.Call('n2n: diagnosing', on_done=self._diagnosed,
+                                    on_error=self._not_diagnosed,
+                                    on_finished=self._diagnosis_finished)
+    self._diagnose_again = False
+    self.kind.changed.connect(self._data_changed)
+    self.data_layers.changed.connect(self._data_changed)
+    self.train_button.changed.connect(self.start)
+    self.stop_button.changed.connect(self.stop)
+    self._data_changed()
+
+  def _data_changed(self, *_):
+    """New data: the axes guessed from the first layer; the method from its diagnosis."""
+    kind, chosen = self.kind.value, self.data_layers.value
+    self.noise.enabled = kind == 'clean'
+    self.val.enabled = kind != 'captures'
+    if chosen:
+      self.axes.value = layers.axes_of(chosen[0])
+    if kind != 'noisy':
+      # Pairs of captures, or pairs of synthetic noise on clean layers: Noise2Noise.
+      self.method.value = 'pairs'
+      self.diagnosis.value = ''
+    elif chosen:
+      self._diagnose()
+
+  def _diagnose(self):
+    if self._diagnosing.running:
+      self._diagnose_again = True
+      return
+    try:
+      images = [plane for layer in self.data_layers.value
+                for plane in layers.planes(layers.pixels(layer), self.axes.value)]
+    except ValueError as error:
+      self.diagnosis.value = running.one_line(error)
+      return
+    self.diagnosis.value = 'diagnosing...'
+    self._diagnosing.start(calls.diagnose, images, None, 0.0)
+
+  def _diagnosed(self, diagnosis):
+    self.diagnosis.value = (f'{diagnosis.kind} noise (sigma {diagnosis.noise_level:.3f}): '
+                            f'{diagnosis.method}')
+    self.diagnosis.tooltip = str(diagnosis)
+    self.method.value = diagnosis.method
+    recommended = {name: value for name, value in diagnosis.settings.items()
+                   if name not in ('method', 'noise')}
+    if 'crop_size' in recommended:
+      self.crop_size.value = recommended.pop('crop_size')
+    if recommended:
+      more = {**settings_from_text(self.more.value), **recommended}
+      self.more.value = ' '.join(f'{name}={value}' for name, value in more.items())
+
+  def _not_diagnosed(self, message):
+    self.diagnosis.value = f'not diagnosed: {message}'
+
+  def _diagnosis_finished(self):
+    if self._diagnose_again:
+      self._diagnose_again = False
+      self._diagnose()
+
+  def arguments(self):
+    """(flags for n2n.train_config, data, val, axes) from the widget, as calls.train takes them.
+
+    Raises:
+      ValueError: no layer, no folder or unreadable More settings.
+    """
+    kind, chosen = self.kind.value, self.data_layers.value
+    if not chosen:
+      raise ValueError('choose the layers to train on')
+    if kind == 'captures' and len(chosen) < 2:
+      raise ValueError('choose two or more captures of one view')
+    folder = str(self.model_dir.value).strip()
+    if not folder or folder == '.':
+      raise ValueError('choose a model folder: the run is written there')
+    flags = dict(model_dir=os.path.abspath(os.path.expanduser(folder)),
+                 noise=self.noise.value if kind == 'clean' else catalog.NO_NOISE,
+                 method=self.method.value, train_steps=self.steps.value,
+                 crop_size=self.crop_size.value, batch_size=self.batch_size.value)
+    flags.update(settings_from_text(self.more.value))
+    val = self.val.value if kind != 'captures' else None
+    arrays = [layers.pixels(layer) for layer in chosen]
+    data = {'captures': [tuple(arrays)]} if kind == 'captures' else {kind: arrays}
+    return (flags, data, [layers.pixels(val)] if val is not None else None,
+            self.axes.value.strip().upper())
+
+  def start(self):
+    """Trains (or resumes) in a worker thread."""
+    try:
+      arguments = self.arguments()
+    except ValueError as error:
+      self.status.value = running.show_error(error)
+      return
+    self.train_button.enabled = False
+    self.stop_button.enabled = True
+    self.status.value = 'starting (the first steps build the network)...'
+    self._call.start(calls.train, *arguments)
+
+  def stop(self):
+    """Asks the run to stop: it saves a checkpoint after the steps under way."""
+    self._call.stop.set()
+    self.stop_button.enabled = False
+    self.status.value = 'stopping: saving a checkpoint...'
+
+  def _progress(self, step, total, logs):
+    if not logs:
+      self.plot.keep_before(step)
+      return
+    self.plot.add(step, logs)
+    held_out = ''.join(f', {loss_plot.HELD_OUT[name]} {logs[name]:.4g}'
+                       for name in loss_plot.HELD_OUT if name in logs)
+    self.status.value = f'step {step}/{total}, loss {logs.get("loss", float("nan")):.4g}{held_out}'
+
+  def _done(self, result):
+    self.result = result
+    if result.stopped:
+      self.status.value = f'stopped at step {result.step}: Resume continues from it'
+    else:
+      self.status.value = f'trained to step {result.step} in {self.model_dir.value}'
+
+  def _failed(self, message):
+    self.status.value = f'failed: {message}'
+
+  def _finished(self):
+    self.train_button.enabled = True
+    self.stop_button.enabled = False
+    self.train_button.text = 'Resume' if self.result is not None and self.result.stopped else 'Train'
+

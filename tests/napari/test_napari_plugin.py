@@ -1,0 +1,225 @@
+"""The napari plugin in a real viewer: every widget docks and every sample
+opens through napari's plugin manager; Diagnose reports the sample's noise;
+Train trains a tiny run from a layer, stops (a checkpoint) and resumes; Denoise
+denoises a 2D, an RGB and a 3D layer into new layers placed as their inputs;
+Cancel and bad input end in one-line notifications. One tiny run (width 8, crops
+of 64, 40 steps) serves the Denoise tests.
+
+Run under an X server: pytest-xvfb (the test extra) starts one where Xvfb is installed.
+"""
+
+import glob
+import os
+
+import numpy as np
+import pytest
+
+_EXTRA = 'the napari plugin tests need the napari extra: pip install -r requirements-napari.txt'
+pytest.importorskip('napari.viewer', reason=_EXTRA)
+pytest.importorskip('pytestqt', reason=_EXTRA)
+if not os.environ.get('DISPLAY'):
+  pytest.skip('the napari plugin tests need an X server: apt-get install xvfb (pytest-xvfb '
+              'starts one), or run pytest under xvfb-run -a',
+              allow_module_level=True)
+
+# pylint: disable=g-import-not-at-top,wrong-import-position
+import n2n
+import npe2
+from napari.utils import notifications
+
+from n2n.methods import registry
+from n2n.napari import samples
+from tests.conftest import REPO_ROOT
+
+pytestmark = pytest.mark.slow
+WIDGETS = ('Diagnose noise', 'Train', 'Denoise')
+# A child process imports TensorFlow and n2n before it trains or denoises: seconds.
+TIMEOUT_MS = 120_000
+# The tiny run every test shares: the Train widget's, or one trained here if that test did not run.
+_RUN = {}
+TINY = dict(network_width=8, steps_per_loop=5)
+
+
+@pytest.fixture(autouse=True)
+def plugin():
+  """n2n's manifest in napari's plugin manager: an installed n2n is found
+  through its entry point; a source tree (the suite's own) is registered here."""
+  manager = npe2.PluginManager.instance()
+  if 'n2n' not in manager:
+    manager.register(npe2.PluginManifest.from_file(
+        os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml')))
+  return manager
+
+
+@pytest.fixture
+def notes():
+  """The messages of the notifications shown during the test."""
+  shown = []
+
+  def keep(event):
+    shown.append((event.severity, event.message))
+
+  notifications.notification_manager.notification_ready.connect(keep)
+  yield shown
+  notifications.notification_manager.notification_ready.disconnect(keep)
+
+
+def _noisy_grey(size=96):
+  """A grey crop of the noisy picture sample: uint8 [size, size]."""
+  picture = samples.noisy_picture()[0][0]
+  return np.ascontiguousarray(picture[-size:, :size, 1])
+
+
+def _dock(viewer, name):
+  _, widget = viewer.window.add_plugin_dock_widget('n2n', name)
+  return widget
+
+
+@pytest.fixture
+def run_folder(tmp_path_factory):
+  """The tiny run: the Train widget's if its test ran first, else trained here."""
+  if 'folder' not in _RUN:
+    folder = str(tmp_path_factory.mktemp('napari') / 'run')
+    config = n2n.train_config(model_dir=folder, noise='none', method='neighbor2neighbor',
+                              crop_size=64, batch_size=4, train_steps=10, **TINY)
+    n2n.train(config, noisy=[_noisy_grey()], progress_bar=False)
+    _RUN['folder'] = folder
+  return _RUN['folder']
+
+
+def test_every_widget_docks_and_every_sample_opens(make_napari_viewer):
+  viewer = make_napari_viewer()
+  docked = [_dock(viewer, name) for name in WIDGETS]
+  viewer.open_sample('n2n', 'noisy_picture')
+  viewer.open_sample('n2n', 'noisy_stack')
+  picture = viewer.layers['noisy picture']
+  assert picture.rgb and picture.data.shape == (512, 512, 3) and picture.data.dtype == np.uint8
+  first, second = viewer.layers['noisy stack 1'], viewer.layers['noisy stack 2']
+  assert first.data.shape == second.data.shape == (32, 128, 128)
+  assert first.data.dtype == np.uint16 and tuple(first.scale) == (4.0, 1.0, 1.0)
+  assert not np.array_equal(first.data, second.data)  # two acquisitions, two noises
+  diagnose, train, denoise = docked
+  # The layer choices follow the viewer's layer list; the axes are guessed from the shape.
+  assert [layer.name for layer in train.data_layers.choices] == [
+      'noisy picture', 'noisy stack 1', 'noisy stack 2']
+  denoise.layer.value = first
+  assert denoise.axes.value == 'ZYX'
+  diagnose.layer.value = picture
+  assert diagnose.axes.value == 'YXC'
+
+
+def test_diagnose_widget_reports_the_noise_of_two_captures(make_napari_viewer, qtbot):
+  viewer = make_napari_viewer()
+  viewer.open_sample('n2n', 'noisy_stack')
+  widget = _dock(viewer, 'Diagnose noise')
+  widget.layer.value = viewer.layers['noisy stack 1']
+  widget.second.value = viewer.layers['noisy stack 2']
+  widget.run_button.native.click()
+  qtbot.waitUntil(lambda: widget.run_button.enabled, timeout=TIMEOUT_MS)
+  assert widget.diagnosis is not None, widget.summary.value
+  assert widget.diagnosis.method == 'pairs'  # two captures: Noise2Noise on them
+  assert widget.summary.value.startswith(f'{widget.diagnosis.kind} noise, sigma ')
+  assert 'measured from two captures' in widget.report.value
+  assert 'Recommended: python train.py' in widget.report.value
+
+
+def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot, tmp_path):
+  viewer = make_napari_viewer()
+  layer = viewer.add_image(_noisy_grey(), name='noisy')
+  widget = _dock(viewer, 'Train')
+  widget.data_layers.value = [layer]
+  assert widget.axes.value == 'YX'
+  qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
+                  or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
+  assert 'sigma' in widget.diagnosis.value and widget.method.value in registry.NAMES
+  widget.method.value = 'neighbor2neighbor'
+  widget.model_dir.value = str(tmp_path / 'run')
+  widget.steps.value, widget.crop_size.value, widget.batch_size.value = 40, 64, 4
+  widget.more.value = 'network_width=8 steps_per_loop=5'
+  widget.train_button.native.click()
+  qtbot.waitUntil(lambda: bool(widget.plot.steps), timeout=TIMEOUT_MS)
+  widget.stop_button.native.click()
+  qtbot.waitUntil(lambda: widget.train_button.enabled, timeout=TIMEOUT_MS)
+  assert widget.result.stopped and widget.result.step < 40, widget.status.value
+  assert widget.train_button.text == 'Resume'
+  assert glob.glob(str(tmp_path / 'run' / 'ckpt-*.index'))
+  stopped_at = widget.result.step
+
+  widget.train_button.native.click()
+  qtbot.waitUntil(lambda: widget.train_button.enabled, timeout=TIMEOUT_MS)
+  assert not widget.result.stopped and widget.result.step == 40, widget.status.value
+  assert widget.train_button.text == 'Train'
+  # The plot went on from where the run stopped: one loss per loop of 5 steps, in order.
+  steps = widget.plot.steps
+  assert steps == sorted(set(steps)) and steps[-1] == 40
+  assert steps[0] <= stopped_at < steps[-1]
+  assert all(np.isfinite(widget.plot.losses))
+  _RUN['folder'] = str(tmp_path / 'run')
+
+
+def _denoise(qtbot, widget, layer, tta=False):
+  widget.layer.value = layer
+  widget.tta.value = tta
+  widget.denoise_button.native.click()
+  qtbot.waitUntil(lambda: widget.denoise_button.enabled, timeout=TIMEOUT_MS)
+  return widget.output
+
+
+def test_denoise_widget_denoises_2d_rgb_and_3d_layers(make_napari_viewer, qtbot, run_folder):
+  viewer = make_napari_viewer()
+  rng = np.random.default_rng(0)
+  grey = viewer.add_image(_noisy_grey(48), name='grey', scale=(0.5, 0.25),
+                          translate=(10.0, -4.0), metadata={'acquired': 'today'})
+  rgb = viewer.add_image(samples.noisy_picture()[0][0][-40:, :56], name='rgb', rgb=True,
+                         metadata={'camera': 'procedural'})
+  stack = viewer.add_image(rng.integers(900, 1100, (3, 40, 36), dtype=np.uint16), name='stack',
+                           scale=(4.0, 1.0, 1.0), translate=(2.0, 0.0, 0.0),
+                           metadata={'z_step_um': 2.0})
+  widget = _dock(viewer, 'Denoise')
+  widget.model.value = run_folder
+  for layer, axes, tta in ((grey, 'YX', True), (rgb, 'YXC', False), (stack, 'ZYX', False)):
+    output = _denoise(qtbot, widget, layer, tta)
+    assert output is not None and output is not layer, widget.status.value
+    assert widget.axes.value == axes
+    assert output.name == f'{layer.name} denoised{" (TTA)" if tta else ""}'
+    assert output.data.shape == layer.data.shape and output.data.dtype == layer.data.dtype
+    assert output.rgb == layer.rgb and output.metadata == layer.metadata
+    np.testing.assert_array_equal(output.scale, layer.scale)
+    np.testing.assert_array_equal(output.translate, layer.translate)
+    assert not np.array_equal(output.data, layer.data)
+    assert 'tiles' in widget.status.value or widget.status.value.startswith('added layer')
+  assert len(viewer.layers) == 6
+
+
+def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtbot, tmp_path,
+                                                         notes, run_folder):
+  viewer = make_napari_viewer()
+  layer = viewer.add_image(_noisy_grey(64), name='noisy')
+  denoise = _dock(viewer, 'Denoise')
+  denoise.model.value = run_folder
+  denoise.denoise_button.native.click()
+  denoise.cancel_button.native.click()
+  qtbot.waitUntil(lambda: denoise.denoise_button.enabled, timeout=TIMEOUT_MS)
+  assert denoise.status.value == 'cancelled' and len(viewer.layers) == 1
+  assert (notifications.NotificationSeverity.INFO, 'n2n: denoising: cancelled') in notes
+
+  # A folder without a run: the child's ValueError, in one line.
+  (tmp_path / 'empty').mkdir()
+  denoise.model.value = str(tmp_path / 'empty')
+  denoise.denoise_button.native.click()
+  qtbot.waitUntil(lambda: denoise.denoise_button.enabled, timeout=TIMEOUT_MS)
+  # Refused before anything starts: no model folder, no layers to train on.
+  denoise.model.value = str(tmp_path / 'model.zip')
+  denoise.denoise_button.native.click()
+  train = _dock(viewer, 'Train')
+  train.train_button.native.click()
+  errors = [message for severity, message in notes
+            if severity == notifications.NotificationSeverity.ERROR]
+  assert len(errors) == 3, errors
+  assert all(message.startswith('n2n: ') and '\n' not in message and 'Traceback' not in message
+             for message in errors), errors
+  assert str(tmp_path / 'empty') in errors[0]
+  assert 'zips are not loaded' in errors[1]
+  assert errors[2] == 'n2n: choose the layers to train on'
+  assert train.status.value == 'choose the layers to train on'
+  assert len(viewer.layers) == 1 and layer.name == 'noisy'
