@@ -41,6 +41,8 @@ flags.DEFINE_integer('photo_steps', 600, 'Neighbor2Neighbor steps on the photogr
 flags.DEFINE_integer('stack_steps', 300, '3D pairs steps on the phantom stacks.', lower_bound=1)
 flags.DEFINE_integer('stacks', 3, 'Phantom volumes to train on.', lower_bound=1)
 flags.DEFINE_float('sigma', 25.0, 'Gaussian noise of the photographs, 0-255 units.')
+flags.DEFINE_list('learning_rates', ['0'], 'Peak learning rates to train each section at (0: the '
+                  'default train_config chooses), one run each.')
 flags.DEFINE_list('sections', ['photographs', 'stacks'], 'photographs, stacks.')
 flags.DEFINE_boolean('quick', False, 'A few steps of each, to check that the bench runs.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
@@ -66,14 +68,14 @@ def demo_photographs():
   return found
 
 
-def photographs(folder, steps, sigma):
+def photographs(folder, steps, sigma, learning_rate):
   rng = np.random.default_rng(0)
   clean = demo_photographs()
   noisy = [np.clip(np.round(image + rng.normal(0, sigma, image.shape)), 0, 255).astype(np.uint8)
            for _, image in clean]
-  config = n2n.train_config(model_dir=os.path.join(folder, 'photos'), noise='none',
-                            method='neighbor2neighbor', crop_size=128, batch_size=8,
-                            train_steps=steps)
+  config = n2n.train_config(model_dir=os.path.join(folder, f'photos_{learning_rate:g}'),
+                            noise='none', method='neighbor2neighbor', crop_size=128,
+                            batch_size=8, train_steps=steps, learning_rate=learning_rate)
   start = time.time()
   n2n.train(config, noisy=noisy, progress_bar=False)
   seconds = time.time() - start
@@ -86,18 +88,19 @@ def photographs(folder, steps, sigma):
                  'noisy_psnr': psnr(capture, image, 255.0),
                  'denoised_psnr': psnr(denoised, image, 255.0)})
   return {'steps': steps, 'sigma': sigma, 'train_seconds': seconds, 'images': rows,
+          'learning_rate': config.optimisation.learning_rate,
           'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
           'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
           'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
                                          for row in rows]))}
 
 
-def stacks(folder, steps, count):
+def stacks(folder, steps, count, learning_rate):
   spec = phantom.PhantomSpec()
   captures = [tuple(phantom.phantom_scene(spec, seed)[0]) for seed in range(10, 10 + count)]
-  config = n2n.train_config(model_dir=os.path.join(folder, 'stacks'), noise='none',
-                            method='pairs', crop_size=64, crop_depth=16, batch_size=2,
-                            train_steps=steps)
+  config = n2n.train_config(model_dir=os.path.join(folder, f'stacks_{learning_rate:g}'),
+                            noise='none', method='pairs', crop_size=64, crop_depth=16,
+                            batch_size=2, train_steps=steps, learning_rate=learning_rate)
   start = time.time()
   n2n.train(config, captures=captures, axes='ZYX', progress_bar=False)
   seconds = time.time() - start
@@ -108,6 +111,7 @@ def stacks(folder, steps, count):
   noisy_psnr = psnr(noisy, reference, peak)
   denoised_psnr = psnr(denoised, reference, peak)
   return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
+          'learning_rate': config.optimisation.learning_rate,
           'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
           'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
           'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}
@@ -118,15 +122,21 @@ def main(argv):
   photo_steps, stack_steps = ((20, 10) if FLAGS.quick else (FLAGS.photo_steps, FLAGS.stack_steps))
   results = provenance.stamp(REPO_ROOT)
   with tempfile.TemporaryDirectory() as folder:
-    if 'photographs' in FLAGS.sections:
-      results['photographs'] = photographs(folder, photo_steps, FLAGS.sigma)
-      print(f"photographs: {results['photographs']['mean_noisy_psnr']:.2f} -> "
-            f"{results['photographs']['mean_denoised_psnr']:.2f} dB "
-            f"({results['photographs']['mean_gain_db']:+.2f})")
-    if 'stacks' in FLAGS.sections:
-      results['stacks'] = stacks(folder, stack_steps, FLAGS.stacks)
-      print(f"stacks: {results['stacks']['noisy_psnr']:.2f} -> "
-            f"{results['stacks']['denoised_psnr']:.2f} dB ({results['stacks']['gain_db']:+.2f})")
+    for section, run in (('photographs', lambda rate: photographs(folder, photo_steps,
+                                                                    FLAGS.sigma, rate)),
+                         ('stacks', lambda rate: stacks(folder, stack_steps, FLAGS.stacks,
+                                                        rate))):
+      if section not in FLAGS.sections:
+        continue
+      results[section] = []
+      for rate in FLAGS.learning_rates:
+        row = run(float(rate))
+        results[section].append(row)
+        noisy, denoised = ((row['mean_noisy_psnr'], row['mean_denoised_psnr'])
+                           if section == 'photographs' else (row['noisy_psnr'],
+                                                             row['denoised_psnr']))
+        print(f"{section} at learning rate {row['learning_rate']:g}: {noisy:.2f} -> "
+              f"{denoised:.2f} dB ({denoised - noisy:+.2f})")
   if FLAGS.output:
     json_output.write_results(FLAGS.output, results)
 

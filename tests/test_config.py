@@ -256,7 +256,8 @@ def test_resolving_fills_in_what_the_run_derives_and_changes_nothing_else():
   assert (resolved.method.loss, resolved.corruption.noise_captures) == ('l2', 1)
   assert resolved.resolved() == resolved
   derived = {('corruption', 'noise_range'), ('corruption', 'eval_noise_levels'),
-             ('corruption', 'noise_captures'), ('method', 'loss')}
+             ('corruption', 'noise_captures'), ('method', 'loss'),
+             ('optimisation', 'learning_rate')}
   changed = {leaf.path for leaf in settings_lib.leaves_of(config_lib.TrainConfig)
              if _leaf(given, leaf.path) != _leaf(resolved, leaf.path)}
   assert changed == derived
@@ -323,7 +324,8 @@ def test_the_start_up_line_names_every_derived_value():
                              method='neighbor2neighbor', crop_size=64), 1, 'uint16', 4095.0)
   assert config_lib.resolved_summary(config) == (
       'Resolved settings: --method=neighbor2neighbor, --noise=text, --noise_range=0,0.5, '
-      '--eval_noise_levels=0.25, --noise_captures=1, --loss=l1, --channels=1, '
+      '--eval_noise_levels=0.25, --noise_captures=1, --loss=l1, --learning_rate=0.0003, '
+      '--channels=1, '
       '--normalization=white_level, data uint16, 1 channel(s), white level 4095')
   scenes = config_lib.train_config(train_data='x', model_dir='y', noise='none',
                                   method='blind_spot')

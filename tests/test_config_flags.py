@@ -22,7 +22,7 @@ def test_every_setting_becomes_one_flag_with_its_default_and_help():
   assert len({spec.flag for spec in settings}) == len(settings)
   # Nested sections keep their historical flag names.
   assert flag_values['channels'].value == 0 and flag_values['augment_flips'].value is True
-  assert flag_values['crop_size'].value == 256 and flag_values['learning_rate'].value == 3e-4
+  assert flag_values['crop_size'].value == 256 and flag_values['learning_rate'].value == 0.0
   assert 'One of: gaussian, poisson, text, impulse, bernoulli, none.' in flag_values['noise'].help
   assert 'data_dtype' not in flag_values and 'white_level' not in flag_values
 
