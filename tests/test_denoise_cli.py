@@ -13,6 +13,7 @@ from n2n import config as config_lib
 from n2n import hardware
 from n2n.apps import denoise as denoise_app
 from n2n.data import native_images
+from n2n.exports import export_run
 from tests.conftest import REPO_ROOT
 
 
@@ -100,7 +101,6 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
                           capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
   assert result.returncode == 0, result.stderr[-3000:]
   assert 'step 0' in result.stdout and (exported / 'README.md').exists()
-  assert (exported / 'model.tflite').stat().st_size > 1_000_000
   assert f'wrote {exported / "model.onnx"}' in result.stdout
   # The ONNX model gives every pixel the SavedModel beside it gives, on the
   # network's scale (an 8-bit file divided by 255): measured at most 7e-6 apart.
@@ -110,7 +110,12 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   values = noisy[np.newaxis].astype(np.float32) / 255
   session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
   (from_onnx,) = session.run(None, {'images': values})
-  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
+  loaded = tf.saved_model.load(str(exported))
+  # model.tflite holds every weight of the network in float32 (4 bytes each), and its
+  # graph (3.98 MB for the paper's 991,203 weights; 131 kB for width 8's 28,274).
+  weights = sum(variable.shape.num_elements() for variable in loaded.variables)
+  assert (exported / 'model.tflite').stat().st_size > 4 * weights > 100_000
+  serving = loaded.signatures['serving_default']
   from_saved_model = serving(images=tf.constant(values))['denoised'].numpy()
   assert from_onnx.shape == values.shape
   np.testing.assert_allclose(from_onnx, from_saved_model, rtol=0, atol=1e-4)
@@ -119,12 +124,11 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
                           f'--model={model_dir}', f'--output={exported}'],
                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
   assert again.stderr.strip().splitlines()[-1].startswith("export.py: error: --output='")
-  # --overwrite replaces the whole export: the earlier model.tflite does not stay behind.
+  # --overwrite replaces the whole export: the earlier model.tflite does not stay behind
+  # (export.py's call, export_run, without a process: the one above ran the program).
   (exported / 'notes.txt').write_text('mine')
-  replaced = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
-                             f'--model={model_dir}', f'--output={exported}', '--overwrite'],
-                            capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
-  assert replaced.returncode == 0, replaced.stderr[-3000:]
+  export_run.export_run(config_lib.ExportConfig(model=str(model_dir), output=str(exported),
+                                                overwrite=True))
   assert (exported / 'saved_model.pb').exists() and (exported / 'README.md').exists()
   assert not (exported / 'model.tflite').exists() and not (exported / 'notes.txt').exists()
   assert not (exported / 'model.onnx').exists()
@@ -285,24 +289,24 @@ def test_tta_keeps_the_files_bit_depth_and_averages_eight_passes(model_dir, tmp_
   rng = np.random.default_rng(5)
   page = (smooth_image(rng, 37, 50, 1)[:, :, 0].astype(np.uint16) * 250)
   _write(tmp_path / 'in' / 'frame.png', [page])
-  outputs = {}
-  for name, extra in (('plain', ()), ('tta', ('--tta',))):
-    # float32, as the library's reference below (bfloat16 keeps about 3 significant digits).
-    result = _denoise(f'--model={model_dir}', f'--input={tmp_path / "in"}',
-                      f'--output_dir={tmp_path / name}', '--precision=float32', *extra)
-    assert result.returncode == 0, result.stderr[-3000:]
-    (outputs[name],) = native_images.read_pages(str(tmp_path / name / 'frame.png'))
-  assert outputs['tta'].dtype == np.uint16 and outputs['tta'].shape == page.shape
-  assert (outputs['tta'] != outputs['plain']).mean() > 0.5
+  # float32, as the library's reference below (bfloat16 keeps about 3 significant digits).
+  result = _denoise(f'--model={model_dir}', f'--input={tmp_path / "in"}',
+                    f'--output_dir={tmp_path / "tta"}', '--precision=float32', '--tta')
+  assert result.returncode == 0, result.stderr[-3000:]
+  (written,) = native_images.read_pages(str(tmp_path / 'tta' / 'frame.png'))
+  assert written.dtype == np.uint16 and written.shape == page.shape
   # The file holds the library's 8-pass mean (grayscale as three equal channels
   # for this RGB network, their mean written back), rounded to 16 bits.
   from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
   model = restore.restore_model(str(model_dir)).model
   rgb = np.repeat(page[:, :, np.newaxis].astype(np.float32) / 65535, 3, axis=2)
-  expected = whole_images.with_test_time_augmentation(whole_images.make_denoiser(model))(rgb)
-  gray = np.clip(expected.mean(axis=2), 0, 1) * 65535
-  assert np.abs(outputs['tta'].astype(float) - gray).max() <= 1.0
+  denoise = whole_images.make_denoiser(model)
+  to_16_bits = lambda output: np.clip(output.mean(axis=2), 0, 1) * 65535
+  # Not the one pass denoise.py writes without --tta (the library's, rounded as the file).
+  assert (written != np.round(to_16_bits(denoise(rgb)))).mean() > 0.5
+  expected = whole_images.with_test_time_augmentation(denoise)(rgb)
+  assert np.abs(written.astype(float) - to_16_bits(expected)).max() <= 1.0
 
 
 def _reference_scheme(network, image, stride, passes):
@@ -348,12 +352,11 @@ def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_expo
   # Without the scheme the output would be another image: the check can fail.
   plain = np.asarray(network(values[np.newaxis], training=False))[0]
   assert np.abs(np.round(np.clip(plain, 0, 1) * 255) - expected_8_bits).max() > 1
+  # export.py's call (test_export_then_denoise_with_the_export_gives_the_same_file runs
+  # the program).
   exported = tmp_path / 'exported'
-  result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
-                           f'--model={scheme_model_dir}', f'--output={exported}', '--tflite',
-                           '--onnx'],
-                          capture_output=True, text=True, timeout=600, cwd=REPO_ROOT)
-  assert result.returncode == 0, result.stderr[-3000:]
+  export_run.export_run(config_lib.ExportConfig(model=str(scheme_model_dir),
+                                                output=str(exported), tflite=True, onnx=True))
   batch = values[np.newaxis]
   serving = tf.saved_model.load(str(exported)).signatures['serving_default']
   outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}

@@ -91,15 +91,23 @@ def test_mixed_float16_with_loss_scaling_trains(tfrecord_dir, tmp_path):
   assert all(moved)
 
 
+def _train_in_process(train_data, image_folder, model_dir):
+  """What train.py's main calls for a 2-step run that builds --train_data from
+  image_folder first (launch.train), without a process: the demo test above runs
+  the program on its first-use build."""
+  return launch.train(config_lib.train_config(
+      train_data=train_data, train_images_dir=str(image_folder), model_dir=str(model_dir),
+      crop_size=32, batch_size=2, train_steps=2, steps_per_loop=2, log_every=2,
+      precision='float32'), distribute.create_strategy('default'))
+
+
 @pytest.mark.slow
 def test_demo_build_keeps_images_as_small_as_the_crop(image_folder, tmp_path):
   # The demo's first-use build once kept its own 256-pixel minimum: with
   # 64-104 pixel images and 32-pixel crops it found "no usable image".
-  result = _train(f'--train_data={tmp_path}/records/train-*.tfrecord',
-                  f'--train_images_dir={image_folder}', f'--model_dir={tmp_path}/run',
-                  '--crop_size=32', '--batch_size=2', '--train_steps=2', '--steps_per_loop=2',
-                  '--log_every=2', '--precision=float32')
-  assert result.returncode == 0, result.stderr[-3000:]
+  run = _train_in_process(f'{tmp_path}/records/train-*.tfrecord', image_folder,
+                          tmp_path / 'run')
+  assert run.step == 2
   manifest = json.loads((tmp_path / 'records' / 'manifest.json').read_text())
   assert manifest['num_images'] == 6 and manifest['min_size'] == 32
 
@@ -109,11 +117,7 @@ def test_a_folder_train_data_is_built_into_that_folder_and_trained_on(image_fold
   # README: --train_data takes a dataset folder. With --train_images_dir the
   # shards once went into the folder's parent and training then stopped with
   # "--train_data: no file matches".
-  result = _train(f'--train_data={tmp_path}/records', f'--train_images_dir={image_folder}',
-                  f'--model_dir={tmp_path}/run', '--crop_size=32', '--batch_size=2',
-                  '--train_steps=2', '--steps_per_loop=2', '--log_every=2',
-                  '--precision=float32')
-  assert result.returncode == 0, result.stderr[-3000:]
+  _train_in_process(f'{tmp_path}/records', image_folder, tmp_path / 'run')
   assert json.loads((tmp_path / 'records' / 'manifest.json').read_text())['num_images'] == 6
   assert tf.io.gfile.glob(f'{tmp_path}/records/train-*.tfrecord')
   assert not tf.io.gfile.glob(f'{tmp_path}/*.tfrecord')

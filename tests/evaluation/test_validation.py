@@ -63,7 +63,7 @@ def test_follow_scores_new_checkpoints_as_they_appear_and_stops_at_the_last(
       train_data=str(tfrecord_dir / '*.tfrecord'), val_data=str(image_folder),
       model_dir=str(model_dir), crop_size=32, batch_size=2, train_steps=6, steps_per_loop=2,
       checkpoint_every=2, keep_checkpoints=5, eval_every=0, log_every=2, precision='float32',
-      max_eval_images=2, seed=4)
+      max_eval_images=2, seed=4, network_width=8)  # the sidecar's job does not depend on it
   run = train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   assert run.results is None
   stdout, stderr = sidecar.communicate(timeout=300)

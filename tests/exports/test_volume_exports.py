@@ -33,12 +33,12 @@ SIZES = ((11, 40, 45), (3, 33, 64), (1, 1, 1), (16, 64, 64))
 @pytest.fixture(scope='module')
 def thin_run(tmp_path_factory):
   """A 3D pairs run of 4 steps on 8-plane crops (its weights, not its quality, matter).
-  Width 16: what the exports must keep (axes, halos, tiling, the checkpoint's
+  Width 8: what the exports must keep (axes, halos, tiling, the checkpoint's
   output) does not depend on the width, and bioimageio.core's model test runs
   the network on a whole test volume (the 2D package tests' reason too)."""
   root = tmp_path_factory.mktemp('volume_export')
   records, _ = volume_helpers.write_phantom_dataset(root, count=2)
-  return volume_helpers.train_run(records, root / 'run', 4, crop_depth=8, network_width=16)
+  return volume_helpers.train_run(records, root / 'run', 4, crop_depth=8, network_width=8)
 
 
 def _reference(model, volume):

@@ -10,7 +10,10 @@ import sys
 import numpy as np
 import pytest
 
+from n2n import config as config_lib
+from n2n.apps import denoise as denoise_app
 from n2n.data import native_images
+from n2n.inference import file_batch
 from n2n.inference import noisy_files
 from n2n.inference import sharding
 from tests.conftest import REPO_ROOT
@@ -104,7 +107,13 @@ def test_three_parallel_shards_write_one_runs_files_once_and_a_rerun_writes_noth
     (ours,), (theirs,) = (native_images.read_pages(str(tmp_path / folder / relative))
                           for folder in ('sharded', 'whole'))
     assert np.abs(ours.astype(int) - theirs).max() <= 1
-  # A fourth run over the whole folder finds every file done.
-  rerun = _denoise(*common, f'--output_dir={tmp_path / "sharded"}')
-  stdout, _ = rerun.communicate(timeout=300)
-  assert rerun.returncode == 0 and 'denoised 0 of 12 files, 12 already done' in stdout, stdout
+  # A fourth pass over the whole folder finds every file done and runs no network:
+  # denoise.py's plan and batch as its main calls them, without a process (the
+  # messy-folder test in tests/test_denoise_cli.py reruns the program).
+  jobs, _, _, planned = denoise_app.plan(config_lib.DenoiseConfig(
+      model=str(denoise_model_dir), input=str(tmp_path / 'in'),
+      output_dir=str(tmp_path / 'sharded')))
+  summary = file_batch.denoise_files(jobs, lambda values: pytest.fail('denoised again'), 3)
+  assert summary.exit_status == 0
+  assert 'denoised 0 of 12 files, 12 already done' in file_batch.format_summary(
+      summary, planned, str(denoise_model_dir))
