@@ -14,7 +14,6 @@ from n2n.napari import layers
 from n2n.napari import running
 
 
-
 class DiagnoseWidget(widgets.Container):
   """Layer, optional second capture, white level; Diagnose; the report."""
 
@@ -71,8 +70,9 @@ class DiagnoseWidget(widgets.Container):
 
   def _show(self, diagnosis):
     self.diagnosis = diagnosis
-    self.summary.value = (f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}; '
-                          f'method: {diagnosis.method}')
+    # Two short lines: one long line wrapped out of the dock's width in the first screenshot.
+    self.summary.value = (f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}\n'
+                          f'recommended method: {diagnosis.method}')
     self.report.value = str(diagnosis)
 
   def _failed(self, message):
