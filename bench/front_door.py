@@ -15,7 +15,8 @@ and `n2n.Denoiser`; this runs the same calls on data anyone can remake:
   phantom's first acquisition denoised and scored against its reference
   (PSNR over the reference's range: the gain does not depend on the peak).
 
-  python -m bench.front_door --output=docs/bench/front_door.json
+  python -m bench.front_door --output=docs/bench/front_door.json \
+      --picture=docs/python_api_front_door.png
 
 About 15 minutes on 2 CPU cores at the defaults; --quick checks that it runs.
 """
@@ -46,9 +47,15 @@ flags.DEFINE_list('learning_rates', ['0'], 'Peak learning rates to train each se
 flags.DEFINE_list('sections', ['photographs', 'stacks'], 'photographs, stacks.')
 flags.DEFINE_boolean('quick', False, 'A few steps of each, to check that the bench runs.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
+flags.DEFINE_string('picture', '', 'Write a PNG here: a crop of one photograph and the middle '
+                    'plane of the held-out stack, noisy | denoised | clean, from the first '
+                    'learning rate\'s runs.')
 FLAGS = flags.FLAGS
 
 HELD_OUT_SEED = 100
+# The photograph and the crop of it the picture shows.
+PICTURE_PHOTOGRAPH = 'chelsea.png'
+PICTURE_CROP = 192
 
 
 def psnr(estimate, reference, peak):
@@ -80,10 +87,12 @@ def photographs(folder, steps, sigma, learning_rate):
   n2n.train(config, noisy=noisy, progress_bar=False)
   seconds = time.time() - start
   denoiser = n2n.Denoiser.load(config.run.model_dir)
-  rows = []
+  rows, panels = [], None
   for (name, image), capture in zip(clean, noisy):
     denoised = denoiser(capture)
     assert denoised.shape == capture.shape and denoised.dtype == capture.dtype
+    if name == PICTURE_PHOTOGRAPH:
+      panels = [picture[:PICTURE_CROP, -PICTURE_CROP:] for picture in (capture, denoised, image)]
     rows.append({'image': name, 'shape': list(image.shape),
                  'noisy_psnr': psnr(capture, image, 255.0),
                  'denoised_psnr': psnr(denoised, image, 255.0)})
@@ -92,7 +101,7 @@ def photographs(folder, steps, sigma, learning_rate):
           'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
           'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
           'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
-                                         for row in rows]))}
+                                         for row in rows]))}, panels
 
 
 def stacks(folder, steps, count, learning_rate):
@@ -108,19 +117,25 @@ def stacks(folder, steps, count, learning_rate):
   noisy = held_out[0]
   denoised = n2n.Denoiser.load(config.run.model_dir)(noisy, axes='ZYX')
   peak = float(reference.max() - reference.min())
+  middle = noisy.shape[0] // 2
+  # The middle planes on 8 bits, the reference's range to 0-255.
+  panels = [np.clip((plane[middle].astype(np.float64) - reference.min()) / peak * 255, 0, 255)
+            .astype(np.uint8)[..., np.newaxis].repeat(3, axis=-1)
+            for plane in (noisy, denoised, reference)]
   noisy_psnr = psnr(noisy, reference, peak)
   denoised_psnr = psnr(denoised, reference, peak)
   return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
           'learning_rate': config.optimisation.learning_rate,
           'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
           'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
-          'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}
+          'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}, panels
 
 
 def main(argv):
   del argv
   photo_steps, stack_steps = ((20, 10) if FLAGS.quick else (FLAGS.photo_steps, FLAGS.stack_steps))
   results = provenance.stamp(REPO_ROOT)
+  pictures = {}
   with tempfile.TemporaryDirectory() as folder:
     for section, run in (('photographs', lambda rate: photographs(folder, photo_steps,
                                                                     FLAGS.sigma, rate)),
@@ -130,7 +145,8 @@ def main(argv):
         continue
       results[section] = []
       for rate in FLAGS.learning_rates:
-        row = run(float(rate))
+        row, panels = run(float(rate))
+        pictures.setdefault(section, panels)
         results[section].append(row)
         noisy, denoised = ((row['mean_noisy_psnr'], row['mean_denoised_psnr'])
                            if section == 'photographs' else (row['noisy_psnr'],
@@ -139,6 +155,24 @@ def main(argv):
               f"{denoised:.2f} dB ({denoised - noisy:+.2f})")
   if FLAGS.output:
     json_output.write_results(FLAGS.output, results)
+  if FLAGS.picture:
+    iio.imwrite(FLAGS.picture, picture_of(pictures))
+
+
+def picture_of(pictures):
+  """[H, W, 3] uint8: each section's panels (noisy, denoised, clean) side by side,
+  the sections one under the other, 4 white pixels between."""
+  rows = []
+  for panels in pictures.values():
+    height = max(panel.shape[0] for panel in panels)
+    gap = np.full((height, 4, 3), 255, np.uint8)
+    row = [np.pad(panel, [(0, height - panel.shape[0]), (0, 0), (0, 0)]) for panel in panels]
+    rows.append(np.concatenate([row[0], gap, row[1], gap, row[2]], axis=1))
+  width = max(row.shape[1] for row in rows)
+  rows = [np.pad(row, [(0, 0), (0, width - row.shape[1]), (0, 0)], constant_values=255)
+          for row in rows]
+  gap = np.full((4, width, 3), 255, np.uint8)
+  return np.concatenate([part for row in rows for part in (row, gap)][:-1], axis=0)
 
 
 if __name__ == '__main__':

@@ -34,13 +34,14 @@ recipes.two_logical_cpus()
 from bench.recipes import images  # pylint: disable=g-import-not-at-top
 
 # The environment every test starts from, taken after TensorFlow's own import
-# (which adds its keys) and before any test module is imported. Libraries
-# change os.environ at import or when called (tf2onnx sets
-# TF_CPP_MIN_LOG_LEVEL=3 when imported; bioimageio.core's model test set
-# TF_ENABLE_ONEDNN_OPTS=0 before it ran in a process of its own), and every
-# subprocess a later test starts inherits it: a test's outcome would then
-# depend on what ran before it (a train.py without oneDNN runs bfloat16
-# emulated, several times slower, with other numerics).
+# (which adds its keys) and after every plugin's configuration (pytest-xvfb
+# sets DISPLAY to its virtual X server: pytest_configure below), before any
+# test module is imported. Libraries change os.environ at import or when
+# called (tf2onnx sets TF_CPP_MIN_LOG_LEVEL=3 when imported; bioimageio.core's
+# model test set TF_ENABLE_ONEDNN_OPTS=0 before it ran in a process of its
+# own), and every subprocess a later test starts inherits it: a test's outcome
+# would then depend on what ran before it (a train.py without oneDNN runs
+# bfloat16 emulated, several times slower, with other numerics).
 _ENVIRONMENT = dict(os.environ)
 
 
@@ -86,7 +87,12 @@ def pytest_addoption(parser):
                      help=f'also run the {marker} tests: each {what}')
 
 
+@pytest.hookimpl(trylast=True)
 def pytest_configure(config):
+  # Last of every plugin's configure hook: pytest-xvfb's DISPLAY is in the environment
+  # the tests start from (without it, the first Qt application of a worker aborted).
+  _ENVIRONMENT.clear()
+  _ENVIRONMENT.update(os.environ)
   config.addinivalue_line('markers', 'slow: trains a model, or runs programs or exports, for '
                           'several seconds or more; pytest -m "not slow" leaves these out')
   for marker, (option, what) in OPTIONAL_TIERS.items():
