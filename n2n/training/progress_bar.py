@@ -4,6 +4,8 @@ notebook and a text bar in a terminal, fed by the run's progress reports
 
 import math
 
+from tqdm import auto
+
 
 class ProgressBar:
   """fn(step, train_steps, logs) that draws a bar of steps with the last loss
@@ -15,7 +17,6 @@ class ProgressBar:
 
   def __call__(self, step, train_steps, logs):
     if self._bar is None:
-      from tqdm import auto  # pylint: disable=g-import-not-at-top  (only when drawn)
       self._bar = auto.tqdm(total=train_steps, initial=step, desc=self._description,
                             unit='step', dynamic_ncols=True)
     shown = {name: _short(value) for name, value in logs.items() if name != 'seconds_per_step'}
