@@ -97,7 +97,7 @@ def photographs(folder, steps, sigma, learning_rate):
                  'noisy_psnr': psnr(capture, image, 255.0),
                  'denoised_psnr': psnr(denoised, image, 255.0)})
   return {'steps': steps, 'sigma': sigma, 'train_seconds': seconds, 'images': rows,
-          'learning_rate': config.optimisation.learning_rate,
+          'learning_rate': config.optimisation.peak_learning_rate,
           'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
           'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
           'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
@@ -125,7 +125,7 @@ def stacks(folder, steps, count, learning_rate):
   noisy_psnr = psnr(noisy, reference, peak)
   denoised_psnr = psnr(denoised, reference, peak)
   return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
-          'learning_rate': config.optimisation.learning_rate,
+          'learning_rate': config.optimisation.peak_learning_rate,
           'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
           'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
           'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}, panels

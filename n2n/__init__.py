@@ -73,8 +73,9 @@ def train(config, strategy=None, *, noisy=None, captures=None, clean=None, val=N
       ZYX, TYX, ZYXC, TZYX...); '' takes [H, W] and [H, W, 1 or 3] as images.
       Stacks train the 3D network, or their planes the 2D one with
       spatial_dims=2 in the config.
-    white_level: the value that maps to 1.0 (0: the dtype's maximum, 1.0 for
-      floats); or normalization='percentile' in the config.
+    white_level: the value that maps to 1.0; 0: for integer arrays their
+      brightest value rounded up to a whole number of bits (511 for data up
+      to 400), 1.0 for floats; or normalization='percentile' in the config.
   The arrays are written once into model_dir/arrays (TFRecords, with a
   fingerprint of the arrays beside them); config.json records data.arrays.
   Called again with the same arrays and model_dir, training resumes without

@@ -256,8 +256,7 @@ def test_resolving_fills_in_what_the_run_derives_and_changes_nothing_else():
   assert (resolved.method.loss, resolved.corruption.noise_captures) == ('l2', 1)
   assert resolved.resolved() == resolved
   derived = {('corruption', 'noise_range'), ('corruption', 'eval_noise_levels'),
-             ('corruption', 'noise_captures'), ('method', 'loss'),
-             ('optimisation', 'learning_rate')}
+             ('corruption', 'noise_captures'), ('method', 'loss')}
   changed = {leaf.path for leaf in settings_lib.leaves_of(config_lib.TrainConfig)
              if _leaf(given, leaf.path) != _leaf(resolved, leaf.path)}
   assert changed == derived
@@ -358,3 +357,18 @@ def test_2x2x2_cells_are_refused_once_the_data_turn_out_to_be_images():
   with pytest.raises(ValueError, match=r'^--neighbor2neighbor_cells=xyz samples 2x2x2 cells of '
                                        r'stacks; leave it out for --spatial_dims=2$'):
     config_lib.resolve_data(config, 1, 'uint16', 4095, data_spatial_dims=2)
+
+
+def test_a_learning_rate_of_zero_is_chosen_by_the_runs_length_and_a_given_one_is_kept():
+  at = lambda **flags: config_lib.train_config(**BASE, **flags).optimisation.peak_learning_rate
+  assert at(train_steps=5000) == 1e-3 and at(train_steps=5001) == 3e-4
+  assert at() == 3e-4  # the paper's 300000 steps
+  assert at(train_steps=600, learning_rate=5e-4) == 5e-4
+  # config.json keeps the 0: a run resumed with more steps chooses anew, a given rate stays.
+  short = config_lib.train_config(**BASE, train_steps=600)
+  assert short.optimisation.learning_rate == 0.0
+  assert config_lib.replace_settings(
+      short, train_steps=20000).optimisation.peak_learning_rate == 3e-4
+  given = config_lib.train_config(**BASE, train_steps=1000, learning_rate=5e-4)
+  assert config_lib.replace_settings(
+      given, train_steps=2000).optimisation.peak_learning_rate == 5e-4

@@ -7,8 +7,9 @@ from n2n.settings import format_value
 from n2n.settings import setting
 
 PRECISIONS = ('auto', 'float32', 'mixed_bfloat16', 'mixed_float16')
-# --learning_rate 0: chosen by the run (OptimisationConfig.resolved): short runs, what a CPU
-# trains in minutes, take SHORT_RUN_LEARNING_RATE, the others the paper's.
+# --learning_rate 0: chosen by the run's length (OptimisationConfig.peak_learning_rate):
+# short runs, what a CPU trains in minutes, take SHORT_RUN_LEARNING_RATE, the others the
+# paper's.
 SHORT_RUN_STEPS = 5000
 SHORT_RUN_LEARNING_RATE = 1e-3
 PAPER_LEARNING_RATE = 3e-4
@@ -33,13 +34,16 @@ class OptimisationConfig:
       'norms (an outlier batch, e.g. Poisson at lambda near 0.001, would otherwise wreck '
       'Adam\'s state and the network); 0: never clip.', minimum=0.0)
 
-  def resolved(self):
-    """These settings with a learning rate of 0 chosen (see learning_rate)."""
+  @property
+  def peak_learning_rate(self):
+    """The peak learning rate the run trains at: learning_rate, or for 0 the one
+    chosen by the run's length. config.json keeps the 0, so that a run resumed
+    with other train_steps (whose ramp-down moves with them anyway) chooses anew
+    and a rate the user gave is never replaced."""
     if self.learning_rate:
-      return self
-    short = self.train_steps <= SHORT_RUN_STEPS
-    return dataclasses.replace(
-        self, learning_rate=SHORT_RUN_LEARNING_RATE if short else PAPER_LEARNING_RATE)
+      return self.learning_rate
+    return (SHORT_RUN_LEARNING_RATE if self.train_steps <= SHORT_RUN_STEPS
+            else PAPER_LEARNING_RATE)
 
   def __post_init__(self):
     check_settings(self)

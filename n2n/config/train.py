@@ -58,12 +58,10 @@ class TrainConfig:
   def resolved(self):
     """This configuration with every value the run derives filled in (the
     corruption's paper levels, the loss for auto, --noise_captures as the
-    method uses it, the learning rate for 0); a resolved configuration resolves
-    to itself."""
+    method uses it); a resolved configuration resolves to itself."""
     method = methods_registry.get(self.method.name)
     return dataclasses.replace(
         self, corruption=self.corruption.resolved(method.resolve_captures),
-        optimisation=self.optimisation.resolved(),
         method=dataclasses.replace(
             self.method, loss=method.resolve_loss(self.method.loss,
                                                   default_loss(self.corruption.noise))))
@@ -89,19 +87,16 @@ def train_config(**flag_values):
 # What resolved() derives from --noise and --method: replacing either puts these
 # back to their declared defaults (to be derived anew) unless given with it.
 _DERIVED_FROM = {'noise': ('noise_range', 'eval_noise_levels', 'noise_captures', 'loss'),
-                 'method': ('noise_captures', 'loss'),
-                 'train_steps': ('learning_rate',)}
+                 'method': ('noise_captures', 'loss')}
 
 
 def replace_settings(config, **flag_values):
   """config with the settings named as train.py's flags name them replaced
   (train_steps=10, blind_spot_fraction=0.01), checked and resolved again.
 
-  Replacing noise, method or train_steps also derives anew what
-  was derived from them (_DERIVED_FROM: the paper's levels, the loss, the fixed
-  captures, the learning rate) unless the same call gives those too: a
-  Gaussian run's sigma range is no Poisson range, and a learning rate chosen
-  for 600 steps is not the one for 300000.
+  Replacing noise or method also derives anew what was derived from them
+  (_DERIVED_FROM: the paper's levels, the loss, the fixed captures) unless the
+  same call gives those too: a Gaussian run's sigma range is no Poisson range.
   """
   specs = settings_lib.flag_specs(TrainConfig, flag_values)
   derived = {name for flag in flag_values for name in _DERIVED_FROM.get(flag, ())}
@@ -123,7 +118,7 @@ def resolved_summary(config):
               f'--eval_noise_levels={format_value(corruption.eval_noise_levels)}',
               f'--noise_captures={corruption.noise_captures}']
   parts += [f'--loss={config.method.loss}',
-            f'--learning_rate={config.optimisation.learning_rate:g}',
+            f'--learning_rate={config.optimisation.peak_learning_rate:g}',
             f'--channels={model_channels(config)}',
             f'--normalization={data.normalization}',
             f'data {data.dtype}, {data.channels} channel(s), white level {data.white_level:g}']

@@ -41,10 +41,12 @@ class ImageSource:
     read: fn() -> [H, W, 3] uint8; raises UnusableImage, ImageDecodeError,
       OSError or tf.errors.OpError with the reason it cannot.
     size: fn() -> bytes it takes, for sizing shards (0 where unknown).
+    shown: what messages call it (a file's path as found; '' : name).
   """
   name: str
   read: object
   size: object = lambda: 0
+  shown: str = ''
 
 
 class UnusableImage(Exception):
@@ -61,7 +63,7 @@ def file_source(path, input_dir):
       raise UnusableImage('empty file')
     return rgb_images.decode_image(data)
 
-  return ImageSource(os.path.relpath(path, input_dir), read, lambda: _file_size(path))
+  return ImageSource(os.path.relpath(path, input_dir), read, lambda: _file_size(path), path)
 
 
 def _read_and_convert(source, min_size):
@@ -231,7 +233,7 @@ def _write_shards(sources, temporary, min_size, num_workers):
         for source, (converted, reason) in zip(
             chunk, pool.map(lambda source: _read_and_convert(source, min_size), chunk)):
           if converted is None:
-            logging.warning('Skipping %s: %s', source.name, reason)
+            logging.warning('Skipping %s: %s', source.shown or source.name, reason)
             written.skipped.append({'file': source.name, 'reason': reason})
             continue
           png, height, width = converted

@@ -58,7 +58,7 @@ class ArrayData:
     scenes: list of ArrayScene.
     stacks: the arrays are stacks (volumes, or movies with time as depth).
     planes: stacks written plane by plane as images, for a 2D network.
-    white_level: the value that maps to 1.0 (0: the dtype's maximum).
+    white_level: the value that maps to 1.0 (0 for float arrays: 1.0).
     fingerprint: hex digest of the arrays (shapes, dtypes, bytes) and of how
       they are written (kind, axes, white level, planes).
   """
@@ -86,7 +86,8 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
     items: for noisy and clean a list of arrays, one per scene; for captures a
       list of sequences of two or more arrays, one sequence per scene.
     axes: the arrays' axes in their own order ('' : [H, W] or [H, W, C]).
-    white_level: the value that maps to 1.0; 0: the dtype's maximum.
+    white_level: the value that maps to 1.0; 0: the dtype's maximum (n2n.train
+      gives integer arrays default_white_level instead).
     min_size: the training crop's side (crop_size); smaller arrays are refused.
     min_depth: the planes a stack's training crop spans; shallower stacks are refused.
     network_dims: the run's --spatial_dims (0: as the data; 2 writes stacks' planes).
@@ -136,28 +137,33 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
   return ArrayData(argument, kind, scenes, stacks, planes, white_level, digest.hexdigest())
 
 
-def brightest(kind, items, val=None):
-  """The white level arrays take where none is given: the brightest value of
-  the training arrays (items, of kind) and the validation ones (val), for
-  integer arrays; 0 (the dtype's maximum: 1.0 for floats) for float arrays, and
-  for arrays that are not yet checked (check_arrays then names what is wrong).
+def default_white_level(kind, items):
+  """The white level integer arrays take where none is given: their brightest
+  value rounded up to a whole number of bits (2**bits - 1: 255 for 8-bit data
+  that reach 255, 511 for microscopy that reaches 400, 4095 for 12-bit
+  frames), so the data fill at least half the network's range and validation
+  or held-out arrays a little brighter than the training ones still fit.
+  Taken from the training arrays (items, of kind) alone: the same arrays give
+  the same white level, and the same fingerprint, with or without val=. 0 (the
+  dtype's maximum: 1.0 for floats) for float arrays, and for arrays not yet
+  checked (check_arrays then names what is wrong).
 
   A white level of the dtype's maximum leaves 16-bit microscopy that uses a
-  few hundred levels at a few thousandths of the network's range, where 300
-  steps of 3D pairs lost 19 dB on the phantom (bench/front_door.py) instead of
-  gaining.
+  few hundred levels at a few thousandths of the network's range: 300 steps of
+  3D pairs from the phantom's stacks lost 18.7 dB there and gained 13.2 at
+  their brightest value (bench/front_door.py's stacks, at 3ac59c9 with this
+  rule's first form by hand; docs/bench/front_door.json measures the rule).
   """
   peak = 0
-  for group in (items, val):
-    if not isinstance(group, (list, tuple)):
-      continue
-    for item in group:
-      arrays = item if kind == 'captures' and isinstance(item, (list, tuple)) else [item]
-      for array in arrays:
-        if not isinstance(array, np.ndarray) or array.dtype.kind not in 'ui' or not array.size:
-          return 0.0
-        peak = max(peak, int(array.max()))
-  return float(peak)
+  if not isinstance(items, (list, tuple)):
+    return 0.0
+  for item in items:
+    arrays = item if kind == 'captures' and isinstance(item, (list, tuple)) else [item]
+    for array in arrays:
+      if not isinstance(array, np.ndarray) or array.dtype.kind not in 'ui' or not array.size:
+        return 0.0
+      peak = max(peak, int(array.max()))
+  return float((1 << peak.bit_length()) - 1) if peak > 0 else 0.0
 
 
 def check_list(argument, items):

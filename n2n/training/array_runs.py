@@ -31,10 +31,11 @@ class TrainingArrays:
     clean: list of clean arrays (the config's synthetic noise); or None.
     val: validation arrays of the same kind as the one given; or None.
     axes: the arrays' axes, as denoise.py's --axes ('': [H, W] or [H, W, C]).
-    white_level: the value that maps to 1.0; 0: for integer arrays the
-      brightest value of the training and validation arrays (16-bit data that
-      use a few hundred levels then fill the network's range, as a white level
-      of 65535 would not), for float arrays 1.0.
+    white_level: the value that maps to 1.0; 0: for integer arrays their
+      brightest value rounded up to a whole number of bits
+      (training_arrays.default_white_level: 16-bit data that use a few
+      hundred levels then fill the network's range, as a white level of 65535
+      would not), for float arrays 1.0.
   """
   noisy: object = None
   captures: object = None
@@ -78,8 +79,8 @@ def with_array_data(config, arrays, strategy):
   train_folder, val_folder = folders(config.run.model_dir)
   _check_settings(config, kind, arrays, train_folder, val_folder, strategy)
   method = methods_registry.get(config.method.name)
-  arrays = dataclasses.replace(arrays, white_level=arrays.white_level or training_arrays.brightest(
-      kind, getattr(arrays, kind), arrays.val))
+  arrays = dataclasses.replace(arrays, white_level=arrays.white_level or (
+      training_arrays.default_white_level(kind, getattr(arrays, kind))))
   shapes = dict(axes=arrays.axes, white_level=arrays.white_level,
                 min_size=config.data.crop_size,
                 min_depth=config.data.crop_depth * method.frames_per_crop_plane,

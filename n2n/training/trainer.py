@@ -38,7 +38,7 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   """
   model = network.build_run_network(config, precision, seed=config.run.seed,
                                     filter_gradient_mode=filter_gradient_mode)
-  schedule = schedules.RampDownSchedule(config.optimisation.learning_rate,
+  schedule = schedules.RampDownSchedule(config.optimisation.peak_learning_rate,
                                         config.optimisation.train_steps,
                                         config.optimisation.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)

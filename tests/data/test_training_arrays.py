@@ -78,3 +78,36 @@ def test_clean_stacks_are_clean_stack_records_and_their_planes_8_bit_images(tmp_
                                 expected)
   saved = json.loads((tmp_path / 'planes' / 'arrays.json').read_text())
   assert saved['fingerprint'] == planes.fingerprint and saved['spatial_dims'] == 2
+
+
+def test_integer_arrays_default_to_their_brightest_value_in_whole_bits_of_the_training_arrays():
+  level = training_arrays.default_white_level
+  assert level('noisy', [np.array([[3, 255]], np.uint8)]) == 255.0
+  assert level('noisy', [np.array([[100, 400]], np.uint16)]) == 511.0
+  assert level('noisy', [np.array([[256]], np.uint16)]) == 511.0
+  assert level('captures', [(np.array([[4000]], np.uint16), np.array([[4095]], np.uint16))]) == (
+      4095.0)
+  # Floats keep 1.0 (0: the dtype's maximum); zeros, and unchecked items, are left to
+  # check_arrays.
+  assert level('noisy', [np.ones((4, 4), np.float32)]) == 0.0
+  assert level('noisy', [np.zeros((4, 4), np.uint16)]) == 0.0
+  assert level('noisy', [[[1, 2]]]) == 0.0
+
+
+def test_a_run_on_integer_arrays_resumes_without_its_validation_arrays(tmp_path):
+  """The white level comes from the training arrays alone, so their fingerprint,
+  which a started run checks, does not depend on val=."""
+  from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  from n2n import run_dir  # pylint: disable=g-import-not-at-top
+  from n2n.training import array_runs  # pylint: disable=g-import-not-at-top
+  train = [_stack(seed, (64, 70)) for seed in (3, 4)]
+  val = [_stack(5, (64, 70)) + 5]
+  config = config_lib.train_config(model_dir=str(tmp_path), noise='none',
+                                   method='neighbor2neighbor', crop_size=64)
+  with_val = array_runs.with_array_data(config, array_runs.TrainingArrays(noisy=train, val=val),
+                                        None)
+  run_dir.write_config(str(tmp_path), with_val)  # the run has started
+  resumed = array_runs.with_array_data(config, array_runs.TrainingArrays(noisy=train), None)
+  assert resumed.data.train_data == with_val.data.train_data and not resumed.data.val_data
+  manifest = json.loads((tmp_path / 'arrays' / 'train' / 'manifest.json').read_text())
+  assert manifest['white_level'] == 1023.0  # the brightest, 999, in whole bits
