@@ -20,7 +20,7 @@ from n2n.data import native_images
 from n2n.data import phantom
 from tests.conftest import REPO_ROOT
 
-# The tests' phantom volumes (tests/helpers/volumes.py's size): counts up to about 460.
+# The tests' phantom volumes (bench/recipes/volumes.py's size): counts up to about 460.
 SPEC = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=5, nucleus_radius=10.0, filaments=6)
 WHITE_LEVEL = 600.0
 
@@ -123,6 +123,9 @@ def test_a_stop_event_saves_a_checkpoint_and_training_again_resumes_there(tmp_pa
   def report(step, total, logs):
     if step >= 30:
       started.set()
+      # The worker waits here for this thread's stop: a loaded host that kept this thread
+      # waiting could otherwise let the run reach its last step first.
+      stop.wait(timeout=120)
 
   worker = threading.Thread(target=lambda: finished.append(n2n.train(
       config, noisy=arrays, stop=stop, progress=report, progress_bar=False)))
@@ -270,6 +273,7 @@ def _bad_input_cases():
        r"^noisy\[0\] has shape \(5, 64, 64\): give its axes, e.g. axes='ZYX'"),
       (dict(noisy=[image * 2]), r'^noisy\[0\] holds values up to .*, above the default white '
        'level 1'),
+      (dict(noisy=[image], axes=None), r"^axes=None: a string of the arrays' axes"),
       (dict(noisy=[image], val=[rgb]), r'^val\[0\] is float32 with 3 channel\(s\) in 2D but '
        r'noisy\[0\] is float32 with 1 in 2D; val= takes arrays like the training arrays$'),
   ]
@@ -277,8 +281,9 @@ def _bad_input_cases():
 
 @pytest.mark.parametrize('arguments, message', _bad_input_cases())
 def test_bad_arrays_are_one_line_naming_the_argument_and_index(tmp_path, arguments, message):
-  with pytest.raises(ValueError, match=message):
+  with pytest.raises(ValueError, match=message) as raised:
     n2n.train(_config(tmp_path / 'run'), progress_bar=False, **arguments)
+  assert '\n' not in str(raised.value)
   assert not (tmp_path / 'run' / 'config.json').exists()
 
 

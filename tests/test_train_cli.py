@@ -138,13 +138,14 @@ def test_a_finished_run_ends_with_the_commands_that_use_its_folder(tfrecord_dir,
       f'  denoise:      python denoise.py --model={folder} --input=NOISY_IMAGES '
       '--output_dir=DENOISED',
       f'  TensorBoard:  tensorboard --logdir {folder}',
-      f'  validate:     python validate.py --checkpoint={folder}',
+      # The run had no validation data: validate.py needs some.
+      f'  validate:     python validate.py --checkpoint={folder} --data=VALIDATION_IMAGES',
   ]
   assert 'step 2/2' in result.stderr
 
 
 def test_the_console_script_names_the_other_console_scripts():
-  lines = train_app.next_steps('runs/demo', 'n2n-train').splitlines()
+  lines = train_app.next_steps('runs/demo', 'n2n-train', 'datasets/demo/val').splitlines()
   assert lines[1].split()[1:3] == ['n2n-denoise', '--model=runs/demo']
   assert lines[2].endswith('tensorboard --logdir runs/demo')
   assert lines[3].split()[1:] == ['n2n-validate', '--checkpoint=runs/demo']

@@ -25,18 +25,21 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__fi
 DEMO_FLAGFILE = os.path.join(REPO_ROOT, 'configs', 'demo.cfg')
 
 
-def next_steps(model_dir, program):
+def next_steps(model_dir, program, val_data=''):
   """The lines a finished run ends with: the commands that use model_dir, named
-  as program was (train.py: python denoise.py ...; n2n-train: n2n-denoise ...)."""
+  as program was (train.py: python denoise.py ...; n2n-train: n2n-denoise ...);
+  validate.py takes the run's val_data, or --data where it had none."""
   def command(name):
     return f'python {name}.py' if program.endswith('.py') else f'n2n-{name}'
   folder = shlex.quote(model_dir)
+  data = '' if val_data else ' --data=VALIDATION_IMAGES'
+
   return '\n'.join([
       f'Finished {model_dir}. Next:',
       f'  denoise:      {command("denoise")} --model={folder} --input=NOISY_IMAGES '
       '--output_dir=DENOISED',
       f'  TensorBoard:  tensorboard --logdir {folder}',
-      f'  validate:     {command("validate")} --checkpoint={folder}',
+      f'  validate:     {command("validate")} --checkpoint={folder}{data}',
   ])
 
 
@@ -47,7 +50,7 @@ def main(argv):
     except preemption.TrainingInterrupted as interrupted:
       logging.warning('%s', interrupted)
       sys.exit(128 + interrupted.signal_number)
-  print(next_steps(config.run.model_dir, os.path.basename(argv[0])))
+  print(next_steps(config.run.model_dir, os.path.basename(argv[0]), config.data.val_data))
 
 
 def with_demo_flagfile(argv):

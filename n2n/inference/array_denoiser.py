@@ -165,6 +165,9 @@ class Denoiser:
         or the run (naming them), or a white_level the run cannot use.
       DenoisingCancelled: cancel was set.
     """
+    if not isinstance(axes, str):
+      raise ValueError(f'axes={axes!r}: a string of the array\'s axes, e.g. \'ZYX\' ('' for '
+                       '[H, W] or [H, W, C] images)')
     settings = dataclasses.replace(self._settings, white_level=white_level, tta=bool(tta))
     noisy_files.check_white_level_override(self.run_config, settings.white_level)
     volume_run = noisy_volumes.is_volume_run(self.run_config)

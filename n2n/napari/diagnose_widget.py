@@ -59,8 +59,14 @@ class DiagnoseWidget(widgets.Container):
         raise ValueError('no image layer to diagnose: open or add one first')
       images = layers.planes(layers.pixels(self.layer.value), self.axes.value)
       second = self.second.value
-      captures = (list(zip(images, layers.planes(layers.pixels(second), self.axes.value)))
-                  if second is not None else None)
+      captures = None
+      if second is not None:
+        seconds = layers.planes(layers.pixels(second), self.axes.value)
+        if len(seconds) != len(images):
+          raise ValueError(f'{second.name!r} has {len(seconds)} plane(s) and '
+                           f'{self.layer.value.name!r} {len(images)}: two captures of one view '
+                           'have as many')
+        captures = list(zip(images, seconds))
     except ValueError as error:
       running.show_error(error)
       return

@@ -33,6 +33,11 @@ _LOG = logging.getLogger(__name__)
 _POLL = 0.1
 
 
+# The exception a cancelled Denoiser call raises (n2n.DenoisingCancelled), by name: what
+# ChildError's message starts with when Cancel ended a call.
+CANCELLED = 'DenoisingCancelled'
+
+
 class ChildError(RuntimeError):
   """An exception other than ValueError raised in the child, by type name and message."""
 
@@ -188,7 +193,7 @@ class Call:
       self._on_done(result)
 
   def _errored(self, error):
-    if self.stop.is_set():
+    if self.stop.is_set() and str(error).startswith(CANCELLED):
       # Cancelled: the call ended as asked, with the exception it raises for that.
       notifications.show_info(f'{self._description}: cancelled')
       message = 'cancelled'

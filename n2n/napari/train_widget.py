@@ -11,7 +11,6 @@ n2n.diagnose of the noisy layers, shown and changeable.
 import ast
 import functools
 import os
-import re
 
 from magicgui import widgets
 from n2n.corruptions import catalog
@@ -25,19 +24,29 @@ from n2n.napari import running
 DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
               ('captures of one view (Noise2Noise pairs)', 'captures'),
               ('clean layers + synthetic noise', 'clean'))
-# The widget's starting values: a run of minutes on a laptop, crops that fit the samples.
+# The widget's starting values: a run of minutes on 2 CPU cores (bench/front_door.py's 600
+# steps of batch 8 at the paper's width took about 2 minutes), crops that fit the samples.
 STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
 
 
+def settings_text(settings):
+  """{flag: value} as More settings shows it, what settings_from_text reads back
+  (lists and tuples as 0,50)."""
+  shown = lambda value: (','.join(str(item) for item in value)
+                         if isinstance(value, (list, tuple)) else str(value))
+  return ' '.join(f'{name}={shown(value)}' for name, value in settings.items())
+
+
 def settings_from_text(text):
-  """{flag: value} from 'network_width=8 learning_rate=3e-4 augment_flips=False'
-  (Python literals; anything else is taken as text).
+  """{flag: value} from 'network_width=8 learning_rate=3e-4 noise_range=0,50'
+  (items apart by spaces; Python literals, so 0,50 is a list of two; anything
+  else is taken as text).
 
   Raises:
     ValueError: an item without '=', naming it.
   """
   settings = {}
-  for item in re.split(r'[\s,]+', text.strip()):
+  for item in text.split():
     if not item:
       continue
     name, equals, value = item.lstrip('-').partition('=')
@@ -138,7 +147,7 @@ class TrainWidget(widgets.Container):
       self.crop_size.value = recommended.pop('crop_size')
     if recommended:
       more = {**settings_from_text(self.more.value), **recommended}
-      self.more.value = ' '.join(f'{name}={value}' for name, value in more.items())
+      self.more.value = settings_text(more)
 
   def _not_diagnosed(self, message):
     self.diagnosis.value = f'not diagnosed: {message}'

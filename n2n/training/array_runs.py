@@ -65,6 +65,9 @@ def with_array_data(config, arrays, strategy):
     ValueError: one line naming the argument (and the array's index) at fault.
   """
   arrays = arrays or TrainingArrays()
+  if not isinstance(arrays.axes, str):
+    raise ValueError(f'axes={arrays.axes!r}: a string of the arrays\' axes, e.g. \'ZYX\' or '
+                     "'YXC' ('' for [H, W] or [H, W, C] images)")
   arrays = dataclasses.replace(arrays, axes=arrays.axes.strip().upper())
   given = arrays.given()
   if len(given) > 1:
