@@ -17,7 +17,7 @@ memory: one noisy uint16 stack of --memory_mb MiB (Z planes of a square), given 
 (noisy=[stack], axes='ZYX') to a 3D Neighbor2Neighbor run of --memory_steps steps, in a
 fresh process: the process's peak RSS (VmHWM) before and after n2n.train, and the peak
 of the Python allocations during it (tracemalloc: numpy's, not TensorFlow's). The data
-are written into the run as blocks of at most 512 MiB (two captures' worth in 1 GiB) and
+are written into the run as blocks whose two captures take at most 256 MiB and
 cached in memory when they fit --cache_budget_mb (the default 2048), as any dataset.
 
 Imports n2n as installed; run it from the repository root (python -m) so that `bench` is

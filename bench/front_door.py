@@ -35,6 +35,8 @@ from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
 import n2n
+from n2n import config as config_lib
+from n2n import run_dir
 from n2n.data import phantom
 
 flags.DEFINE_integer('photo_steps', 600, 'Neighbor2Neighbor steps on the photographs.',
@@ -62,6 +64,13 @@ def psnr(estimate, reference, peak):
   """PSNR in dB of estimate against reference for a signal of that peak."""
   error = np.mean((np.asarray(estimate, np.float64) - np.asarray(reference, np.float64)) ** 2)
   return float(10 * np.log10(peak ** 2 / error))
+
+
+def trained_learning_rate(model_dir):
+  """The peak learning rate the run in model_dir trained at, as its config.json
+  (its data resolved) gives it."""
+  return config_lib.peak_learning_rate(
+      config_lib.read_train_config(run_dir.read_config(model_dir)))
 
 
 def demo_photographs():
@@ -97,7 +106,7 @@ def photographs(folder, steps, sigma, learning_rate):
                  'noisy_psnr': psnr(capture, image, 255.0),
                  'denoised_psnr': psnr(denoised, image, 255.0)})
   return {'steps': steps, 'sigma': sigma, 'train_seconds': seconds, 'images': rows,
-          'learning_rate': config.optimisation.peak_learning_rate,
+          'learning_rate': trained_learning_rate(config.run.model_dir),
           'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
           'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
           'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
@@ -125,7 +134,7 @@ def stacks(folder, steps, count, learning_rate):
   noisy_psnr = psnr(noisy, reference, peak)
   denoised_psnr = psnr(denoised, reference, peak)
   return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
-          'learning_rate': config.optimisation.peak_learning_rate,
+          'learning_rate': trained_learning_rate(config.run.model_dir),
           'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
           'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
           'denoised_psnr': denoised_psnr, 'gain_db': denoised_psnr - noisy_psnr}, panels

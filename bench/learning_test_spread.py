@@ -57,11 +57,13 @@ from bench.recipes import images  # pylint: disable=g-import-not-at-top
 from bench.recipes import pairs  # pylint: disable=g-import-not-at-top
 from bench.recipes import percentile  # pylint: disable=g-import-not-at-top
 from bench.recipes import scenes  # pylint: disable=g-import-not-at-top
+from bench.recipes import arrays  # pylint: disable=g-import-not-at-top
 from bench.recipes import single_image  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
                   'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor, '
-                  'single_image_blind_spot, few_dozen_steps, scenes and outlier_batch.')
+                  'single_image_blind_spot, few_dozen_steps, scenes, outlier_batch and '
+                  'arrays_captures.')
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
 flags.DEFINE_integer('network_width', 0, "Every run's --network_width; 0: each test's own.")
@@ -137,6 +139,11 @@ def _outlier_batch(unused_root, train, seed, steps, network_width):
           'plain_clipped_steps': int(plain_clipped)}
 
 
+def _arrays_captures(root, unused_data, seed, steps, network_width):
+  return {'gain_db': arrays.captures_gain(_run_folder(root, seed, steps, network_width), seed,
+                                          steps, network_width)}
+
+
 # name -> (writes the test's data under a folder and returns what its runs take
 # besides the folder, runs one seed, the test's own steps and network width)
 TESTS = {
@@ -153,6 +160,8 @@ TESTS = {
                         pairs.FEW_DOZEN_STEPS, config_lib.PAPER_NETWORK_WIDTH),
     'scenes': (scenes.write_scene_data, _scenes, scenes.SCENE_STEPS,
                config_lib.PAPER_NETWORK_WIDTH),
+    'arrays_captures': (lambda unused_root: None, _arrays_captures, arrays.STEPS,
+                        arrays.NETWORK_WIDTH),
     'outlier_batch': (lambda unused_root: clipping.outlier_batch_training(),
                       _outlier_batch, clipping.OUTLIER_RUN_STEPS,
                       config_lib.PAPER_NETWORK_WIDTH),

@@ -359,16 +359,21 @@ def test_2x2x2_cells_are_refused_once_the_data_turn_out_to_be_images():
     config_lib.resolve_data(config, 1, 'uint16', 4095, data_spatial_dims=2)
 
 
-def test_a_learning_rate_of_zero_is_chosen_by_the_runs_length_and_a_given_one_is_kept():
-  at = lambda **flags: config_lib.train_config(**BASE, **flags).optimisation.peak_learning_rate
+def test_a_learning_rate_of_zero_is_chosen_by_the_run_and_a_given_one_is_kept():
+  at = lambda **flags: config_lib.peak_learning_rate(config_lib.train_config(**BASE, **flags))
   assert at(train_steps=5000) == 1e-3 and at(train_steps=5001) == 3e-4
   assert at() == 3e-4  # the paper's 300000 steps
+  assert at(train_steps=600, spatial_dims=3) == 3e-4  # 3D runs train at the paper's
   assert at(train_steps=600, learning_rate=5e-4) == 5e-4
+  # A 3D run found from its data (spatial_dims 0 resolved to 3) too.
+  resolved = config_lib.resolve_data(config_lib.train_config(**BASE, train_steps=600), 1,
+                                     'uint16', 65535.0, 3)
+  assert config_lib.peak_learning_rate(resolved) == 3e-4
   # config.json keeps the 0: a run resumed with more steps chooses anew, a given rate stays.
   short = config_lib.train_config(**BASE, train_steps=600)
   assert short.optimisation.learning_rate == 0.0
-  assert config_lib.replace_settings(
-      short, train_steps=20000).optimisation.peak_learning_rate == 3e-4
+  assert config_lib.peak_learning_rate(config_lib.replace_settings(short, train_steps=20000)) == (
+      3e-4)
   given = config_lib.train_config(**BASE, train_steps=1000, learning_rate=5e-4)
-  assert config_lib.replace_settings(
-      given, train_steps=2000).optimisation.peak_learning_rate == 5e-4
+  assert config_lib.peak_learning_rate(config_lib.replace_settings(given, train_steps=2000)) == (
+      5e-4)

@@ -63,6 +63,7 @@ from n2n.config.run import RunConfig
 from n2n.config.run import STRATEGIES
 from n2n.config.train import TrainConfig
 from n2n.config.train import flag_value
+from n2n.config.train import peak_learning_rate
 from n2n.config.train import read_train_config
 from n2n.config.train import replace_settings
 from n2n.config.train import resolved_summary
@@ -102,6 +103,7 @@ __all__ = [
     'model_channels',
     'model_config_from_dict',
     'model_spatial_dims',
+    'peak_learning_rate',
     'read_train_config',
     'replace_settings',
     'resolve_data',

@@ -6,6 +6,7 @@ import dataclasses
 
 from n2n import settings as settings_lib
 from n2n.config import legacy
+from n2n.config import run as run_lib
 from n2n.config.corruption import CorruptionConfig
 from n2n.config.corruption import NO_NOISE
 from n2n.config.data import DataConfig
@@ -118,7 +119,7 @@ def resolved_summary(config):
               f'--eval_noise_levels={format_value(corruption.eval_noise_levels)}',
               f'--noise_captures={corruption.noise_captures}']
   parts += [f'--loss={config.method.loss}',
-            f'--learning_rate={config.optimisation.peak_learning_rate:g}',
+            f'--learning_rate={peak_learning_rate(config):g}',
             f'--channels={model_channels(config)}',
             f'--normalization={data.normalization}',
             f'data {data.dtype}, {data.channels} channel(s), white level {data.white_level:g}']
@@ -130,3 +131,17 @@ def resolved_summary(config):
 def flag_value(config, flag):
   """The value of the setting train.py's flag `flag` names in a TrainConfig."""
   return settings_lib.value_at(config, settings_lib.flag_specs(type(config), [flag])[flag].path)
+
+
+def peak_learning_rate(config):
+  """The peak learning rate a TrainConfig trains at: --learning_rate, or for 0
+  SHORT_RUN_LEARNING_RATE for 2D runs (spatial_dims 2, or 0 not yet resolved)
+  of at most SHORT_RUN_STEPS steps, else the paper's. config.json keeps the 0,
+  so a run resumed with other train_steps (whose ramp-down moves with them
+  anyway) chooses anew, and a rate the user gave is never replaced."""
+  optimisation = config.optimisation
+  if optimisation.learning_rate:
+    return optimisation.learning_rate
+  short_2d = (optimisation.train_steps <= run_lib.SHORT_RUN_STEPS
+              and config.model.spatial_dims != 3)
+  return run_lib.SHORT_RUN_LEARNING_RATE if short_2d else run_lib.PAPER_LEARNING_RATE

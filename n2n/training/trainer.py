@@ -10,6 +10,7 @@ moment leaves the previous complete checkpoint in place.
 import keras
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import run_dir
 from n2n.methods import registry as methods_registry
 from n2n.pipelines import registry as pipelines
@@ -38,7 +39,7 @@ def build_model_and_optimizer(config, precision, filter_gradient_mode='direct'):
   """
   model = network.build_run_network(config, precision, seed=config.run.seed,
                                     filter_gradient_mode=filter_gradient_mode)
-  schedule = schedules.RampDownSchedule(config.optimisation.peak_learning_rate,
+  schedule = schedules.RampDownSchedule(config_lib.peak_learning_rate(config),
                                         config.optimisation.train_steps,
                                         config.optimisation.rampdown_fraction)
   optimizer = keras.optimizers.Adam(schedule, beta_1=0.9, beta_2=0.99, epsilon=1e-8)
