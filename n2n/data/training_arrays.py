@@ -27,8 +27,9 @@ from n2n.data import volumes
 ARGUMENTS = ('noisy', 'captures', 'clean')
 # The most two captures of one record may take: larger scenes are written as blocks in y
 # and x. Below scene_writer's limit, because writing a record holds a few copies of it
-# (the encoded tensor, the message) and training decodes whole records: a 2 GiB stack in
-# blocks of at most 128 MiB costs a few hundred MiB beside it while it is written.
+# (the encoded tensor, the message) and training decodes whole records: with a 2 GiB
+# stack in blocks of at most 128 MiB, Python's allocations peaked at 1.2 GiB while it was
+# written and trained on (docs/bench/arrays_vs_records.json).
 MAX_RECORD_BYTES = 1 << 28
 _DTYPES = ('uint8', 'uint16', 'float32', 'float64')
 _CHANNELS = (1, 3)
