@@ -33,15 +33,16 @@ class DiagnoseWidget(widgets.Container):
                                             tooltip="The value that is 1.0; 0: the data type's "
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
-    self.summary = widgets.Label(value='')
+    self.summary = widgets.Label(label='Noise', value='')
     self.summary.native.setWordWrap(True)
+    self.recommended = widgets.Label(label='Method', value='')
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
     self.report.native.setLineWrapMode(self.report.native.NoWrap)
     self.report.native.setStyleSheet('font-family: monospace;')
     self.report.min_height = 200
     self.extend([self.layer, self.second, self.axes, self.white_level, self.run_button,
-                 self.summary, self.report])
+                 self.summary, self.recommended, self.report])
     self.diagnosis = None
     self._call = running.Call('n2n: diagnosing', on_done=self._show, on_error=self._failed,
                               on_finished=self._finished)
@@ -71,14 +72,15 @@ class DiagnoseWidget(widgets.Container):
       running.show_error(error)
       return
     self.run_button.enabled = False
-    self.summary.value = 'diagnosing...'
+    self.summary.value, self.recommended.value = 'diagnosing...', ''
     self._call.start(calls.diagnose, images, captures, self.white_level.value)
 
   def _show(self, diagnosis):
     self.diagnosis = diagnosis
-    # Two short lines: one long line wrapped out of the dock's width in the first screenshot.
-    self.summary.value = (f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}\n'
-                          f'recommended method: {diagnosis.method}')
+    # The method on a row of its own: on one line with the noise it ran out of the dock's
+    # width in the first screenshot, and a label shows one line.
+    self.summary.value = f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}'
+    self.recommended.value = diagnosis.method
     self.report.value = str(diagnosis)
 
   def _failed(self, message):

@@ -138,8 +138,20 @@ def test_diagnose_widget_reports_the_noise_of_two_captures(make_napari_viewer, q
   assert widget.diagnosis is not None, widget.summary.value
   assert widget.diagnosis.method == 'pairs'  # two captures: Noise2Noise on them
   assert widget.summary.value.startswith(f'{widget.diagnosis.kind} noise, sigma ')
+  assert widget.recommended.value == 'pairs'
   assert 'measured from two captures' in widget.report.value
   assert 'Recommended: python train.py' in widget.report.value
+  # One noisy picture: its noise, Gaussian of a sigma the sample sets, read back within
+  # 15% from the picture's flat patches, and called independent.
+  viewer.open_sample('n2n', 'noisy_picture')
+  widget.layer.value, widget.second.value = viewer.layers['noisy picture'], None
+  widget.axes.value = 'YXC'
+  widget.run_button.native.click()
+  qtbot.waitUntil(lambda: widget.run_button.enabled, timeout=TIMEOUT_MS)
+  assert widget.diagnosis.kind == 'independent', widget.summary.value
+  sigma = samples.PICTURE_SIGMA / 255.0  # on the 0-1 scale the diagnosis reads
+  assert abs(widget.diagnosis.noise_level - sigma) < 0.15 * sigma, widget.diagnosis.noise_level
+  assert widget.recommended.value == widget.diagnosis.method == 'neighbor2neighbor'
 
 
 def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot, tmp_path):
