@@ -34,7 +34,6 @@ class DiagnoseWidget(widgets.Container):
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
     self.summary = widgets.Label(label='Noise', value='')
-    self.summary.native.setWordWrap(True)
     self.recommended = widgets.Label(label='Method', value='')
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
