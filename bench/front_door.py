@@ -18,7 +18,8 @@ and `n2n.Denoiser`; this runs the same calls on data anyone can remake:
   python -m bench.front_door --output=docs/bench/front_door.json \
       --picture=docs/python_api_front_door.png
 
-About 15 minutes on 2 CPU cores at the defaults; --quick checks that it runs.
+About 15 minutes on 2 CPU cores at the defaults (one learning rate, one seed); --quick
+checks that it runs.
 """
 
 import glob
@@ -46,6 +47,10 @@ flags.DEFINE_integer('stacks', 3, 'Phantom volumes to train on.', lower_bound=1)
 flags.DEFINE_float('sigma', 25.0, 'Gaussian noise of the photographs, 0-255 units.')
 flags.DEFINE_list('learning_rates', ['0'], 'Peak learning rates to train each section at (0: the '
                   'default train_config chooses), one run each.')
+flags.DEFINE_list('seeds', ['0'], 'Training seeds (initial weights, crops, pairings) to run '
+                  'each learning rate at, one run each; the data are the same at every seed.')
+flags.DEFINE_boolean('tta', False, 'Also denoise each photograph with test-time augmentation '
+                     '(the 8 flips and turns averaged) and score that too.')
 flags.DEFINE_list('sections', ['photographs', 'stacks'], 'photographs, stacks.')
 flags.DEFINE_boolean('quick', False, 'A few steps of each, to check that the bench runs.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
@@ -84,14 +89,15 @@ def demo_photographs():
   return found
 
 
-def photographs(folder, steps, sigma, learning_rate):
+def photographs(folder, steps, sigma, learning_rate, seed, tta):
   rng = np.random.default_rng(0)
   clean = demo_photographs()
   noisy = [np.clip(np.round(image + rng.normal(0, sigma, image.shape)), 0, 255).astype(np.uint8)
            for _, image in clean]
-  config = n2n.train_config(model_dir=os.path.join(folder, f'photos_{learning_rate:g}'),
-                            noise='none', method='neighbor2neighbor', crop_size=128,
-                            batch_size=8, train_steps=steps, learning_rate=learning_rate)
+  config = n2n.train_config(
+      model_dir=os.path.join(folder, f'photos_{learning_rate:g}_seed{seed}'), noise='none',
+      method='neighbor2neighbor', crop_size=128, batch_size=8, train_steps=steps,
+      learning_rate=learning_rate, seed=seed)
   start = time.time()
   n2n.train(config, noisy=noisy, progress_bar=False)
   seconds = time.time() - start
@@ -105,20 +111,27 @@ def photographs(folder, steps, sigma, learning_rate):
     rows.append({'image': name, 'shape': list(image.shape),
                  'noisy_psnr': psnr(capture, image, 255.0),
                  'denoised_psnr': psnr(denoised, image, 255.0)})
-  return {'steps': steps, 'sigma': sigma, 'train_seconds': seconds, 'images': rows,
-          'learning_rate': trained_learning_rate(config.run.model_dir),
-          'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
-          'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
-          'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
-                                         for row in rows]))}, panels
+    if tta:
+      rows[-1]['denoised_tta_psnr'] = psnr(denoiser(capture, tta=True), image, 255.0)
+  result = {'steps': steps, 'sigma': sigma, 'seed': seed, 'train_seconds': seconds,
+            'images': rows, 'learning_rate': trained_learning_rate(config.run.model_dir),
+            'mean_noisy_psnr': float(np.mean([row['noisy_psnr'] for row in rows])),
+            'mean_denoised_psnr': float(np.mean([row['denoised_psnr'] for row in rows])),
+            'mean_gain_db': float(np.mean([row['denoised_psnr'] - row['noisy_psnr']
+                                           for row in rows]))}
+  if tta:
+    result['mean_gain_tta_db'] = float(np.mean([row['denoised_tta_psnr'] - row['noisy_psnr']
+                                                for row in rows]))
+  return result, panels
 
 
-def stacks(folder, steps, count, learning_rate):
+def stacks(folder, steps, count, learning_rate, seed):
   spec = phantom.PhantomSpec()
   captures = [tuple(phantom.phantom_scene(spec, seed)[0]) for seed in range(10, 10 + count)]
-  config = n2n.train_config(model_dir=os.path.join(folder, f'stacks_{learning_rate:g}'),
-                            noise='none', method='pairs', crop_size=64, crop_depth=16,
-                            batch_size=2, train_steps=steps, learning_rate=learning_rate)
+  config = n2n.train_config(
+      model_dir=os.path.join(folder, f'stacks_{learning_rate:g}_seed{seed}'), noise='none',
+      method='pairs', crop_size=64, crop_depth=16, batch_size=2, train_steps=steps,
+      learning_rate=learning_rate, seed=seed)
   start = time.time()
   n2n.train(config, captures=captures, axes='ZYX', progress_bar=False)
   seconds = time.time() - start
@@ -133,7 +146,7 @@ def stacks(folder, steps, count, learning_rate):
             for plane in (noisy, denoised, reference)]
   noisy_psnr = psnr(noisy, reference, peak)
   denoised_psnr = psnr(denoised, reference, peak)
-  return {'steps': steps, 'volumes': count, 'shape': list(noisy.shape),
+  return {'steps': steps, 'seed': seed, 'volumes': count, 'shape': list(noisy.shape),
           'learning_rate': trained_learning_rate(config.run.model_dir),
           'train_seconds': seconds, 'shape_kept': list(denoised.shape) == list(noisy.shape),
           'dtype_kept': str(denoised.dtype) == str(noisy.dtype), 'noisy_psnr': noisy_psnr,
@@ -146,22 +159,24 @@ def main(argv):
   results = provenance.stamp(REPO_ROOT)
   pictures = {}
   with tempfile.TemporaryDirectory() as folder:
-    for section, run in (('photographs', lambda rate: photographs(folder, photo_steps,
-                                                                    FLAGS.sigma, rate)),
-                         ('stacks', lambda rate: stacks(folder, stack_steps, FLAGS.stacks,
-                                                        rate))):
+    sections = {
+        'photographs': lambda rate, seed: photographs(folder, photo_steps, FLAGS.sigma, rate,
+                                                      seed, FLAGS.tta),
+        'stacks': lambda rate, seed: stacks(folder, stack_steps, FLAGS.stacks, rate, seed)}
+    for section, run in sections.items():
       if section not in FLAGS.sections:
         continue
       results[section] = []
-      for rate in FLAGS.learning_rates:
-        row, panels = run(float(rate))
+      for rate, seed in [(rate, seed) for rate in FLAGS.learning_rates for seed in FLAGS.seeds]:
+        row, panels = run(float(rate), int(seed))
         pictures.setdefault(section, panels)
         results[section].append(row)
         noisy, denoised = ((row['mean_noisy_psnr'], row['mean_denoised_psnr'])
                            if section == 'photographs' else (row['noisy_psnr'],
                                                              row['denoised_psnr']))
-        print(f"{section} at learning rate {row['learning_rate']:g}: {noisy:.2f} -> "
-              f"{denoised:.2f} dB ({denoised - noisy:+.2f})")
+        print(f"{section} at learning rate {row['learning_rate']:g}, seed {seed}: {noisy:.2f} -> "
+              f"{denoised:.2f} dB ({denoised - noisy:+.2f})"
+              + (f"; with TTA {row['mean_gain_tta_db']:+.2f}" if 'mean_gain_tta_db' in row else ''))
   if FLAGS.output:
     json_output.write_results(FLAGS.output, results)
   if FLAGS.picture:
