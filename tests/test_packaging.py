@@ -1,7 +1,9 @@
-"""pyproject.toml agrees with requirements*.txt and names console scripts that exist.
-(`pip install .` itself is too slow for the suite: docs/python_api.md says how it was checked.)"""
+"""pyproject.toml agrees with requirements*.txt, ships the package's data files and names
+console scripts that exist. (`pip install .` itself is too slow for the suite: a
+non-editable install outside the checkout was checked by hand, docs/development.md.)"""
 
 import ast
+import fnmatch
 import glob
 import importlib.metadata
 import os
@@ -103,6 +105,25 @@ def test_napari_finds_the_plugins_manifest_and_the_suite_installs_napari():
     package_data = tomllib.load(pyproject)['tool']['setuptools']['package-data']
   assert package_data['n2n.napari'] == ['napari.yaml']
   assert os.path.exists(os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml'))
+
+
+def test_every_data_file_of_the_package_is_package_data():
+  # A wheel (pip install . without -e) holds a package's .py files and only the
+  # data files that package-data names: one it misses is absent once installed.
+  with open(os.path.join(REPO_ROOT, 'pyproject.toml'), 'rb') as pyproject:
+    package_data = tomllib.load(pyproject)['tool']['setuptools']['package-data']
+  data_files = [path for path in glob.glob(os.path.join(REPO_ROOT, 'n2n', '**', '*'),
+                                           recursive=True)
+                if os.path.isfile(path) and not path.endswith(('.py', '.pyc'))]
+  assert data_files  # the fonts and the napari manifest at least
+  for path in data_files:
+    relative = os.path.relpath(path, REPO_ROOT).split(os.sep)
+    # The innermost package holding the file, and the file's path inside it.
+    shipped = any(
+        fnmatch.fnmatch('/'.join(relative[depth:]), pattern)
+        for depth in range(1, len(relative))
+        for pattern in package_data.get('.'.join(relative[:depth]), ()))
+    assert shipped, f'{"/".join(relative)} is in no package-data pattern of pyproject.toml'
 
 
 def test_python_version_claims_agree():

@@ -55,8 +55,9 @@ def test_the_collection_hook_orders_the_items_and_skips_the_optional_tiers_unles
   for quality, evidence in ((False, False), (True, False), (False, True), (True, True)):
     items = _items()
     conftest.pytest_collection_modifyitems(_Config(quality, evidence), items)
-    assert [(item.path, item.marks) for item in items] == [
-        (item.path, item.marks) for item in conftest.slow_files_first(_items())]
+    assert [(item.path.name, item.marks) for item in items] == [
+        ('slow.py', ('slow',)), ('mixed.py', ()), ('mixed.py', ('slow', 'quality')),
+        ('mixed.py', ()), ('slow.py', ('slow', 'evidence')), ('fast.py', ()), ('fast.py', ())]
     skipped = {item.marks[-1]: item.added[0].kwargs['reason'] for item in items if item.added}
     assert set(skipped) == {tier for tier, asked in (('quality', quality),
                                                      ('evidence', evidence)) if not asked}

@@ -179,15 +179,24 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   assert widget.train_button.text == 'Resume'
   assert glob.glob(str(tmp_path / 'run' / 'ckpt-*.index'))
   stopped_at = widget.result.step
+  before = list(widget.plot.steps)
+  # The step each call reports it starts from (its first progress report, which the
+  # widget hands to the plot's keep_before): from the checkpoint, not from 0.
+  starts, keep_before = [], widget.plot.keep_before
+  widget.plot.keep_before = lambda step: (starts.append(step), keep_before(step))
 
   widget.train_button.native.click()
   qtbot.waitUntil(lambda: widget.train_button.enabled, timeout=TIMEOUT_MS)
   assert not widget.result.stopped and widget.result.step == 400, widget.status.value
   assert widget.train_button.text == 'Train'
-  # The plot went on from where the run stopped: one loss per loop of 5 steps, in order.
+  assert starts == [stopped_at]
+  # The plot went on from where the run stopped: what it showed before the stop kept, then
+  # one loss per loop of 5 steps, in order.
   steps = widget.plot.steps
   assert steps == sorted(set(steps)) and steps[-1] == 400
-  assert steps[0] <= stopped_at < steps[-1]
+  assert [step for step in steps if step < stopped_at] == [
+      step for step in before if step < stopped_at]
+  assert min(step for step in steps if step > stopped_at) == stopped_at + 5
   assert all(np.isfinite(widget.plot.losses))
   _RUN['folder'] = str(tmp_path / 'run')
 
