@@ -47,7 +47,7 @@ from n2n.model import receptive_field as receptive_field_lib
 from n2n.model import unet
 
 PACKAGE_NAME = 'bioimageio_model.zip'
-SAVED_MODEL_ZIP = 'tensorflow_saved_model.zip'
+SAVED_MODEL_ZIP = exported_model.PACKAGE_SAVED_MODEL  # what n2n's loader reads back
 # Test tensors are TEST_SIZE x TEST_SIZE crops: a valid size of the input axes
 # (min_input_size + k * unet.SIZE_MULTIPLE) for either downsampling (320 and
 # 384) that is small enough to ship twice.

@@ -97,7 +97,8 @@ class Denoiser:
            tile_overlap=_DEFAULTS.tile_overlap, batch_tiles=_DEFAULTS.batch_tiles,
            volume_tile=_DEFAULTS.volume_tile, volume_overlap=_DEFAULTS.volume_overlap):
     """Loads a run's model_dir (newest checkpoint), a checkpoint prefix
-    (model_dir/ckpt-N) or a folder written by export.py (of a 2D or a 3D run).
+    (model_dir/ckpt-N), a folder written by export.py (of a 2D or a 3D run) or
+    the BioImage Model Zoo package (.zip) that export.py --bioimageio writes.
 
     Args:
       precision, tile_size, tile_overlap, batch_tiles, volume_tile,
@@ -116,6 +117,8 @@ class Denoiser:
                                    volume_overlap=volume_overlap)
     if exported_model.is_export(path):
       network = loading.from_export(path)
+    elif exported_model.is_package(path):
+      network = loading.from_package(path)
     else:
       network = loading.from_checkpoint(path, hardware.resolve_precision(precision))
     return cls(network, settings)

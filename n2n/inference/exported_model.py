@@ -9,9 +9,15 @@ so the format cannot drift. The export's signature serving_default:
 A --normalization=percentile export also holds the signature `network`: the
 same without the percentile map (values in, values out), which denoise.py uses
 after mapping a whole image once, so its tiles share one map.
+
+A BioImage Model Zoo package written by export.py --bioimageio holds that
+folder, zipped, as its TensorFlow weights (PACKAGE_SAVED_MODEL): n2n reads the
+package through it.
 """
 
 import os
+import tempfile
+import zipfile
 
 import tensorflow as tf
 
@@ -22,6 +28,10 @@ SIGNATURE = 'serving_default'
 NETWORK_SIGNATURE = 'network'
 INPUT_NAME = 'images'
 OUTPUT_NAME = 'denoised'
+
+
+# The package's TensorFlow weights: the export folder, zipped (bioimageio_package writes it).
+PACKAGE_SAVED_MODEL = 'tensorflow_saved_model.zip'
 
 
 def is_export(path):
@@ -43,3 +53,32 @@ def load_export(path):
 
   run_batch.keep_alive = loaded  # the signature needs its object alive
   return run_batch, channels, saved
+
+
+def is_package(path):
+  """True when path is a zip file (a BioImage Model Zoo package, n2n's or not)."""
+  return os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
+def load_package(path, argument='model'):
+  """load_export of the export folder inside a BioImage Model Zoo package that
+  export.py --bioimageio wrote.
+
+  Raises:
+    ValueError: naming --argument, for a package without n2n's SavedModel (one
+      written by another tool).
+  """
+  with zipfile.ZipFile(path) as package, tempfile.TemporaryDirectory() as folder:
+    if PACKAGE_SAVED_MODEL not in package.namelist():
+      raise ValueError(f'--{argument}: {path!r} is a zip without {PACKAGE_SAVED_MODEL}: n2n '
+                       'reads the BioImage Model Zoo packages that export.py --bioimageio '
+                       'writes, not those of other tools')
+    package.extract(PACKAGE_SAVED_MODEL, folder)
+    export = os.path.join(folder, 'export')
+    with zipfile.ZipFile(os.path.join(folder, PACKAGE_SAVED_MODEL)) as weights:
+      weights.extractall(export)
+    if not tf.io.gfile.exists(os.path.join(export, run_dir.CONFIG_NAME)):
+      raise ValueError(f'--{argument}: {path!r} holds a SavedModel without n2n\'s '
+                       f'{run_dir.CONFIG_NAME}: not a package that export.py wrote')
+    # load_export restores every weight into memory: the unzipped files can go.
+    return load_export(export)

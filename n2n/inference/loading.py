@@ -37,6 +37,13 @@ def from_export(path):
   return Network(run_batch, channels, run_config, f'the export {path}')
 
 
+def from_package(path):
+  """Network of a BioImage Model Zoo package that export.py --bioimageio wrote
+  (its SavedModel, as from_export; float32)."""
+  run_batch, channels, run_config = exported_model.load_package(path)
+  return Network(run_batch, channels, run_config, f'the package {path}')
+
+
 def from_checkpoint(model, precision, strategy=None, flag_name='model'):
   """Network of a run's model_dir (newest checkpoint) or checkpoint prefix.
 

@@ -1,7 +1,7 @@
-"""Denoise: a layer through a trained run or an export (n2n.Denoiser), in a
-child process driven by a worker thread, with progress and Cancel;
-the result is a new layer placed as the input is (scale, translate,
-metadata). Large layers go through the network in tiles.
+"""Denoise: a layer through a trained run, an export or n2n's BioImage Model
+Zoo package (n2n.Denoiser), in a child process driven by a worker thread,
+with progress and Cancel; the result is a new layer placed as the input is
+(scale, translate, metadata). Large layers go through the network in tiles.
 """
 
 import functools
@@ -13,9 +13,9 @@ from n2n.napari import calls
 from n2n.napari import layers
 from n2n.napari import running
 
-MODEL_HELP = ("A run's folder (its newest checkpoint) or a folder written by export.py. "
-              'BioImage Model Zoo zips are not loaded, not even the one export.py --bioimageio '
-              'writes: choose the export folder written beside it.')
+MODEL_HELP = ("A run's folder (its newest checkpoint), a folder written by export.py, or "
+              'the BioImage Model Zoo package (.zip) that export.py --bioimageio writes: '
+              "choose a folder, or type the package's path.")
 
 
 class DenoiseWidget(widgets.Container):
@@ -61,10 +61,9 @@ class DenoiseWidget(widgets.Container):
     if layer is None:
       self.status.value = running.show_error('no image layer to denoise: open or add one first')
       return
-    if not str(self.model.value).strip() or not os.path.isdir(path):
+    if not str(self.model.value).strip() or not (os.path.isdir(path) or os.path.isfile(path)):
       self.status.value = running.show_error(
-          f'no model folder at {path}: choose a run folder or an export folder' + (
-              ' (BioImage Model Zoo zips are not loaded)' if path.endswith('.zip') else ''))
+          f'no model at {path}: choose a run folder, an export folder or a .zip package')
       return
     self._source = (layer, self.tta.value)
     self.denoise_button.enabled = False

@@ -200,3 +200,32 @@ def test_a_schemes_halo_bounds_how_far_a_pixel_reaches_through_it(passes, slack)
     below.append(rows.max() - centre - phase)
   assert halo - slack <= max(above) <= halo and halo - slack <= max(below) <= halo, (above, below)
   assert bioimageio_package.min_input_size('max_pool', scheme) > 2 * halo
+
+
+@pytest.mark.slow
+def test_n2n_reads_its_own_package_as_the_network_it_was_written_from(tmp_path):
+  import n2n  # pylint: disable=g-import-not-at-top
+  model = unet.build_unet(3, seed=4, upsampling='resize', width=PACKAGE_TEST_WIDTH)
+  run_config = config_lib.resolve_data(
+      config_lib.train_config(train_data='data/noisy', model_dir='runs/x', noise='none',
+                             method='neighbor2neighbor', crop_size=64,
+                             network_width=PACKAGE_TEST_WIDTH),
+      3, 'uint8', 255.0)
+  path = bioimageio_package.write_package(model, serving.of_run(run_config), str(tmp_path), 100,
+                                          authors=('A. Tester',))
+  noisy = np.random.default_rng(5).integers(0, 256, (40, 56, 3)).astype(np.uint8)
+  denoised = n2n.Denoiser.load(path)(noisy)
+  # The network the package was written from, on the same 8-bit scale, rounded as files are.
+  reference = whole_images.make_denoiser(model)(noisy / 255.0) * 255
+  assert denoised.dtype == np.uint8 and denoised.shape == noisy.shape
+  assert np.abs(denoised.astype(float) - np.clip(np.round(reference), 0, 255)).max() <= 1
+  assert not list(tmp_path.glob('**/saved_model.pb'))  # nothing unzipped beside the package
+  # Another tool's package (a zip without n2n's SavedModel): one line naming it.
+  foreign = tmp_path / 'other.zip'
+  with zipfile.ZipFile(foreign, 'w') as package:
+    package.writestr('rdf.yaml', 'format_version: 0.5.4\n')
+    package.writestr('weights.pt', b'torch')
+  with pytest.raises(ValueError, match=(
+      f"^--model: '{foreign}' is a zip without tensorflow_saved_model.zip: n2n reads the "
+      'BioImage Model Zoo packages that export.py --bioimageio writes')):
+    n2n.Denoiser.load(str(foreign))

@@ -252,7 +252,7 @@ def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtb
   denoise.model.value = str(tmp_path / 'empty')
   denoise.denoise_button.native.click()
   qtbot.waitUntil(lambda: denoise.denoise_button.enabled, timeout=TIMEOUT_MS)
-  # Refused before anything starts: no model folder, no layers to train on.
+  # Refused before anything starts: no model there, no layers to train on.
   denoise.model.value = str(tmp_path / 'model.zip')
   denoise.denoise_button.native.click()
   train = _dock(viewer, 'Train')
@@ -263,7 +263,7 @@ def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtb
   assert all(message.startswith('n2n: ') and '\n' not in message and 'Traceback' not in message
              for message in errors), errors
   assert str(tmp_path / 'empty') in errors[0]
-  assert 'zips are not loaded' in errors[1]
+  assert f'no model at {tmp_path / "model.zip"}' in errors[1]
   assert errors[2] == 'n2n: choose the layers to train on'
   assert train.status.value == 'choose the layers to train on'
   assert len(viewer.layers) == 1 and layer.name == 'noisy'
