@@ -4,6 +4,7 @@ upwards would tie serving to training code, which an export or a denoising job
 never needs."""
 
 import ast
+import collections
 import os
 
 from tests.conftest import REPO_ROOT
@@ -237,6 +238,22 @@ def test_no_module_of_the_package_imports_itself_back_through_others():
   a module can only load while another is half loaded, and is dodged by
   importing inside functions."""
   assert _circles(_import_graph()) == []
+
+
+def _package_of(module):
+  """n2n.data.volumes -> n2n.data; a root module (n2n.run_dir) and n2n stay themselves."""
+  return '.'.join(module.split('.')[:2])
+
+
+def test_no_package_of_n2n_imports_itself_back_through_others():
+  """The same a floor up: with each subpackage one node, no circle either (a
+  module of methods importing diagnosis, whose other modules import data, which
+  imports config, which imports methods, is a circle of packages)."""
+  graph = collections.defaultdict(set)
+  for module, imported in _import_graph().items():
+    graph[_package_of(module)] |= {_package_of(name) for name in imported} - {
+        _package_of(module)}
+  assert _circles(graph) == []
 
 
 # Modules the package imports inside functions, and why: the front door keeps

@@ -8,7 +8,7 @@ import dataclasses
 
 import numpy as np
 
-from n2n.diagnosis import noise_kinds
+from n2n import noise_kinds
 from n2n.diagnosis import noise_statistics
 
 # Lag-1 correlation from which noise counts as spatially correlated: pooled

@@ -15,7 +15,7 @@ checkerboard artefacts; it is the user's choice, not forced.
 
 import dataclasses
 
-from n2n.diagnosis import noise_kinds
+from n2n import noise_kinds
 from n2n.methods import single_image
 from n2n.settings import setting
 
