@@ -210,7 +210,19 @@ def test_3d_captures_train_and_denoise_a_held_out_volume_in_shape_and_dtype(volu
   assert dones == sorted(dones) and reports[-1][0] == reports[-1][1] > 1
   # The same volume channels-last, and with the 8 xy flips and rotations.
   np.testing.assert_array_equal(denoiser(held_out[..., None], axes='ZYXC')[..., 0], denoised)
-  assert denoiser(held_out, axes='zyx', tta=True).shape == held_out.shape
+  with_tta = denoiser(held_out, axes='zyx', tta=True)
+  # TTA is the mean of the 8 flips and rotations in y and x, each denoised and turned
+  # back (each pass rounded to uint16 here: within a count of the mean TTA rounds once).
+  passes = []
+  for turns in range(4):
+    for flip in (False, True):
+      turned = np.rot90(held_out, turns, axes=(1, 2))
+      turned = np.ascontiguousarray(turned[:, :, ::-1] if flip else turned)
+      output = denoiser(turned, axes='ZYX').astype(np.float64)
+      passes.append(np.rot90(output[:, :, ::-1] if flip else output, -turns, axes=(1, 2)))
+  assert with_tta.shape == held_out.shape and with_tta.dtype == np.uint16
+  assert np.abs(with_tta.astype(np.float64) - np.mean(passes, axis=0)).max() <= 1
+  assert np.abs(with_tta.astype(np.int64) - denoised).max() > 1
   cancel = threading.Event()
   cancel.set()
   with pytest.raises(n2n.DenoisingCancelled, match='cancelled after 0 of'):
