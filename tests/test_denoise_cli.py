@@ -22,9 +22,11 @@ def model_dir(denoise_model_dir):
   return denoise_model_dir
 
 
-def _denoise(*flags):
+def _denoise(*flags, temp=None):
+  """denoise.py with flags; temp: its temp folder (TMPDIR), else the session's."""
   return subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), *flags],
-                        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+                        capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+                        env={**os.environ, **({'TMPDIR': str(temp)} if temp else {})})
 
 
 def _write(path, pages):
@@ -47,7 +49,10 @@ def test_every_layout_comes_back_as_it_went_in(model_dir, tmp_path):
   _write(inputs / 'photo.jpg', [rgb8])
   (inputs / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')
   output = tmp_path / 'denoised'
-  result = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={output}')
+  (tmp_path / 'temp').mkdir()
+  result = _denoise(f'--model={model_dir}', f'--input={inputs}', f'--output_dir={output}',
+                    temp=tmp_path / 'temp')
+  assert not list((tmp_path / 'temp').iterdir())  # the temp folder left as it was found
   # The first line names the precision: by default what this hardware runs natively.
   assert result.stdout.splitlines()[0] == f'precision {hardware.resolve_precision("auto")} (auto)'
   # 3: some files were skipped (broken.png), the rest written.
@@ -95,11 +100,15 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   rng = np.random.default_rng(2)
   _write(tmp_path / 'noisy' / 'a.png', [smooth_image(rng, 40, 52)])
   exported = tmp_path / 'exported'
+  # Its own temp folder, to see that the program leaves it as it found it (empty).
+  (tmp_path / 'temp').mkdir()
   result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'export.py'),
                            f'--model={model_dir}', f'--output={exported}', '--tflite', '--onnx',
                            '--bioimageio'],
-                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT)
+                          capture_output=True, text=True, timeout=300, cwd=REPO_ROOT,
+                          env={**os.environ, 'TMPDIR': str(tmp_path / 'temp')})
   assert result.returncode == 0, result.stderr[-3000:]
+  assert not list((tmp_path / 'temp').iterdir())
   assert 'step 0' in result.stdout and (exported / 'README.md').exists()
   assert f'wrote {exported / "model.onnx"}' in result.stdout
   # The ONNX model gives every pixel the SavedModel beside it gives, on the
@@ -132,7 +141,7 @@ def test_export_then_denoise_with_the_export_gives_the_same_file(model_dir, tmp_
   assert (exported / 'saved_model.pb').exists() and (exported / 'README.md').exists()
   assert not (exported / 'model.tflite').exists() and not (exported / 'notes.txt').exists()
   assert not (exported / 'model.onnx').exists()
-  assert sorted(path.name for path in tmp_path.iterdir()) == ['exported', 'noisy']
+  assert sorted(path.name for path in tmp_path.iterdir()) == ['exported', 'noisy', 'temp']
   for source, name in ((model_dir, 'from_run'), (exported, 'from_export')):
     # An export runs in float32, as saved: the run is asked for the same.
     result = _denoise(f'--model={source}', f'--input={tmp_path / "noisy"}',

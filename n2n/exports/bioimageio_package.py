@@ -332,12 +332,14 @@ def test_package(path):
   subprocess inherits, then running TensorFlow without oneDNN: bfloat16
   emulated, several times slower, other numerics; TensorFlow's, NumPy's and
   Python's global seeds) and unzips the SavedModel into
-  ./bioimageio_unzipped_tf_weights.
+  ./bioimageio_unzipped_tf_weights. The scratch folder is its temp folder too:
+  onnxruntime (1.32) writes TMPDIR/.ses on import and leaves it there.
   """
   path = os.path.abspath(path)
   with tempfile.TemporaryDirectory() as scratch:
     result = subprocess.run([sys.executable, '-c', _CORE_TEST, path], cwd=scratch,
-                            capture_output=True, text=True)
+                            env={**os.environ, 'TMPDIR': scratch}, capture_output=True,
+                            text=True)
   lines = result.stdout.strip().splitlines()
   if result.returncode or not lines:
     return False, errors.first_line(result.stderr.strip().splitlines()[-1] if result.stderr.strip()
