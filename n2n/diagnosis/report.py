@@ -219,7 +219,9 @@ def _fit_lines(profile, names):
     elif shot < 0:  # a level flat within the estimate's error
       fitting.append(f'{name} no shot noise measured (variance {(low + high) / 2:.3g})')
     else:
-      fitting.append(f'{name} {shot:.3g} x signal + {read:.3g}')
+      # A negative read term (the variance still positive over the signals measured)
+      # reads as a subtraction, not as '+ -0.02'.
+      fitting.append(f'{name} {shot:.3g} x signal {"-" if read < 0 else "+"} {abs(read):.3g}')
   lines = [f'  variance fit (shot x signal + read): {", ".join(fitting)}'] if fitting else []
   for miss, channels in missing.items():
     lines.append(f'  the Poisson-Gaussian model (variance = shot x signal + read) does not fit '

@@ -91,6 +91,14 @@ def test_a_level_far_from_the_fit_or_a_negative_variance_is_said_in_words():
           'signal measured') in text
 
 
+def test_a_negative_read_term_is_written_as_a_subtraction():
+  # Variance 0.0002 at signal 0.25 and 0.0012 at 0.75 (sigma 0.014 and 0.035 where 0.02 was
+  # measured: within twice): the fit holds, its read term is negative.
+  text = report.describe(_profile_with_fit([[0.002, -0.0003]] * 3, source='pairs'), 4)
+  assert 'variance fit (shot x signal + read): R 0.002 x signal - 0.0003, G ' in text
+  assert '+ -' not in text
+
+
 def test_a_level_flat_within_the_estimates_error_reads_as_no_shot_noise():
   # Variance 0.000405 at signal 0.25, 0.000395 at 0.75: the level falls by 1%.
   text = report.describe(_profile_with_fit([[-0.00002, 0.00041]] * 3), 4)
