@@ -55,6 +55,10 @@ flags.DEFINE_float('sharpen', 0.0, 'camera: unsharp-mask amount after the tone c
                    '0.5 is mild).', lower_bound=0.0)
 flags.DEFINE_integer('jpeg_quality', 0, 'camera: JPEG quality 1-100 of the captures (0: none).',
                      lower_bound=0, upper_bound=100)
+flags.DEFINE_float('chroma_blur', 0.0, 'camera: in-camera chroma noise reduction, the standard '
+                   'deviation in pixels of a Gaussian blur of the colour differences from the '
+                   'luma (0: none; 1 spreads the noise to lag 2 as in real photographs, '
+                   'bench/camera_calibration.py).', lower_bound=0.0)
 flags.DEFINE_float('photons', 200.0, 'microscope: expected photons at the brightest value.',
                    lower_bound=0.001)
 flags.DEFINE_float('read_sigma', 2.0, 'microscope: read noise per pixel, counts.', lower_bound=0.0)
@@ -76,7 +80,8 @@ def _camera_options():
                      'numbers: low,high') from None
   if not 0 < low <= high <= 1:
     raise ValueError(f'--camera_shot_range={low:g},{high:g} needs 0 < low <= high <= 1')
-  return simulated_scenes.CameraOptions((low, high), FLAGS.sharpen, FLAGS.jpeg_quality)
+  return simulated_scenes.CameraOptions((low, high), FLAGS.sharpen, FLAGS.jpeg_quality,
+                                        FLAGS.chroma_blur)
 
 
 def _microscope_settings():

@@ -51,6 +51,9 @@ class CameraSettings:
     read: raw noise variance at zero signal (read noise).
     sharpen: unsharp-mask amount after the tone curve (0: none).
     jpeg_quality: 1-100, or 0 for no JPEG.
+    chroma_blur: in-camera chroma noise reduction: the standard deviation in
+      pixels of a Gaussian blur of the colour differences from the luma, after
+      the tone curve and before sharpening (0: none).
   """
   rgb_to_camera: np.ndarray
   red_gain: float
@@ -59,16 +62,18 @@ class CameraSettings:
   read: float
   sharpen: float = 0.0
   jpeg_quality: int = 0
+  chroma_blur: float = 0.0
 
 
-def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=0):
+def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=0,
+                    chroma_blur=0.0):
   """A random camera as Brooks et al. draw one (a colour matrix of our own making:
   rows summing to 1 with a dominant diagonal, in place of their measured ones).
 
   Args:
     rng: numpy Generator.
     shot_range: (low, high) of the shot variance, drawn log-uniformly.
-    sharpen, jpeg_quality: see CameraSettings.
+    sharpen, jpeg_quality, chroma_blur: see CameraSettings.
   """
   matrix = np.zeros((3, 3))
   for row in range(3):
@@ -83,7 +88,7 @@ def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=
   read = float(np.exp(slope * np.log(shot) + intercept + rng.normal(0.0, spread)))
   return CameraSettings(matrix, float(rng.uniform(*RED_GAIN_RANGE)),
                         float(rng.uniform(*BLUE_GAIN_RANGE)), shot, read, float(sharpen),
-                        int(jpeg_quality))
+                        int(jpeg_quality), float(chroma_blur))
 
 
 def inverse_tone(srgb):
@@ -131,9 +136,40 @@ def process(camera, settings):
   balanced = np.clip(camera * _white_balance_gains(settings), 0.0, 1.0)
   linear = np.clip(balanced @ np.linalg.inv(settings.rgb_to_camera).T, 0.0, 1.0)
   srgb = tone(np.maximum(linear, 1e-8)**(1.0 / GAMMA))
+  if settings.chroma_blur:
+    srgb = np.clip(blur_chroma(srgb, settings.chroma_blur), 0.0, 1.0)
   if settings.sharpen:
     srgb = np.clip(srgb + settings.sharpen * (srgb - _binomial_blur(srgb)), 0.0, 1.0)
   return srgb
+
+
+# Rec. 601 luma weights: the luma a camera's YCbCr noise reduction keeps.
+LUMA = np.array([0.299, 0.587, 0.114])
+
+
+def gaussian_blur(image, sigma):
+  """[H, W, ...] blurred along H and W by a Gaussian of standard deviation sigma
+  pixels (truncated at 3 sigma, mirrored borders)."""
+  radius = max(1, int(np.ceil(3 * sigma)))
+  taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
+  taps /= taps.sum()
+  for axis in (0, 1):
+    pad = [(0, 0)] * image.ndim
+    pad[axis] = (radius, radius)
+    padded = np.pad(image, pad, mode='reflect')
+    length = image.shape[axis]
+    image = sum(weight * np.take(padded, np.arange(shift, shift + length), axis=axis)
+                for shift, weight in enumerate(taps))
+  return image
+
+
+def blur_chroma(srgb, sigma):
+  """[H, W, 3] with its luma (LUMA) kept and its colour differences from the luma
+  blurred (gaussian_blur): a camera's chroma noise reduction, which spreads the
+  colour part of each pixel's noise over several pixels."""
+  luma = srgb @ LUMA
+  chroma = srgb - luma[..., np.newaxis]
+  return luma[..., np.newaxis] + gaussian_blur(chroma, sigma)
 
 
 def bayer_masks(height, width):

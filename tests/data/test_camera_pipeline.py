@@ -2,6 +2,8 @@
 demosaicing do what their names say, its captures are seeded and their raw
 noise independent, and the noise it makes is spatially correlated."""
 
+import dataclasses
+
 import numpy as np
 import pytest
 
@@ -121,3 +123,29 @@ def test_camera_noise_is_correlated_between_neighbours_where_raw_noise_is_not():
   # Bilinear demosaicing alone correlates neighbours by about a half.
   assert profile.correlation_x[0] > 0.3 and profile.correlation_y[0] > 0.3
   assert abs(profile.correlation_x[3]) < 0.05 and abs(profile.correlation_y[3]) < 0.05
+
+
+@pytest.mark.parametrize('sigma', [1.0, 2.0])
+def test_chroma_noise_reduction_keeps_the_luma_and_spreads_the_colour_noise(sigma):
+  noise = np.random.default_rng(8).standard_normal((256, 256, 3))
+  reduced = camera_pipeline.blur_chroma(noise, sigma)
+  luma = np.array([0.299, 0.587, 0.114])  # Rec. 601
+  np.testing.assert_allclose(reduced @ luma, noise @ luma, atol=1e-12)
+  chroma = reduced - (reduced @ luma)[..., np.newaxis]
+  # White noise through a Gaussian blur of standard deviation s: correlation
+  # exp(-d^2 / (4 s^2)) at lag d (the blur's kernel convolved with itself).
+  inner = chroma[8:-8, 8:-8]
+  for lag in (1, 2):
+    measured = np.mean([np.corrcoef(inner[:, lag:, c].ravel(), inner[:, :-lag, c].ravel())[0, 1]
+                        for c in range(3)])
+    assert abs(measured - np.exp(-lag ** 2 / (4 * sigma ** 2))) < 0.03, (lag, measured)
+
+
+def test_chroma_noise_reduction_is_off_unless_asked_and_changes_the_rendering():
+  settings = camera_pipeline.random_settings(np.random.default_rng(9))
+  assert settings.chroma_blur == 0.0
+  srgb = _photo(9, 64, 64)
+  camera = camera_pipeline.unprocess(srgb, settings)
+  blurred = dataclasses.replace(settings, chroma_blur=1.0)
+  assert not np.allclose(camera_pipeline.process(camera, blurred),
+                         camera_pipeline.process(camera, settings))

@@ -1,0 +1,148 @@
+"""How the camera simulator's noise reads beside real photographs' (issue 52, part 1).
+
+For each camera setting asked, the demo's photographs (datasets/demo/train and
+val, grayscale ones as RGB) go through n2n/data/camera_pipeline.py's camera
+(captures_of: unprocess, mosaic, raw noise, demosaic, processing, 8 bits,
+optionally JPEG), two captures each, and the noise of the result is read three
+ways:
+- as diagnose.py reads single noisy photographs (n2n.diagnose(images=...)):
+  correlation at lags 1-4 along x and y, the level against signal;
+- as diagnose.py reads two captures of each scene (n2n.diagnose(captures=...));
+- the truth: each first capture minus the camera's noise-free rendering, its
+  correlation at lags 1-4 (mean over channels and photographs);
+and the input PSNR of the first captures against that rendering.
+
+Beside them, the figures the issue measured on two public real-noise benchmarks
+(REAL_PHOTOGRAPHS): what a calibrated camera should read like.
+
+  python -m bench.camera_calibration --shots=0.0003,0.0006,0.0012 --jpeg_quality=0,90 \
+      --chroma_blur=0,1,1.5 --sharpen=0 --output=docs/bench/camera_calibration.json
+
+About a second per photograph and setting on 2 CPU cores.
+"""
+
+import glob
+import itertools
+import os
+
+from absl import app
+from absl import flags
+import imageio.v3 as iio
+import numpy as np
+
+from bench import REPO_ROOT
+from bench import json_output
+from bench import provenance
+import n2n
+from n2n.data import camera_pipeline
+
+flags.DEFINE_list('shots', ['0.0003', '0.001', '0.003'], 'Raw shot-noise variances per unit '
+                  'signal to try (the read noise follows Brooks et al.\'s line through each).')
+flags.DEFINE_list('sharpen', ['0', '0.5'], 'Unsharp-mask amounts to try.')
+flags.DEFINE_list('jpeg_quality', ['0', '90'], 'JPEG qualities to try (0: none).')
+flags.DEFINE_list('chroma_blur', ['0'], 'Chroma noise reductions to try: the Gaussian blur of the '
+                  'colour differences, its standard deviation in pixels (0: none).')
+flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
+flags.DEFINE_string('output', '', 'Write the results as JSON here.')
+FLAGS = flags.FLAGS
+
+MAX_LAG = 4
+# Issue 52's measurements of two public real-noise benchmarks (512 x 512 sRGB crops of real
+# photographs, ISO 1600-12800), diagnose.py on the noisy photographs alone, and the lag-1
+# correlation of the noisy photograph minus its many-shot mean ("truth"; lag 2 about 0.4).
+REAL_PHOTOGRAPHS = {
+    'benchmark 1': {'input_psnr': 33.41, 'x': [0.68, 0.30, 0.11, 0.03],
+                    'y': [0.66, 0.24, 0.05, -0.02], 'truth_lag1': [0.72, 0.68]},
+    'benchmark 2': {'input_psnr': 35.88, 'x': [0.63, 0.19, 0.02, 0.03],
+                    'y': [0.59, 0.13, -0.01, -0.01], 'truth_lag1': [0.69, 0.63]},
+}
+
+
+def demo_photographs():
+  """[H, W, 3] float64 in [0, 1] of the demo's photographs (grayscale as RGB), cut to
+  whole Bayer cells."""
+  found = []
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png'))):
+    image = iio.imread(path)
+    image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
+    found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
+  return found
+
+
+def lag_correlations(noise):
+  """([MAX_LAG] along x, [MAX_LAG] along y) of [H, W, C] noise: at each lag, the
+  correlation of each pixel with the one that far along the axis, per channel,
+  averaged over the channels."""
+  noise = noise - noise.mean(axis=(0, 1))
+  variance = np.mean(noise ** 2, axis=(0, 1))
+  along_x = [np.mean(np.mean(noise[:, lag:] * noise[:, :-lag], axis=(0, 1)) / variance)
+             for lag in range(1, MAX_LAG + 1)]
+  along_y = [np.mean(np.mean(noise[lag:] * noise[:-lag], axis=(0, 1)) / variance)
+             for lag in range(1, MAX_LAG + 1)]
+  return along_x, along_y
+
+
+def psnr(estimate, reference):
+  error = np.mean((estimate.astype(np.float64) - reference.astype(np.float64)) ** 2)
+  return float(10 * np.log10(255.0 ** 2 / error))
+
+
+def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, seed):
+  """The three readings and the input PSNR of one camera setting (see the module
+  docstring); each photograph gets its own camera (colour matrix, white balance)."""
+  rng = np.random.default_rng(seed)
+  scenes, truths, inputs = [], [], []
+  for clean in photographs:
+    settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
+                                               chroma_blur)
+    captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
+    scenes.append(tuple(captures))
+    truths.append(lag_correlations(captures[0].astype(np.float64) - reference))
+    inputs.append(psnr(captures[0], reference))
+  single = n2n.diagnose([first for first, _ in scenes])
+  pairs = n2n.diagnose(captures=scenes)
+  reading = lambda report: {
+      'x': [round(float(v), 3) for v in report.correlation_x],
+      'y': [round(float(v), 3) for v in report.correlation_y],
+      'signal': [round(float(v), 3) for v in report.profile.signal],
+      'sigma': [round(float(np.nanmean(row)), 4) for row in report.profile.sigma]}
+  return {'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
+          'chroma_blur': chroma_blur,
+          'input_psnr': float(np.mean(inputs)), 'single_images': reading(single),
+          'two_captures': reading(pairs),
+          'truth': {'x': [round(float(v), 3) for v in np.mean([x for x, _ in truths], axis=0)],
+                    'y': [round(float(v), 3) for v in np.mean([y for _, y in truths], axis=0)]}}
+
+
+def _lags(values):
+  return ' '.join(f'{value:5.2f}' for value in values)
+
+
+def main(argv):
+  del argv
+  photographs = demo_photographs()
+  results = {**provenance.stamp(REPO_ROOT), 'photographs': len(photographs),
+             'real_photographs': REAL_PHOTOGRAPHS, 'settings': []}
+  for name, real in REAL_PHOTOGRAPHS.items():
+    print(f"{name:34s} input {real['input_psnr']:.2f} dB  single x {_lags(real['x'])}  "
+          f"y {_lags(real['y'])}  truth lag 1 x/y {real['truth_lag1'][0]:.2f}/"
+          f"{real['truth_lag1'][1]:.2f}, lag 2 about 0.4")
+  for shot, sharpen, quality, chroma in itertools.product(FLAGS.shots, FLAGS.sharpen,
+                                                          FLAGS.jpeg_quality, FLAGS.chroma_blur):
+    row = measure(photographs, float(shot), float(sharpen), int(quality), float(chroma),
+                  FLAGS.seed)
+    results['settings'].append(row)
+    single, truth = row['single_images'], row['truth']
+    print(f"shot {float(shot):g} sharpen {float(sharpen):g} jpeg {int(quality):3d} "
+          f"chroma {float(chroma):g}  "
+          f"input {row['input_psnr']:.2f} dB  single x {_lags(single['x'])}  "
+          f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
+    print(f"    level by signal (single images): " + ', '.join(
+        f'{signal:.2f}: {sigma:.4f}' for signal, sigma in zip(single['signal'],
+                                                              single['sigma'])))
+  if FLAGS.output:
+    json_output.write_results(FLAGS.output, results)
+
+
+if __name__ == '__main__':
+  app.run(main)
