@@ -15,8 +15,8 @@ and the input PSNR of the first captures against that rendering.
 Beside them, the figures the issue measured on two public real-noise benchmarks
 (REAL_PHOTOGRAPHS): what a calibrated camera should read like.
 
-  python -m bench.camera_calibration --shots=0.0003,0.0006,0.0012 --jpeg_quality=0,90 \
-      --chroma_blur=0,1,1.5 --sharpen=0 --output=docs/bench/camera_calibration.json
+  python -m bench.camera_calibration --shots=0.0003,0.0015 --chroma_blur=0,1,2 \
+      --luma_blur=0,0.45 --sharpen=0 --jpeg_quality=0,90 --output=docs/bench/camera_calibration.json
 
 About a second per photograph and setting on 2 CPU cores.
 """
@@ -42,6 +42,7 @@ flags.DEFINE_list('sharpen', ['0', '0.5'], 'Unsharp-mask amounts to try.')
 flags.DEFINE_list('jpeg_quality', ['0', '90'], 'JPEG qualities to try (0: none).')
 flags.DEFINE_list('chroma_blur', ['0'], 'Chroma noise reductions to try: the Gaussian blur of the '
                   'colour differences, its standard deviation in pixels (0: none).')
+flags.DEFINE_list('luma_blur', ['0'], 'Luma noise reductions to try, the same for the luma.')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 FLAGS = flags.FLAGS
@@ -87,14 +88,14 @@ def psnr(estimate, reference):
   return float(10 * np.log10(255.0 ** 2 / error))
 
 
-def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, seed):
+def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, seed):
   """The three readings and the input PSNR of one camera setting (see the module
   docstring); each photograph gets its own camera (colour matrix, white balance)."""
   rng = np.random.default_rng(seed)
   scenes, truths, inputs = [], [], []
   for clean in photographs:
     settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
-                                               chroma_blur)
+                                               chroma_blur, luma_blur)
     captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
     scenes.append(tuple(captures))
     truths.append(lag_correlations(captures[0].astype(np.float64) - reference))
@@ -107,7 +108,7 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, seed):
       'signal': [round(float(v), 3) for v in report.profile.signal],
       'sigma': [round(float(np.nanmean(row)), 4) for row in report.profile.sigma]}
   return {'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
-          'chroma_blur': chroma_blur,
+          'chroma_blur': chroma_blur, 'luma_blur': luma_blur,
           'input_psnr': float(np.mean(inputs)), 'single_images': reading(single),
           'two_captures': reading(pairs),
           'truth': {'x': [round(float(v), 3) for v in np.mean([x for x, _ in truths], axis=0)],
@@ -127,14 +128,14 @@ def main(argv):
     print(f"{name:34s} input {real['input_psnr']:.2f} dB  single x {_lags(real['x'])}  "
           f"y {_lags(real['y'])}  truth lag 1 x/y {real['truth_lag1'][0]:.2f}/"
           f"{real['truth_lag1'][1]:.2f}, lag 2 about 0.4")
-  for shot, sharpen, quality, chroma in itertools.product(FLAGS.shots, FLAGS.sharpen,
-                                                          FLAGS.jpeg_quality, FLAGS.chroma_blur):
+  for shot, sharpen, quality, chroma, luma in itertools.product(
+      FLAGS.shots, FLAGS.sharpen, FLAGS.jpeg_quality, FLAGS.chroma_blur, FLAGS.luma_blur):
     row = measure(photographs, float(shot), float(sharpen), int(quality), float(chroma),
-                  FLAGS.seed)
+                  float(luma), FLAGS.seed)
     results['settings'].append(row)
     single, truth = row['single_images'], row['truth']
     print(f"shot {float(shot):g} sharpen {float(sharpen):g} jpeg {int(quality):3d} "
-          f"chroma {float(chroma):g}  "
+          f"chroma {float(chroma):g} luma {float(luma):g}  "
           f"input {row['input_psnr']:.2f} dB  single x {_lags(single['x'])}  "
           f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
     print(f"    level by signal (single images): " + ', '.join(

@@ -59,6 +59,9 @@ flags.DEFINE_float('chroma_blur', 0.0, 'camera: in-camera chroma noise reduction
                    'deviation in pixels of a Gaussian blur of the colour differences from the '
                    'luma (0: none; 1 spreads the noise to lag 2 as in real photographs, '
                    'bench/camera_calibration.py).', lower_bound=0.0)
+flags.DEFINE_float('luma_blur', 0.0, 'camera: in-camera luma noise reduction, the same for the '
+                   'luma (0: none; 0.45 with --chroma_blur=2 reads like real photographs of '
+                   'in-camera noise reduction, docs/diagnosis.md).', lower_bound=0.0)
 flags.DEFINE_float('photons', 200.0, 'microscope: expected photons at the brightest value.',
                    lower_bound=0.001)
 flags.DEFINE_float('read_sigma', 2.0, 'microscope: read noise per pixel, counts.', lower_bound=0.0)
@@ -81,7 +84,7 @@ def _camera_options():
   if not 0 < low <= high <= 1:
     raise ValueError(f'--camera_shot_range={low:g},{high:g} needs 0 < low <= high <= 1')
   return simulated_scenes.CameraOptions((low, high), FLAGS.sharpen, FLAGS.jpeg_quality,
-                                        FLAGS.chroma_blur)
+                                        FLAGS.chroma_blur, FLAGS.luma_blur)
 
 
 def _microscope_settings():

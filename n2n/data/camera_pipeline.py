@@ -54,6 +54,7 @@ class CameraSettings:
     chroma_blur: in-camera chroma noise reduction: the standard deviation in
       pixels of a Gaussian blur of the colour differences from the luma, after
       the tone curve and before sharpening (0: none).
+    luma_blur: in-camera luma noise reduction: the same for the luma (0: none).
   """
   rgb_to_camera: np.ndarray
   red_gain: float
@@ -63,17 +64,18 @@ class CameraSettings:
   sharpen: float = 0.0
   jpeg_quality: int = 0
   chroma_blur: float = 0.0
+  luma_blur: float = 0.0
 
 
 def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=0,
-                    chroma_blur=0.0):
+                    chroma_blur=0.0, luma_blur=0.0):
   """A random camera as Brooks et al. draw one (a colour matrix of our own making:
   rows summing to 1 with a dominant diagonal, in place of their measured ones).
 
   Args:
     rng: numpy Generator.
     shot_range: (low, high) of the shot variance, drawn log-uniformly.
-    sharpen, jpeg_quality, chroma_blur: see CameraSettings.
+    sharpen, jpeg_quality, chroma_blur, luma_blur: see CameraSettings.
   """
   matrix = np.zeros((3, 3))
   for row in range(3):
@@ -88,7 +90,7 @@ def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=
   read = float(np.exp(slope * np.log(shot) + intercept + rng.normal(0.0, spread)))
   return CameraSettings(matrix, float(rng.uniform(*RED_GAIN_RANGE)),
                         float(rng.uniform(*BLUE_GAIN_RANGE)), shot, read, float(sharpen),
-                        int(jpeg_quality), float(chroma_blur))
+                        int(jpeg_quality), float(chroma_blur), float(luma_blur))
 
 
 def inverse_tone(srgb):
@@ -136,8 +138,8 @@ def process(camera, settings):
   balanced = np.clip(camera * _white_balance_gains(settings), 0.0, 1.0)
   linear = np.clip(balanced @ np.linalg.inv(settings.rgb_to_camera).T, 0.0, 1.0)
   srgb = tone(np.maximum(linear, 1e-8)**(1.0 / GAMMA))
-  if settings.chroma_blur:
-    srgb = np.clip(blur_chroma(srgb, settings.chroma_blur), 0.0, 1.0)
+  if settings.chroma_blur or settings.luma_blur:
+    srgb = np.clip(reduce_noise(srgb, settings.chroma_blur, settings.luma_blur), 0.0, 1.0)
   if settings.sharpen:
     srgb = np.clip(srgb + settings.sharpen * (srgb - _binomial_blur(srgb)), 0.0, 1.0)
   return srgb
@@ -163,13 +165,18 @@ def gaussian_blur(image, sigma):
   return image
 
 
-def blur_chroma(srgb, sigma):
-  """[H, W, 3] with its luma (LUMA) kept and its colour differences from the luma
-  blurred (gaussian_blur): a camera's chroma noise reduction, which spreads the
-  colour part of each pixel's noise over several pixels."""
+def reduce_noise(srgb, chroma_sigma, luma_sigma=0.0):
+  """A camera's noise reduction in luma and chroma: [H, W, 3] split into its luma
+  (LUMA) and its colour differences from it, each blurred by gaussian_blur of its
+  own standard deviation (0: kept), and put together again. It spreads each
+  pixel's noise over several pixels, the colour part the farther."""
   luma = srgb @ LUMA
   chroma = srgb - luma[..., np.newaxis]
-  return luma[..., np.newaxis] + gaussian_blur(chroma, sigma)
+  if luma_sigma:
+    luma = gaussian_blur(luma, luma_sigma)
+  if chroma_sigma:
+    chroma = gaussian_blur(chroma, chroma_sigma)
+  return luma[..., np.newaxis] + chroma
 
 
 def bayer_masks(height, width):

@@ -39,13 +39,14 @@ class CameraOptions:
       scene (Brooks et al.'s range is 0.0001-0.012).
     sharpen: unsharp-mask amount (0: none).
     jpeg_quality: 1-100, or 0 for no JPEG.
-    chroma_blur: chroma noise reduction, pixels (camera_pipeline.CameraSettings;
-      0: none).
+    chroma_blur, luma_blur: chroma and luma noise reduction, pixels
+      (camera_pipeline.CameraSettings; 0: none).
   """
   shot_range: tuple = (0.001, 0.01)
   sharpen: float = 0.0
   jpeg_quality: int = 0
   chroma_blur: float = 0.0
+  luma_blur: float = 0.0
 
 
 def sensor_noise(clean, gain, read_variance, rng):
@@ -76,7 +77,8 @@ def _sensor_pages(clean, count, gain, read_variance, reference, rng):
 
 def _camera_pages(clean, count, options, reference, rng):
   settings = camera_pipeline.random_settings(rng, options.shot_range, options.sharpen,
-                                             options.jpeg_quality, options.chroma_blur)
+                                             options.jpeg_quality, options.chroma_blur,
+                                             options.luma_blur)
   captures, rendering = camera_pipeline.captures_of(camera_pipeline.even_crop(clean), settings,
                                                     count, rng)
   return captures + ([rendering] if reference else [])

@@ -128,9 +128,14 @@ def test_camera_noise_is_correlated_between_neighbours_where_raw_noise_is_not():
 @pytest.mark.parametrize('sigma', [1.0, 2.0])
 def test_chroma_noise_reduction_keeps_the_luma_and_spreads_the_colour_noise(sigma):
   noise = np.random.default_rng(8).standard_normal((256, 256, 3))
-  reduced = camera_pipeline.blur_chroma(noise, sigma)
+  reduced = camera_pipeline.reduce_noise(noise, sigma)
   luma = np.array([0.299, 0.587, 0.114])  # Rec. 601
   np.testing.assert_allclose(reduced @ luma, noise @ luma, atol=1e-12)
+  # With a luma noise reduction too, the colour differences are the same.
+  both = camera_pipeline.reduce_noise(noise, sigma, luma_sigma=0.5)
+  np.testing.assert_allclose(both - (both @ luma)[..., np.newaxis],
+                             reduced - (reduced @ luma)[..., np.newaxis], atol=1e-12)
+  assert not np.allclose(both @ luma, noise @ luma)
   chroma = reduced - (reduced @ luma)[..., np.newaxis]
   # White noise through a Gaussian blur of standard deviation s: correlation
   # exp(-d^2 / (4 s^2)) at lag d (the blur's kernel convolved with itself).
