@@ -23,7 +23,9 @@ About a second per photograph and setting on 2 CPU cores.
 
 import glob
 import itertools
+import json
 import os
+import tempfile
 
 from absl import app
 from absl import flags
@@ -43,6 +45,12 @@ flags.DEFINE_list('jpeg_quality', ['0', '90'], 'JPEG qualities to try (0: none).
 flags.DEFINE_list('chroma_blur', ['0'], 'Chroma noise reductions to try: the Gaussian blur of the '
                   'colour differences, its standard deviation in pixels (0: none).')
 flags.DEFINE_list('luma_blur', ['0'], 'Luma noise reductions to try, the same for the luma.')
+flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each setting\'s '
+                     'first captures as single noisy images (n2n.train(noisy=...), crop 128, '
+                     'batch 8, the defaults otherwise: issue 52\'s outside check), denoise them '
+                     'and score them against the noise-free rendering (0: no training).',
+                     lower_bound=0)
+flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train.')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 FLAGS = flags.FLAGS
@@ -92,12 +100,13 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, se
   """The three readings and the input PSNR of one camera setting (see the module
   docstring); each photograph gets its own camera (colour matrix, white balance)."""
   rng = np.random.default_rng(seed)
-  scenes, truths, inputs = [], [], []
+  scenes, truths, inputs, references = [], [], [], []
   for clean in photographs:
     settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
                                                chroma_blur, luma_blur)
     captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
     scenes.append(tuple(captures))
+    references.append(reference)
     truths.append(lag_correlations(captures[0].astype(np.float64) - reference))
     inputs.append(psnr(captures[0], reference))
   single = n2n.diagnose([first for first, _ in scenes])
@@ -107,12 +116,33 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, se
       'y': [round(float(v), 3) for v in report.correlation_y],
       'signal': [round(float(v), 3) for v in report.profile.signal],
       'sigma': [round(float(np.nanmean(row)), 4) for row in report.profile.sigma]}
-  return {'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
+  trained = []
+  if FLAGS.train_steps:
+    with tempfile.TemporaryDirectory() as folder:
+      trained = [train_gain(scenes, references, method, FLAGS.train_steps, folder)
+                 for method in FLAGS.methods]
+  return {'trained': trained, 'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
           'chroma_blur': chroma_blur, 'luma_blur': luma_blur,
           'input_psnr': float(np.mean(inputs)), 'single_images': reading(single),
           'two_captures': reading(pairs),
           'truth': {'x': [round(float(v), 3) for v in np.mean([x for x, _ in truths], axis=0)],
                     'y': [round(float(v), 3) for v in np.mean([y for _, y in truths], axis=0)]}}
+
+
+def train_gain(scenes, references, method, steps, folder):
+  """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
+  'gain_db': the mean PSNR gain} of `method`
+  trained `steps` steps on the first captures and denoising them."""
+  config = n2n.train_config(model_dir=os.path.join(folder, method), noise='none', method=method,
+                            crop_size=128, batch_size=8, train_steps=steps)
+  noisy = [first for first, _ in scenes]
+  n2n.train(config, noisy=noisy, progress_bar=False)
+  denoiser = n2n.Denoiser.load(config.run.model_dir)
+  saved = json.loads(open(os.path.join(config.run.model_dir, 'config.json')).read())
+  gains = [psnr(denoiser(image), reference) - psnr(image, reference)
+           for image, reference in zip(noisy, references)]
+  return {'method': method, 'steps': steps, 'scheme': saved['method'].get(method, {}),
+          'gain_db': float(np.mean(gains))}
 
 
 def _lags(values):
@@ -138,6 +168,9 @@ def main(argv):
           f"chroma {float(chroma):g} luma {float(luma):g}  "
           f"input {row['input_psnr']:.2f} dB  single x {_lags(single['x'])}  "
           f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
+    for run in row['trained']:
+      print(f"    {run['method']} {run['steps']} steps: {run['gain_db']:+.2f} dB "
+            f"(scheme {run['scheme']})")
     print(f"    level by signal (single images): " + ', '.join(
         f'{signal:.2f}: {sigma:.4f}' for signal, sigma in zip(single['signal'],
                                                               single['sigma'])))
