@@ -36,6 +36,7 @@ from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
 import n2n
+from n2n import config as config_lib
 from n2n.data import camera_pipeline
 
 flags.DEFINE_list('shots', ['0.0003', '0.001', '0.003'], 'Raw shot-noise variances per unit '
@@ -51,6 +52,8 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
                      'and score them against the noise-free rendering (0: no training).',
                      lower_bound=0)
 flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train.')
+flags.DEFINE_string('precision', 'auto', 'Training and denoising precision (train.py\'s '
+                    '--precision; auto: bfloat16 where the CPU has it).')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 FLAGS = flags.FLAGS
@@ -131,18 +134,23 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, se
 
 def train_gain(scenes, references, method, steps, folder):
   """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
-  'gain_db': the mean PSNR gain} of `method`
-  trained `steps` steps on the first captures and denoising them."""
+  'gain_db': the mean PSNR gain, ...} of `method` trained `steps` steps on the first
+  captures and denoising those same captures (as issue 52's outside check does)."""
   config = n2n.train_config(model_dir=os.path.join(folder, method), noise='none', method=method,
-                            crop_size=128, batch_size=8, train_steps=steps)
+                            crop_size=128, batch_size=8, train_steps=steps,
+                            precision=FLAGS.precision)
   noisy = [first for first, _ in scenes]
   n2n.train(config, noisy=noisy, progress_bar=False)
-  denoiser = n2n.Denoiser.load(config.run.model_dir)
-  saved = json.loads(open(os.path.join(config.run.model_dir, 'config.json')).read())
+  denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
+  with open(os.path.join(config.run.model_dir, 'config.json')) as saved_file:
+    saved = json.load(saved_file)
   gains = [psnr(denoiser(image), reference) - psnr(image, reference)
            for image, reference in zip(noisy, references)]
-  return {'method': method, 'steps': steps, 'scheme': saved['method'].get(method, {}),
-          'gain_db': float(np.mean(gains))}
+  return {'method': method, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
+          'precision': FLAGS.precision,
+          'learning_rate': config_lib.peak_learning_rate(config_lib.read_train_config(saved)),
+          'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
+          'gains_db': [float(gain) for gain in gains], 'gain_db': float(np.mean(gains))}
 
 
 def _lags(values):
