@@ -57,8 +57,9 @@ flags.DEFINE_integer('jpeg_quality', 0, 'camera: JPEG quality 1-100 of the captu
                      lower_bound=0, upper_bound=100)
 flags.DEFINE_float('chroma_blur', 0.0, 'camera: in-camera chroma noise reduction, the standard '
                    'deviation in pixels of a Gaussian blur of the colour differences from the '
-                   'luma (0: none; 1 spreads the noise to lag 2 as in real photographs, '
-                   'bench/camera_calibration.py).', lower_bound=0.0)
+                   'luma (0: none; with --luma_blur=0.45 and --camera_shot_range=0.0015,0.0015, '
+                   '2 reads like real photographs of in-camera noise reduction, '
+                   'docs/diagnosis.md).', lower_bound=0.0)
 flags.DEFINE_float('luma_blur', 0.0, 'camera: in-camera luma noise reduction, the same for the '
                    'luma (0: none; 0.45 with --chroma_blur=2 reads like real photographs of '
                    'in-camera noise reduction, docs/diagnosis.md).', lower_bound=0.0)
@@ -83,8 +84,9 @@ def _camera_options():
                      'numbers: low,high') from None
   if not 0 < low <= high <= 1:
     raise ValueError(f'--camera_shot_range={low:g},{high:g} needs 0 < low <= high <= 1')
-  return simulated_scenes.CameraOptions((low, high), FLAGS.sharpen, FLAGS.jpeg_quality,
-                                        FLAGS.chroma_blur, FLAGS.luma_blur)
+  return simulated_scenes.CameraOptions((low, high), sharpen=FLAGS.sharpen,
+                                        jpeg_quality=FLAGS.jpeg_quality,
+                                        chroma_blur=FLAGS.chroma_blur, luma_blur=FLAGS.luma_blur)
 
 
 def _microscope_settings():

@@ -151,7 +151,9 @@ LUMA = np.array([0.299, 0.587, 0.114])
 
 def gaussian_blur(image, sigma):
   """[H, W, ...] blurred along H and W by a Gaussian of standard deviation sigma
-  pixels (truncated at 3 sigma, mirrored borders)."""
+  pixels (truncated at 3 sigma, mirrored borders); sigma > 0."""
+  if not sigma > 0:
+    raise ValueError(f'a Gaussian blur of standard deviation {sigma}: it must be positive')
   radius = max(1, int(np.ceil(3 * sigma)))
   taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
   taps /= taps.sum()

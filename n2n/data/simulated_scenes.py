@@ -76,9 +76,9 @@ def _sensor_pages(clean, count, gain, read_variance, reference, rng):
 
 
 def _camera_pages(clean, count, options, reference, rng):
-  settings = camera_pipeline.random_settings(rng, options.shot_range, options.sharpen,
-                                             options.jpeg_quality, options.chroma_blur,
-                                             options.luma_blur)
+  settings = camera_pipeline.random_settings(
+      rng, options.shot_range, sharpen=options.sharpen, jpeg_quality=options.jpeg_quality,
+      chroma_blur=options.chroma_blur, luma_blur=options.luma_blur)
   captures, rendering = camera_pipeline.captures_of(camera_pipeline.even_crop(clean), settings,
                                                     count, rng)
   return captures + ([rendering] if reference else [])

@@ -72,11 +72,15 @@ def load_package(path, argument='model'):
     if PACKAGE_SAVED_MODEL not in package.namelist():
       raise ValueError(f'--{argument}: {path!r} is a zip without {PACKAGE_SAVED_MODEL}: n2n '
                        'reads the BioImage Model Zoo packages that export.py --bioimageio '
-                       'writes, not those of other tools')
+                       'writes, not those of other tools nor zipped folders')
     package.extract(PACKAGE_SAVED_MODEL, folder)
     export = os.path.join(folder, 'export')
-    with zipfile.ZipFile(os.path.join(folder, PACKAGE_SAVED_MODEL)) as weights:
-      weights.extractall(export)
+    try:
+      with zipfile.ZipFile(os.path.join(folder, PACKAGE_SAVED_MODEL)) as weights:
+        weights.extractall(export)
+    except zipfile.BadZipFile as error:
+      raise ValueError(f'--{argument}: {path!r}: its {PACKAGE_SAVED_MODEL} is not a readable '
+                       f'zip ({error})') from None
     if not tf.io.gfile.exists(os.path.join(export, run_dir.CONFIG_NAME)):
       raise ValueError(f'--{argument}: {path!r} holds a SavedModel without n2n\'s '
                        f'{run_dir.CONFIG_NAME}: not a package that export.py wrote')

@@ -131,11 +131,14 @@ def test_chroma_noise_reduction_keeps_the_luma_and_spreads_the_colour_noise(sigm
   reduced = camera_pipeline.reduce_noise(noise, sigma)
   luma = np.array([0.299, 0.587, 0.114])  # Rec. 601
   np.testing.assert_allclose(reduced @ luma, noise @ luma, atol=1e-12)
-  # With a luma noise reduction too, the colour differences are the same.
-  both = camera_pipeline.reduce_noise(noise, sigma, luma_sigma=0.5)
+  # With a luma noise reduction too, the colour differences are the same, and the luma
+  # (white noise too) is correlated as the Gaussian of the luma's own sigma makes it.
+  both = camera_pipeline.reduce_noise(noise, sigma, luma_sigma=0.7)
   np.testing.assert_allclose(both - (both @ luma)[..., np.newaxis],
                              reduced - (reduced @ luma)[..., np.newaxis], atol=1e-12)
-  assert not np.allclose(both @ luma, noise @ luma)
+  blurred_luma = (both @ luma)[8:-8, 8:-8]
+  measured = np.corrcoef(blurred_luma[:, 1:].ravel(), blurred_luma[:, :-1].ravel())[0, 1]
+  assert abs(measured - np.exp(-1 / (4 * 0.7 ** 2))) < 0.03, measured
   chroma = reduced - (reduced @ luma)[..., np.newaxis]
   # White noise through a Gaussian blur of standard deviation s: correlation
   # exp(-d^2 / (4 s^2)) at lag d (the blur's kernel convolved with itself).
@@ -146,11 +149,14 @@ def test_chroma_noise_reduction_keeps_the_luma_and_spreads_the_colour_noise(sigm
     assert abs(measured - np.exp(-lag ** 2 / (4 * sigma ** 2))) < 0.03, (lag, measured)
 
 
-def test_chroma_noise_reduction_is_off_unless_asked_and_changes_the_rendering():
+def test_noise_reduction_is_off_unless_asked_and_each_stage_changes_the_rendering():
   settings = camera_pipeline.random_settings(np.random.default_rng(9))
-  assert settings.chroma_blur == 0.0
+  assert settings.chroma_blur == settings.luma_blur == 0.0
   srgb = _photo(9, 64, 64)
   camera = camera_pipeline.unprocess(srgb, settings)
-  blurred = dataclasses.replace(settings, chroma_blur=1.0)
-  assert not np.allclose(camera_pipeline.process(camera, blurred),
-                         camera_pipeline.process(camera, settings))
+  plain = camera_pipeline.process(camera, settings)
+  for stage in ('chroma_blur', 'luma_blur'):
+    assert not np.allclose(
+        camera_pipeline.process(camera, dataclasses.replace(settings, **{stage: 1.0})), plain)
+  with pytest.raises(ValueError, match='a Gaussian blur of standard deviation -1.0'):
+    camera_pipeline.process(camera, dataclasses.replace(settings, luma_blur=-1.0))
