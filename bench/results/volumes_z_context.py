@@ -44,6 +44,7 @@ from absl import app  # pylint: disable=g-import-not-at-top
 from absl import flags  # pylint: disable=g-import-not-at-top
 import numpy as np  # pylint: disable=g-import-not-at-top
 
+from n2n.data import gaussian_blur  # pylint: disable=g-import-not-at-top
 from n2n.data import phantom  # pylint: disable=g-import-not-at-top
 from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
@@ -114,9 +115,10 @@ def best_blur(volumes, sigmas_z):
   """(mean PSNR dB, sigma_z, sigma_xy) of the best blur over the grid with sigma_z
   in sigmas_z, each blur scored by its mean PSNR over volumes [(noisy [Z, Y, X]
   float64, reference [Z, Y, X] float64)]."""
-  return max((float(np.mean([results_volumes.psnr(phantom.blur(noisy, (sigma_z, sigma, sigma)),
-                                                   reference)
-                             for noisy, reference in volumes])), sigma_z, sigma)
+  scores = lambda sigma_z, sigma: [
+      results_volumes.psnr(gaussian_blur.blur(noisy, (sigma_z, sigma, sigma)), reference)
+      for noisy, reference in volumes]
+  return max((float(np.mean(scores(sigma_z, sigma))), sigma_z, sigma)
              for sigma_z in sigmas_z for sigma in SIGMAS_XY)
 
 

@@ -25,6 +25,8 @@ import io
 import imageio.v3 as iio
 import numpy as np
 
+from n2n.data import gaussian_blur as gaussian_blur_lib
+
 GAMMA = 2.2
 # Brooks et al. 2019, section 3.2: shot-noise variance per unit signal drawn
 # log-uniformly from [0.0001, 0.012]; log(read variance) on a line in
@@ -151,20 +153,10 @@ LUMA = np.array([0.299, 0.587, 0.114])
 
 def gaussian_blur(image, sigma):
   """[H, W, ...] blurred along H and W by a Gaussian of standard deviation sigma
-  pixels (truncated at 3 sigma, mirrored borders); sigma > 0."""
+  pixels (gaussian_blur.blur: truncated at 3 sigma, mirrored borders); sigma > 0."""
   if not sigma > 0:
     raise ValueError(f'a Gaussian blur of standard deviation {sigma}: it must be positive')
-  radius = max(1, int(np.ceil(3 * sigma)))
-  taps = np.exp(-0.5 * (np.arange(-radius, radius + 1) / sigma) ** 2)
-  taps /= taps.sum()
-  for axis in (0, 1):
-    pad = [(0, 0)] * image.ndim
-    pad[axis] = (radius, radius)
-    padded = np.pad(image, pad, mode='reflect')
-    length = image.shape[axis]
-    image = sum(weight * np.take(padded, np.arange(shift, shift + length), axis=axis)
-                for shift, weight in enumerate(taps))
-  return image
+  return gaussian_blur_lib.blur(image, (sigma, sigma))
 
 
 def reduce_noise(srgb, chroma_sigma, luma_sigma=0.0):

@@ -17,6 +17,8 @@ import dataclasses
 
 import numpy as np
 
+from n2n.data import gaussian_blur
+
 
 @dataclasses.dataclass(frozen=True)
 class PhantomSpec:
@@ -91,29 +93,6 @@ def _objects(spec, rng):
   return nuclei, filaments
 
 
-def _gaussian_taps(sigma):
-  radius = max(1, int(np.ceil(3 * sigma)))
-  offsets = np.arange(-radius, radius + 1)
-  taps = np.exp(-0.5 * (offsets / max(sigma, 1e-6)) ** 2)
-  return taps / taps.sum()
-
-
-def blur(volume, sigmas):
-  """Separable Gaussian blur of [Z, Y, X] float64, sigmas (z, y, x) in voxels, edges reflected."""
-  blurred = volume
-  for axis, sigma in enumerate(sigmas):
-    taps = _gaussian_taps(sigma)
-    radius = len(taps) // 2
-    pad = [(0, 0)] * 3
-    pad[axis] = (radius, radius)
-    padded = np.pad(blurred, pad, mode='reflect' if blurred.shape[axis] > radius else 'edge')
-    total = np.zeros_like(blurred)
-    for index, tap in enumerate(taps):
-      total += tap * np.take(padded, np.arange(index, index + blurred.shape[axis]), axis=axis)
-    blurred = total
-  return blurred
-
-
 def render(spec, objects, drift=(0.0, 0.0, 0.0)):
   """The expected fluorescence of one volume, [Z, Y, X] float64 >= 0, not normalised.
 
@@ -148,7 +127,7 @@ def render(spec, objects, drift=(0.0, 0.0, 0.0)):
   volume = volume + 2.0 * lines
   sigma_xy = spec.psf_sigma_xy
   sigma_z = spec.psf_sigma_xy * spec.psf_axial_ratio / spec.z_spacing
-  return np.clip(blur(volume, (sigma_z, sigma_xy, sigma_xy)), 0.0, None)
+  return np.clip(gaussian_blur.blur(volume, (sigma_z, sigma_xy, sigma_xy)), 0.0, None)
 
 
 def to_counts(fluorescence, spec, rng=None):

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from n2n.data import gaussian_blur
 from n2n.data import phantom
 
 SMALL = phantom.PhantomSpec(shape=(16, 64, 64), nuclei=4, filaments=4)
@@ -32,7 +33,7 @@ def test_the_point_spread_function_is_longer_in_z_than_in_xy():
   impulse[16, 32, 32] = 1.0
   spec = SMALL
   sigma_z = spec.psf_sigma_xy * spec.psf_axial_ratio / spec.z_spacing
-  blurred = phantom.blur(impulse, (sigma_z, spec.psf_sigma_xy, spec.psf_sigma_xy))
+  blurred = gaussian_blur.blur(impulse, (sigma_z, spec.psf_sigma_xy, spec.psf_sigma_xy))
   assert abs(blurred.sum() - 1.0) < 1e-9
   # Second moments, in voxels, against the sigmas asked for (sampled taps: 2%).
   offsets = np.arange(-16, 17), np.arange(-32, 33)
