@@ -46,12 +46,17 @@ flags.DEFINE_list('jpeg_quality', ['0', '90'], 'JPEG qualities to try (0: none).
 flags.DEFINE_list('chroma_blur', ['0'], 'Chroma noise reductions to try: the Gaussian blur of the '
                   'colour differences, its standard deviation in pixels (0: none).')
 flags.DEFINE_list('luma_blur', ['0'], 'Luma noise reductions to try, the same for the luma.')
+flags.DEFINE_list('optics_blur', ['0'], 'Lens blurs of the scene to try: the Gaussian\'s standard '
+                  'deviation in pixels, before the mosaic (0: none).')
 flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each setting\'s '
                      'first captures as single noisy images (n2n.train(noisy=...), crop 128, '
                      'batch 8, the defaults otherwise: issue 52\'s outside check), denoise them '
                      'and score them against the noise-free rendering (0: no training).',
                      lower_bound=0)
 flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train.')
+flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
+                  'eight orientations), inference_stride=N (the run\'s setting of that name '
+                  'changed), tta+inference_stride=N.')
 flags.DEFINE_string('precision', 'auto', 'Training and denoising precision (train.py\'s '
                     '--precision; auto: bfloat16 where the CPU has it).')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
@@ -99,14 +104,15 @@ def psnr(estimate, reference):
   return float(10 * np.log10(255.0 ** 2 / error))
 
 
-def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, seed):
+def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, optics_blur,
+            seed):
   """The three readings and the input PSNR of one camera setting (see the module
   docstring); each photograph gets its own camera (colour matrix, white balance)."""
   rng = np.random.default_rng(seed)
   scenes, truths, inputs, references = [], [], [], []
   for clean in photographs:
     settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
-                                               chroma_blur, luma_blur)
+                                               chroma_blur, luma_blur, optics_blur)
     captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
     scenes.append(tuple(captures))
     references.append(reference)
@@ -125,7 +131,7 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, se
       trained = [train_gain(scenes, references, method, FLAGS.train_steps, folder)
                  for method in FLAGS.methods]
   return {'trained': trained, 'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
-          'chroma_blur': chroma_blur, 'luma_blur': luma_blur,
+          'chroma_blur': chroma_blur, 'luma_blur': luma_blur, 'optics_blur': optics_blur,
           'input_psnr': float(np.mean(inputs)), 'single_images': reading(single),
           'two_captures': reading(pairs),
           'truth': {'x': [round(float(v), 3) for v in np.mean([x for x, _ in truths], axis=0)],
@@ -146,11 +152,40 @@ def train_gain(scenes, references, method, steps, folder):
     saved = json.load(saved_file)
   gains = [psnr(denoiser(image), reference) - psnr(image, reference)
            for image, reference in zip(noisy, references)]
-  return {'method': method, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
+  variants = {}
+  for variant in FLAGS.variants:
+    changed = dict(part.split('=') for part in variant.split('+') if part != 'tta')
+    run = (changed_run(config.run.model_dir, method, changed, os.path.join(folder, variant))
+           if changed else config.run.model_dir)
+    other = n2n.Denoiser.load(run, precision=FLAGS.precision)
+    variant_gains = [psnr(other(image, tta='tta' in variant.split('+')), reference)
+                     - psnr(image, reference) for image, reference in zip(noisy, references)]
+    variants[variant] = {'gains_db': [float(gain) for gain in variant_gains],
+                         'gain_db': float(np.mean(variant_gains))}
+  return {'variants': variants, 'method': method, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
           'precision': FLAGS.precision,
           'learning_rate': config_lib.peak_learning_rate(config_lib.read_train_config(saved)),
           'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
           'gains_db': [float(gain) for gain in gains], 'gain_db': float(np.mean(gains))}
+
+
+def changed_run(model_dir, method, changed, folder):
+  """A copy of a run's folder (its checkpoints linked, not copied) whose saved
+  settings of `method` have `changed` ({name: value as text}) in place: how the
+  same weights denoise through another inference setting."""
+  os.makedirs(folder)
+  for name in os.listdir(model_dir):
+    if name.startswith('ckpt-') or name == 'checkpoint':
+      os.symlink(os.path.join(model_dir, name), os.path.join(folder, name))
+  with open(os.path.join(model_dir, 'config.json')) as saved_file:
+    saved = json.load(saved_file)
+  for name, value in changed.items():
+    if name not in saved['method'][method]:
+      raise ValueError(f'--variants: {method} has no setting {name!r}')
+    saved['method'][method][name] = type(saved['method'][method][name])(value)
+  with open(os.path.join(folder, 'config.json'), 'w') as saved_file:
+    json.dump(saved, saved_file)
+  return folder
 
 
 def _lags(values):
@@ -166,19 +201,21 @@ def main(argv):
     print(f"{name:34s} input {real['input_psnr']:.2f} dB  single x {_lags(real['x'])}  "
           f"y {_lags(real['y'])}  truth lag 1 x/y {real['truth_lag1'][0]:.2f}/"
           f"{real['truth_lag1'][1]:.2f}, lag 2 about 0.4")
-  for shot, sharpen, quality, chroma, luma in itertools.product(
-      FLAGS.shots, FLAGS.sharpen, FLAGS.jpeg_quality, FLAGS.chroma_blur, FLAGS.luma_blur):
+  for shot, sharpen, quality, chroma, luma, optics in itertools.product(
+      FLAGS.shots, FLAGS.sharpen, FLAGS.jpeg_quality, FLAGS.chroma_blur, FLAGS.luma_blur,
+      FLAGS.optics_blur):
     row = measure(photographs, float(shot), float(sharpen), int(quality), float(chroma),
-                  float(luma), FLAGS.seed)
+                  float(luma), float(optics), FLAGS.seed)
     results['settings'].append(row)
     single, truth = row['single_images'], row['truth']
     print(f"shot {float(shot):g} sharpen {float(sharpen):g} jpeg {int(quality):3d} "
-          f"chroma {float(chroma):g} luma {float(luma):g}  "
+          f"chroma {float(chroma):g} luma {float(luma):g} optics {float(optics):g}  "
           f"input {row['input_psnr']:.2f} dB  single x {_lags(single['x'])}  "
           f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
     for run in row['trained']:
       print(f"    {run['method']} {run['steps']} steps: {run['gain_db']:+.2f} dB "
-            f"(scheme {run['scheme']})")
+            f"(scheme {run['scheme']})" + ''.join(
+                f"; {name} {variant['gain_db']:+.2f}" for name, variant in run['variants'].items()))
     print(f"    level by signal (single images): " + ', '.join(
         f'{signal:.2f}: {sigma:.4f}' for signal, sigma in zip(single['signal'],
                                                               single['sigma'])))

@@ -63,6 +63,10 @@ flags.DEFINE_float('chroma_blur', 0.0, 'camera: in-camera chroma noise reduction
 flags.DEFINE_float('luma_blur', 0.0, 'camera: in-camera luma noise reduction, the same for the '
                    'luma (0: none; 0.45 with --chroma_blur=2 reads like real photographs of '
                    'in-camera noise reduction, docs/diagnosis.md).', lower_bound=0.0)
+flags.DEFINE_float('optics_blur', 0.0, 'camera: the lens\'s blur of the scene before the '
+                   'mosaic, the standard deviation in pixels of a Gaussian (0: none; downscaled '
+                   'photographs are sharper at the pixel than a camera\'s own, docs/diagnosis.md).',
+                   lower_bound=0.0)
 flags.DEFINE_float('photons', 200.0, 'microscope: expected photons at the brightest value.',
                    lower_bound=0.001)
 flags.DEFINE_float('read_sigma', 2.0, 'microscope: read noise per pixel, counts.', lower_bound=0.0)
@@ -86,7 +90,8 @@ def _camera_options():
     raise ValueError(f'--camera_shot_range={low:g},{high:g} needs 0 < low <= high <= 1')
   return simulated_scenes.CameraOptions((low, high), sharpen=FLAGS.sharpen,
                                         jpeg_quality=FLAGS.jpeg_quality,
-                                        chroma_blur=FLAGS.chroma_blur, luma_blur=FLAGS.luma_blur)
+                                        chroma_blur=FLAGS.chroma_blur, luma_blur=FLAGS.luma_blur,
+                                        optics_blur=FLAGS.optics_blur)
 
 
 def _microscope_settings():

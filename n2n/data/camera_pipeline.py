@@ -4,7 +4,8 @@ clean photographs.
 Clean sRGB photographs are unprocessed to linear raw sensor values, as in
 Brooks et al., "Unprocessing Images for Learned Raw Denoising" (CVPR 2019):
 inverse tone curve, inverse gamma, sRGB -> camera colour matrix, inverse white
-balance, then an RGGB Bayer mosaic. Each capture gets its own shot and read
+balance, then an RGGB Bayer mosaic. Optionally the lens
+blurs the scene first (optics_blur). Each capture gets its own shot and read
 noise on the raw values (variance shot * x + read), and is processed forward
 as a camera does: bilinear demosaicing, white balance, camera -> sRGB colour
 matrix, gamma, tone curve, optionally a mild unsharp mask, 8 bits, and JPEG.
@@ -57,6 +58,12 @@ class CameraSettings:
       pixels of a Gaussian blur of the colour differences from the luma, after
       the tone curve and before sharpening (0: none).
     luma_blur: in-camera luma noise reduction: the same for the luma (0: none).
+    optics_blur: the lens and anti-aliasing filter: the standard deviation in
+      pixels of a Gaussian blur of the scene's linear camera values before the
+      mosaic, in the reference and the captures alike (0: none). The demo's
+      photographs are downscaled, sharper at the pixel than a camera's own
+      pixels, and the sharpness of a scene decides how much of it a
+      denoiser that guesses a pixel from its neighbours loses.
   """
   rgb_to_camera: np.ndarray
   red_gain: float
@@ -67,17 +74,18 @@ class CameraSettings:
   jpeg_quality: int = 0
   chroma_blur: float = 0.0
   luma_blur: float = 0.0
+  optics_blur: float = 0.0
 
 
 def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=0,
-                    chroma_blur=0.0, luma_blur=0.0):
+                    chroma_blur=0.0, luma_blur=0.0, optics_blur=0.0):
   """A random camera as Brooks et al. draw one (a colour matrix of our own making:
   rows summing to 1 with a dominant diagonal, in place of their measured ones).
 
   Args:
     rng: numpy Generator.
     shot_range: (low, high) of the shot variance, drawn log-uniformly.
-    sharpen, jpeg_quality, chroma_blur, luma_blur: see CameraSettings.
+    sharpen, jpeg_quality, chroma_blur, luma_blur, optics_blur: see CameraSettings.
   """
   matrix = np.zeros((3, 3))
   for row in range(3):
@@ -92,7 +100,8 @@ def random_settings(rng, shot_range=PAPER_SHOT_RANGE, sharpen=0.0, jpeg_quality=
   read = float(np.exp(slope * np.log(shot) + intercept + rng.normal(0.0, spread)))
   return CameraSettings(matrix, float(rng.uniform(*RED_GAIN_RANGE)),
                         float(rng.uniform(*BLUE_GAIN_RANGE)), shot, read, float(sharpen),
-                        int(jpeg_quality), float(chroma_blur), float(luma_blur))
+                        int(jpeg_quality), float(chroma_blur), float(luma_blur),
+                        float(optics_blur))
 
 
 def inverse_tone(srgb):
@@ -256,10 +265,13 @@ def captures_of(srgb, settings, count, rng):
   Returns:
     (captures, reference): captures a list of [H, W, 3] uint8 (after JPEG when
     settings.jpeg_quality), reference the noise-free rendering through the same
-    mosaic, demosaicing, colour processing and sharpening ([H, W, 3] uint8, no
+    optics, mosaic, demosaicing, colour processing and sharpening ([H, W, 3] uint8, no
     JPEG): what a perfect denoiser of these captures can give back.
   """
-  raw = mosaic(unprocess(srgb, settings))
+  scene = unprocess(srgb, settings)
+  if settings.optics_blur:
+    scene = gaussian_blur(scene, settings.optics_blur)
+  raw = mosaic(scene)
   reference = to_uint8(process(demosaic(raw), settings))
   captures = []
   for _ in range(count):

@@ -41,12 +41,14 @@ class CameraOptions:
     jpeg_quality: 1-100, or 0 for no JPEG.
     chroma_blur, luma_blur: chroma and luma noise reduction, pixels
       (camera_pipeline.CameraSettings; 0: none).
+    optics_blur: the lens's blur of the scene, pixels (the same; 0: none).
   """
   shot_range: tuple = (0.001, 0.01)
   sharpen: float = 0.0
   jpeg_quality: int = 0
   chroma_blur: float = 0.0
   luma_blur: float = 0.0
+  optics_blur: float = 0.0
 
 
 def sensor_noise(clean, gain, read_variance, rng):
@@ -78,7 +80,8 @@ def _sensor_pages(clean, count, gain, read_variance, reference, rng):
 def _camera_pages(clean, count, options, reference, rng):
   settings = camera_pipeline.random_settings(
       rng, options.shot_range, sharpen=options.sharpen, jpeg_quality=options.jpeg_quality,
-      chroma_blur=options.chroma_blur, luma_blur=options.luma_blur)
+      chroma_blur=options.chroma_blur, luma_blur=options.luma_blur,
+      optics_blur=options.optics_blur)
   captures, rendering = camera_pipeline.captures_of(camera_pipeline.even_crop(clean), settings,
                                                     count, rng)
   return captures + ([rendering] if reference else [])

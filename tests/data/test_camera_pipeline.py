@@ -160,3 +160,24 @@ def test_noise_reduction_is_off_unless_asked_and_each_stage_changes_the_renderin
         camera_pipeline.process(camera, dataclasses.replace(settings, **{stage: 1.0})), plain)
   with pytest.raises(ValueError, match='a Gaussian blur of standard deviation -1.0'):
     camera_pipeline.process(camera, dataclasses.replace(settings, luma_blur=-1.0))
+
+
+def test_optics_blur_softens_scene_and_reference_alike_and_leaves_the_noise_its_level():
+  # A scene with detail at the pixel (random values), where a lens's blur shows.
+  rng = np.random.default_rng(4)
+  srgb = rng.uniform(0.2, 0.8, (64, 64, 3))
+  settings = camera_pipeline.random_settings(np.random.default_rng(5), (0.002, 0.002))
+  assert settings.optics_blur == 0.0
+  soft = dataclasses.replace(settings, optics_blur=1.0)
+  (sharp_capture,), sharp_reference = camera_pipeline.captures_of(
+      srgb, settings, 1, np.random.default_rng(6))
+  (soft_capture,), soft_reference = camera_pipeline.captures_of(
+      srgb, soft, 1, np.random.default_rng(6))
+  step = lambda image: np.mean(np.abs(np.diff(image.astype(np.float64), axis=1)))
+  # A Gaussian of sigma 1 keeps under a fifth of white detail's neighbour differences.
+  assert step(soft_reference) < 0.5 * step(sharp_reference)
+  # The same raw noise draws: the noise about each reference has nearly the same level
+  # (the blur moves signal between pixels, and the shot noise follows the signal).
+  sharp_noise = np.std(sharp_capture.astype(np.float64) - sharp_reference)
+  soft_noise = np.std(soft_capture.astype(np.float64) - soft_reference)
+  assert abs(soft_noise / sharp_noise - 1.0) < 0.1, (soft_noise, sharp_noise)
