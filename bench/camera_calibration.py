@@ -155,7 +155,8 @@ def train_gain(scenes, references, method, steps, folder):
   variants = {}
   for variant in FLAGS.variants:
     changed = dict(part.split('=') for part in variant.split('+') if part != 'tta')
-    run = (changed_run(config.run.model_dir, method, changed, os.path.join(folder, variant))
+    run = (changed_run(config.run.model_dir, method, changed,
+                       os.path.join(folder, f'{method} {variant}'))
            if changed else config.run.model_dir)
     other = n2n.Denoiser.load(run, precision=FLAGS.precision)
     variant_gains = [psnr(other(image, tta='tta' in variant.split('+')), reference)
