@@ -35,10 +35,6 @@ class Settings(single_image.ShuffleSettings):
   fraction: float = setting(
       0.002, 'Blind-spot: share of pixels masked per crop, 0-0.5 (Noise2Void masks 0.198%).',
       minimum=1e-6, maximum=0.5)
-  refinement_passes: int = setting(
-      0, 'Blind-spot: passes of AP-BSN\'s random-replacing refinement at inference, each '
-      'the network at stride 1 on the denoised image with a share of its pixels put back to '
-      'their noisy values, averaged (AP-BSN uses 8); 0: off.', minimum=0, maximum=16)
   line: str = setting(
       'auto', 'Blind-spot: structN2V mask line through each masked pixel, for noise '
       'correlated along rows or columns (sCMOS line noise); auto: chosen from the diagnosis '
@@ -104,11 +100,6 @@ class BlindSpot(single_image.SingleImageMethod):
   correlated_strides = (4, 1)
   line_noise_advice = ('Leave --blind_spot_line at auto to let the diagnosis choose a structN2V '
                        'line along the noise')
-
-  def inference_scheme(self, config):
-    scheme = super().inference_scheme(config)
-    return dataclasses.replace(scheme,
-                               refinement_passes=self.settings(config).refinement_passes)
 
   def assumes_independent_pixels(self, config):
     return super().assumes_independent_pixels(config) and line_of(self.settings(config)) is None

@@ -36,6 +36,10 @@ class ShuffleSettings:
       CHOSEN, 'Pixel-shuffle stride at inference, usually smaller than the training stride '
       '(AP-BSN\'s asymmetric scheme keeps more detail). 1: off; 0: chosen with the training '
       'stride.', minimum=0, maximum=MAX_STRIDE)
+  refinement_passes: int = setting(
+      0, 'Passes of AP-BSN\'s random-replacing refinement at inference, each the network at '
+      'stride 1 on the denoised image with a share of its pixels put back to their noisy '
+      'values, averaged (AP-BSN uses 8); 0: off.', minimum=0, maximum=16)
 
 
 def stride_of(value):
@@ -76,7 +80,9 @@ class SingleImageMethod(base.Method):
     return self.training_stride(config) ** 2
 
   def inference_scheme(self, config):
-    return base.InferenceScheme(stride=stride_of(self.settings(config).inference_stride))
+    settings = self.settings(config)
+    return base.InferenceScheme(stride=stride_of(settings.inference_stride),
+                                refinement_passes=settings.refinement_passes)
 
   def noise_advice(self, config, kind):
     if kind == 'independent' or not self.assumes_independent_pixels(config):
@@ -133,7 +139,7 @@ class SingleImageMethod(base.Method):
           raise ValueError(f'--{self.flag_prefix}{flag}={getattr(settings, flag)}: pixel-shuffle '
                            'strides are 2D only; leave it at 0 for --spatial_dims=3')
       # The refinement wraps the network in a 2D inference scheme (schemes.py).
-      passes = getattr(settings, 'refinement_passes', 0)
+      passes = settings.refinement_passes
       if passes:
         raise ValueError(f'--{self.flag_prefix}refinement_passes={passes}: the refinement is 2D '
                          'only; leave it at 0 for --spatial_dims=3')
