@@ -53,7 +53,9 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
                      'batch 8, the defaults otherwise: issue 52\'s outside check), denoise them '
                      'and score them against the noise-free rendering (0: no training).',
                      lower_bound=0)
-flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train.')
+flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train, each '
+                  'optionally with train.py settings of its own after a colon, joined by '
+                  'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1.')
 flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
                   'eight orientations), inference_stride=N (the run\'s setting of that name '
                   'changed), tta+inference_stride=N.')
@@ -138,13 +140,19 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
                     'y': [round(float(v), 3) for v in np.mean([y for _, y in truths], axis=0)]}}
 
 
-def train_gain(scenes, references, method, steps, folder):
+def train_gain(scenes, references, method_and_settings, steps, folder):
   """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
   'gain_db': the mean PSNR gain, ...} of `method` trained `steps` steps on the first
   captures and denoising those same captures (as issue 52's outside check does)."""
-  config = n2n.train_config(model_dir=os.path.join(folder, method), noise='none', method=method,
-                            crop_size=128, batch_size=8, train_steps=steps,
-                            precision=FLAGS.precision)
+  method, _, settings = method_and_settings.partition(':')
+  defaults = getattr(n2n.train_config(method=method).method, method)
+  overrides = {}
+  for pair in filter(None, settings.split(';')):
+    name, value = pair.split('=')
+    overrides[name] = type(getattr(defaults, name.removeprefix(f'{method}_')))(value)
+  config = n2n.train_config(model_dir=os.path.join(folder, method_and_settings.replace(':', ' ')),
+                            noise='none', method=method, crop_size=128, batch_size=8,
+                            train_steps=steps, precision=FLAGS.precision, **overrides)
   noisy = [first for first, _ in scenes]
   n2n.train(config, noisy=noisy, progress_bar=False)
   denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
@@ -156,14 +164,14 @@ def train_gain(scenes, references, method, steps, folder):
   for variant in FLAGS.variants:
     changed = dict(part.split('=') for part in variant.split('+') if part != 'tta')
     run = (changed_run(config.run.model_dir, method, changed,
-                       os.path.join(folder, f'{method} {variant}'))
+                       os.path.join(folder, f'{method_and_settings} {variant}'.replace(':', ' ')))
            if changed else config.run.model_dir)
     other = n2n.Denoiser.load(run, precision=FLAGS.precision)
     variant_gains = [psnr(other(image, tta='tta' in variant.split('+')), reference)
                      - psnr(image, reference) for image, reference in zip(noisy, references)]
     variants[variant] = {'gains_db': [float(gain) for gain in variant_gains],
                          'gain_db': float(np.mean(variant_gains))}
-  return {'variants': variants, 'method': method, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
+  return {'variants': variants, 'method': method_and_settings, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
           'precision': FLAGS.precision,
           'learning_rate': config_lib.peak_learning_rate(config_lib.read_train_config(saved)),
           'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
