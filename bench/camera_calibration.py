@@ -53,7 +53,8 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
                      'batch 8, the defaults otherwise: issue 52\'s outside check), denoise them '
                      'and score them against the noise-free rendering (0: no training).',
                      lower_bound=0)
-flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Single-image methods to train, each '
+flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-image ones on the '
+                  'first captures; pairs (Noise2Noise) on both captures of each scene; each '
                   'optionally with train.py settings of its own after a colon, joined by '
                   'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1.')
 flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
@@ -154,7 +155,11 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
                             noise='none', method=method, crop_size=128, batch_size=8,
                             train_steps=steps, precision=FLAGS.precision, **overrides)
   noisy = [first for first, _ in scenes]
-  n2n.train(config, noisy=noisy, progress_bar=False)
+  if method == 'pairs':
+    # The two-capture baseline: Noise2Noise on both captures of each scene.
+    n2n.train(config, captures=scenes, progress_bar=False)
+  else:
+    n2n.train(config, noisy=noisy, progress_bar=False)
   denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
   with open(os.path.join(config.run.model_dir, 'config.json')) as saved_file:
     saved = json.load(saved_file)
@@ -163,6 +168,8 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
   variants = {}
   for variant in FLAGS.variants:
     changed = dict(part.split('=') for part in variant.split('+') if part != 'tta')
+    if any(name not in saved['method'].get(method, {}) for name in changed):
+      continue  # a setting this method does not have (pairs has no inference scheme)
     run = (changed_run(config.run.model_dir, method, changed,
                        os.path.join(folder, f'{method_and_settings} {variant}'.replace(':', ' ')))
            if changed else config.run.model_dir)
@@ -189,8 +196,6 @@ def changed_run(model_dir, method, changed, folder):
   with open(os.path.join(model_dir, 'config.json')) as saved_file:
     saved = json.load(saved_file)
   for name, value in changed.items():
-    if name not in saved['method'][method]:
-      raise ValueError(f'--variants: {method} has no setting {name!r}')
     saved['method'][method][name] = type(saved['method'][method][name])(value)
   with open(os.path.join(folder, 'config.json'), 'w') as saved_file:
     json.dump(saved, saved_file)

@@ -155,7 +155,7 @@ def _legacy(name):
 # Files from before the pixel-shuffle strides and structN2V lines hold none:
 # they read as never chosen, which runs as the plain method (stride 1, no line;
 # test_a_config_from_before_the_schemes_runs_without_one).
-_NO_SCHEME = dict(stride=0, inference_stride=0, refinement_passes=0)
+_NO_SCHEME = dict(stride=0, inference_stride=0, refinement_passes=0, inference_orientations=0)
 _NO_BLIND_SPOT_SCHEME = dict(_NO_SCHEME, line='auto', line_span=0)
 
 

@@ -384,6 +384,10 @@ def test_the_scheme_column_names_the_strides_and_line_each_run_trained_with():
                 neighbor2neighbor_inference_stride=2) == 'pixel-shuffle 2/2'
   assert scheme(method='blind_spot', blind_spot_stride=4, blind_spot_inference_stride=1,
                 blind_spot_refinement_passes=3) == 'pixel-shuffle 4/1, 3 refinement passes'
+  assert scheme(method='neighbor2neighbor', neighbor2neighbor_stride=2,
+                neighbor2neighbor_inference_stride=2, neighbor2neighbor_refinement_passes=2,
+                neighbor2neighbor_inference_orientations=8) == (
+                    'pixel-shuffle 2/2, 2 refinement passes, 8 orientations')
   assert scheme(method='blind_spot', blind_spot_line='rows',
                 blind_spot_line_span=63) == 'structN2V rows, span 63'
   assert scheme(method='blind_spot', blind_spot_line='none') == 'none'

@@ -200,9 +200,11 @@ def scheme_of(config):
     line = config_lib.flag_value(config, 'blind_spot_line')
     if line in ('rows', 'columns'):
       parts.append(f'structN2V {line}, span {config_lib.flag_value(config, "blind_spot_line_span")}')
-    passes = config_lib.flag_value(config, 'blind_spot_refinement_passes')
-    if passes:
-      parts.append(f'{passes} refinement passes')
+  passes = config_lib.flag_value(config, f'{name}_refinement_passes')
+  if passes:
+    parts.append(f'{passes} refinement passes')
+  if config_lib.flag_value(config, f'{name}_inference_orientations') == 8:
+    parts.append('8 orientations')
   return ', '.join(parts) or 'none'
 
 

@@ -87,8 +87,9 @@ def recommend(profile):
         'On one capture of each scene train Neighbor2Neighbor through pixel-shuffle: on the '
         'sub-images of every 2nd pixel the noise is nearly independent between neighbours. '
         'train.py chooses the strides from this diagnosis of its records (it logs '
-        '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2) where no flag '
-        'gives them; crops must be multiples of 128.', pairs))
+        '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2, and '
+        '--neighbor2neighbor_inference_orientations=8: the mean over the 8 flips and rotations '
+        'when denoising) where no flag gives them; crops must be multiples of 128.', pairs))
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
                                f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (

@@ -9,6 +9,7 @@ from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import noisy_volumes
 from n2n.inference import restore
+from n2n.inference import serving
 from n2n.inference import tiling
 from n2n.model import unet
 
@@ -82,17 +83,25 @@ def image_function(network, tile_size, tile_overlap, batch_tiles, tta=False):
   return whole_images.with_test_time_augmentation(denoise) if tta else denoise
 
 
+def whole_image_tta(run_config, tta):
+  """Whether asking for test-time augmentation (tta) adds passes over the whole
+  image: not where the run's inference scheme already averages the 8
+  orientations (the mean of those means is the same mean, at 8 times the time)."""
+  return bool(tta) and serving.of_run(run_config).scheme.orientations == 1
+
+
 def denoise_function(network, settings):
   """The network as fn(network values) -> same, tiled as settings (a
   DenoiseConfig: denoise.py's flags, n2n.Denoiser's) say: over images, or over
   volumes for a 3D run; with settings.tta the mean over the 8 flips and
-  rotations (in y and x for volumes)."""
+  rotations (in y and x for volumes), unless the run's scheme takes it already."""
+  tta = whole_image_tta(network.run_config, settings.tta)
   if not noisy_volumes.is_volume_run(network.run_config):
     return image_function(network, settings.tile_size, settings.tile_overlap,
-                          settings.batch_tiles, settings.tta)
+                          settings.batch_tiles, tta)
   tile, overlap = _volume_tiles(network, settings)
   denoise = volume_function(network, tile, overlap, settings.batch_tiles)
-  return whole_images.with_test_time_augmentation(denoise) if settings.tta else denoise
+  return whole_images.with_test_time_augmentation(denoise) if tta else denoise
 
 
 def _volume_tiles(network, settings):
@@ -109,5 +118,6 @@ def network_tiles(network, settings, spatial):
     multiples = whole_images.volume_multiples(network.run_config)
   else:
     tile, overlap, multiples = settings.tile_size, settings.tile_overlap, unet.SIZE_MULTIPLE
-  shapes = whole_images.augmented_shapes(spatial) if settings.tta else [tuple(spatial)]
+  shapes = (whole_images.augmented_shapes(spatial)
+            if whole_image_tta(network.run_config, settings.tta) else [tuple(spatial)])
   return sum(tiling.tile_count(shape, tile, overlap, multiples) for shape in shapes)

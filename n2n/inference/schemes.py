@@ -6,7 +6,8 @@ multiple of stride x 32, split into its stride x stride sub-images of every
 stride-th pixel (n2n/data/pixel_shuffle.py), each denoised, put back and
 cropped. AP-BSN's random-replacing refinement (Lee et al., CVPR 2022) may
 follow: passes of the network at stride 1 over the denoised image with a share
-of its pixels put back to their noisy values, averaged.
+of its pixels put back to their noisy values, averaged. All of it may run over
+the image's 8 flips and rotations, averaged (test-time augmentation).
 
 Wrapping the network in the scheme once, here, is what makes validate.py,
 denoise.py, --tta and every export (SavedModel, TFLite, ONNX, the BMZ package)
@@ -56,6 +57,21 @@ class SchemeLayer(keras.layers.Layer):
     return pixel_shuffle.shuffle_up(denoised, stride)[:, :height, :width, :]
 
   def call(self, images):
+    if self.scheme.orientations == 1:
+      return self._refined(images)
+    # The 8 flips and rotations of the plane (whole_images.DIHEDRAL_TRANSFORMS),
+    # each turned back before the mean.
+    total = 0.0
+    for turns in range(4):
+      for flip in (False, True):
+        turned = tf.image.rot90(images, turns)
+        turned = tf.reverse(turned, [2]) if flip else turned
+        output = self._refined(turned)
+        output = tf.reverse(output, [2]) if flip else output
+        total += tf.image.rot90(output, -turns % 4)
+    return total / 8.0
+
+  def _refined(self, images):
     denoised = self._denoise(images, self.scheme.stride)
     if self._pattern is None:
       return denoised

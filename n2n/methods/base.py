@@ -24,15 +24,19 @@ class InferenceScheme:
       the network at stride 1 over the denoised image with a share of its
       pixels put back to their noisy values, averaged (0: none).
     refinement_share: the share of pixels put back in each pass.
+    orientations: 1, or 8: the mean of the whole scheme over the image's 8
+      flips and rotations in its plane, each turned back (test-time
+      augmentation inside the scheme, so every export runs it too).
   """
   stride: int = 1
   refinement_passes: int = 0
   refinement_share: float = 0.16
+  orientations: int = 1
 
   @property
   def plain(self):
     """True when the network runs on the image as it is, once."""
-    return self.stride == 1 and not self.refinement_passes
+    return self.stride == 1 and not self.refinement_passes and self.orientations == 1
 
 
 class Method(abc.ABC):

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
+from n2n.inference import loading
 from n2n.inference import schemes
 from n2n.inference import serving
 from n2n.methods import base
@@ -99,3 +100,33 @@ def test_a_runs_strides_and_refinement_reach_its_scheme():
   assert layer.scheme == base.InferenceScheme(stride=2, refinement_passes=8)
   # The wrapper shares the network's weights and adds none.
   assert len(model.weights) == len(layer.network.weights)
+
+
+def test_eight_orientations_average_the_scheme_over_every_flip_and_rotation_turned_back():
+  # A network that is not equivariant to turns or flips (it adds a ramp along x), on
+  # an image that is not square, through pixel-shuffle stride 2: each orientation's
+  # output differs, and only turning each back before the mean gives the reference.
+  images = np.random.default_rng(3).uniform(size=(2, 37, 50, 3)).astype(np.float32)
+  ramp = lambda x: x + keras.ops.cumsum(keras.ops.ones_like(x), axis=2) * 0.01
+  plain = schemes.with_scheme(_network(ramp), base.InferenceScheme(stride=2))
+  averaged = schemes.with_scheme(_network(ramp), base.InferenceScheme(stride=2, orientations=8))
+  reference = np.zeros(images.shape, np.float64)
+  for turns in range(4):
+    for flip in (False, True):
+      turned = np.rot90(images, turns, axes=(1, 2))
+      turned = turned[:, :, ::-1] if flip else turned
+      output = _run(plain, np.ascontiguousarray(turned))
+      output = output[:, :, ::-1] if flip else output
+      reference += np.rot90(output, -turns, axes=(1, 2))
+  np.testing.assert_allclose(_run(averaged, images), reference / 8, atol=1e-5)
+  assert not np.allclose(_run(plain, images), reference / 8, atol=1e-3)
+
+
+def test_a_run_whose_scheme_averages_orientations_takes_no_second_tta():
+  averaging = config_lib.train_config(method='neighbor2neighbor', neighbor2neighbor_stride=2,
+                                      neighbor2neighbor_inference_orientations=8)
+  plain = config_lib.train_config(method='neighbor2neighbor', neighbor2neighbor_stride=2,
+                                  neighbor2neighbor_inference_orientations=1)
+  assert serving.of_run(averaging).scheme.orientations == 8
+  assert not loading.whole_image_tta(averaging, True)
+  assert loading.whole_image_tta(plain, True) and not loading.whole_image_tta(plain, False)

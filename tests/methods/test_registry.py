@@ -85,38 +85,43 @@ def test_no_module_outside_the_registry_compares_method_names(tmp_path):
   assert not found, found
 
 
+def _n2n(stride, inference_stride, orientations):
+  return {'neighbor2neighbor_stride': stride,
+          'neighbor2neighbor_inference_stride': inference_stride,
+          'neighbor2neighbor_inference_orientations': orientations}
+
+
+def _blind_spot(stride, inference_stride, orientations, **others):
+  return {'blind_spot_stride': stride, 'blind_spot_inference_stride': inference_stride,
+          'blind_spot_inference_orientations': orientations,
+          **{f'blind_spot_{name}': value for name, value in others.items()}}
+
+
+# Correlated noise in 2D gets the 8 orientations (test-time augmentation inside the scheme);
+# other noise gets 1.
 @pytest.mark.parametrize('method,kind,crop,given,chosen', [
-    ('neighbor2neighbor', 'correlated', 128, {},
-     {'neighbor2neighbor_stride': 2, 'neighbor2neighbor_inference_stride': 2}),
+    ('neighbor2neighbor', 'correlated', 128, {}, _n2n(2, 2, 8)),
     # A crop that 2 x 64 does not divide keeps the plain method.
-    ('neighbor2neighbor', 'correlated', 64, {},
-     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
-    ('neighbor2neighbor', 'independent', 128, {},
-     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
-    ('neighbor2neighbor', 'rows', 128, {},
-     {'neighbor2neighbor_stride': 1, 'neighbor2neighbor_inference_stride': 1}),
+    ('neighbor2neighbor', 'correlated', 64, {}, _n2n(1, 1, 8)),
+    ('neighbor2neighbor', 'independent', 128, {}, _n2n(1, 1, 1)),
+    ('neighbor2neighbor', 'rows', 128, {}, _n2n(1, 1, 1)),
     # Blind-spot trains at stride 4 and denoises at 1 (AP-BSN's asymmetry)...
-    ('blind_spot', 'correlated', 128, {},
-     {'blind_spot_stride': 4, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
+    ('blind_spot', 'correlated', 128, {}, _blind_spot(4, 1, 8, line='none')),
     # ... or at the largest stride the crop allows (32 x 2 divides 64).
-    ('blind_spot', 'correlated', 64, {},
-     {'blind_spot_stride': 2, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'none'}),
-    ('blind_spot', 'rows', 128, {},
-     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows',
-      'blind_spot_line_span': 63}),
-    ('blind_spot', 'rows and columns', 128, {},
-     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows',
-      'blind_spot_line_span': 63}),
+    ('blind_spot', 'correlated', 64, {}, _blind_spot(2, 1, 8, line='none')),
+    ('blind_spot', 'rows', 128, {}, _blind_spot(1, 1, 1, line='rows', line_span=63)),
+    ('blind_spot', 'rows and columns', 128, {}, _blind_spot(1, 1, 1, line='rows', line_span=63)),
     # The span fits the crop: 32 pixels hold a line of 31.
-    ('blind_spot', 'columns', 32, {},
-     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'columns',
-      'blind_spot_line_span': 31}),
+    ('blind_spot', 'columns', 32, {}, _blind_spot(1, 1, 1, line='columns', line_span=31)),
     # What a flag gave stays: only the rest is chosen.
     ('blind_spot', 'correlated', 128, {'blind_spot_stride': 2, 'blind_spot_line': 'rows'},
-     {'blind_spot_inference_stride': 1, 'blind_spot_line_span': 63}),
+     {'blind_spot_inference_stride': 1, 'blind_spot_line_span': 63,
+      'blind_spot_inference_orientations': 8}),
     ('blind_spot', 'rows', 128, {'blind_spot_line_span': 9},
-     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows'}),
-    ('neighbor2neighbor', 'correlated', 128, {'neighbor2neighbor_inference_stride': 1},
+     {'blind_spot_stride': 1, 'blind_spot_inference_stride': 1, 'blind_spot_line': 'rows',
+      'blind_spot_inference_orientations': 1}),
+    ('neighbor2neighbor', 'correlated', 128,
+     {'neighbor2neighbor_inference_stride': 1, 'neighbor2neighbor_inference_orientations': 1},
      {'neighbor2neighbor_stride': 2}),
     ('pairs', 'correlated', 128, {}, {}),
 ])
@@ -159,3 +164,10 @@ def test_methods_help_names_every_method():
                    if spec.flag == 'method')
   for name in registry.NAMES:
     assert f'{name}: ' in help_text and registry.get(name).summary in help_text
+
+
+@pytest.mark.parametrize('method', ['neighbor2neighbor', 'blind_spot'])
+def test_orientations_other_than_one_or_eight_are_refused_naming_the_flag(method):
+  with pytest.raises(ValueError, match=rf'^--{method}_inference_orientations=4: 1 \(off\), 8 '):
+    config_lib.train_config(train_data='x', model_dir='y', method=method,
+                            **{f'{method}_inference_orientations': 4})

@@ -111,9 +111,11 @@ def test_the_diagnosis_chooses_the_scheme_unless_resuming_or_undiagnosed(tmp_pat
                    crop_size=128, model_dir=str(tmp_path / 'run'))
   checked = preflight.check_training_inputs(config, strategy)
   assert checked.chosen_settings == {'neighbor2neighbor_stride': 2,
-                                     'neighbor2neighbor_inference_stride': 2}
+                                     'neighbor2neighbor_inference_stride': 2,
+                                     'neighbor2neighbor_inference_orientations': 8}
   assert checked.config.method.neighbor2neighbor.stride == 2
-  # Resuming a run whose config.json predates the strides: it trained at stride 1.
+  # Resuming a run whose config.json predates the strides: it trained at stride 1, and
+  # denoises as it did, in one orientation.
   (tmp_path / 'run').mkdir()
   legacy = json.loads(open(os.path.join(REPO_ROOT, 'tests', 'legacy',
                                         'config_d35cebd_neighbor2neighbor.json')).read())
@@ -123,7 +125,8 @@ def test_the_diagnosis_chooses_the_scheme_unless_resuming_or_undiagnosed(tmp_pat
   monkeypatch.setattr(preflight.run_dir, 'check_compatible', lambda *args: None)
   checked = preflight.check_training_inputs(config, strategy)
   assert checked.chosen_settings == {'neighbor2neighbor_stride': 1,
-                                     'neighbor2neighbor_inference_stride': 1}
+                                     'neighbor2neighbor_inference_stride': 1,
+                                     'neighbor2neighbor_inference_orientations': 1}
   monkeypatch.setattr(preflight.training_data, 'diagnose_records', lambda *args: (None, 0))
   config = _config(tmp_path / 'records', noise='none', method='neighbor2neighbor',
                    crop_size=128, model_dir=str(tmp_path / 'other'))

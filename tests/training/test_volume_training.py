@@ -112,6 +112,8 @@ def test_augmentation_turns_and_flips_xy_and_flips_z_but_never_swaps_z():
                                          r'--spatial_dims=3 yet'),
     (dict(method='blind_spot', blind_spot_refinement_passes=2),
      r'--blind_spot_refinement_passes=2: the refinement is 2D only'),
+    (dict(method='neighbor2neighbor', crop_size=64, neighbor2neighbor_inference_orientations=8),
+     r'--neighbor2neighbor_inference_orientations=8: the inference scheme is 2D only'),
 ])
 def test_what_3d_training_cannot_do_is_refused_in_one_line(stack_data, overrides, message):
   records, _ = stack_data
