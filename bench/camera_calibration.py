@@ -146,11 +146,15 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
   'gain_db': the mean PSNR gain, ...} of `method` trained `steps` steps on the first
   captures and denoising those same captures (as issue 52's outside check does)."""
   method, _, settings = method_and_settings.partition(':')
-  defaults = getattr(n2n.train_config(method=method).method, method)
   overrides = {}
   for pair in filter(None, settings.split(';')):
-    name, value = pair.split('=')
-    overrides[name] = type(getattr(defaults, name.removeprefix(f'{method}_')))(value)
+    name, _, value = pair.partition('=')
+    defaults = getattr(n2n.train_config(method=method).method, method, None)
+    field = name.removeprefix(f'{method}_')
+    if not value or defaults is None or not hasattr(defaults, field):
+      raise ValueError(f'--methods={method_and_settings}: {pair!r} is not NAME=VALUE of one of '
+                       f'{method}\'s settings')
+    overrides[name] = type(getattr(defaults, field))(value)
   config = n2n.train_config(model_dir=os.path.join(folder, method_and_settings.replace(':', ' ')),
                             noise='none', method=method, crop_size=128, batch_size=8,
                             train_steps=steps, precision=FLAGS.precision, **overrides)
@@ -167,7 +171,10 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
            for image, reference in zip(noisy, references)]
   variants = {}
   for variant in FLAGS.variants:
-    changed = dict(part.split('=') for part in variant.split('+') if part != 'tta')
+    parts = [part.partition('=') for part in variant.split('+') if part != 'tta']
+    if any(not value or not name for name, _, value in parts):
+      raise ValueError(f'--variants={variant}: parts are tta or NAME=VALUE, joined by +')
+    changed = {name: value for name, _, value in parts}
     if any(name not in saved['method'].get(method, {}) for name in changed):
       continue  # a setting this method does not have (pairs has no inference scheme)
     run = (changed_run(config.run.model_dir, method, changed,

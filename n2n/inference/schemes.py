@@ -39,6 +39,19 @@ def refinement_pattern(passes, share):
   return rng.random((passes, REFINEMENT_TILE, REFINEMENT_TILE, 1)) < share
 
 
+def _quarter_turns(images, turns):
+  """[N, H, W, C] turned by `turns` (0-3) quarter turns counter-clockwise, as
+  np.rot90(images, turns, axes=(1, 2)), in plain reverses and transposes
+  (tf.image.rot90 adds conditionals and asserts the converters need not see)."""
+  if turns == 1:
+    return tf.transpose(tf.reverse(images, [2]), [0, 2, 1, 3])
+  if turns == 2:
+    return tf.reverse(images, [1, 2])
+  if turns == 3:
+    return tf.reverse(tf.transpose(images, [0, 2, 1, 3]), [2])
+  return images
+
+
 class SchemeLayer(keras.layers.Layer):
   """[N, H, W, C] float32 (any H, W) -> the same: the network through an InferenceScheme."""
 
@@ -64,11 +77,11 @@ class SchemeLayer(keras.layers.Layer):
     total = 0.0
     for turns in range(4):
       for flip in (False, True):
-        turned = tf.image.rot90(images, turns)
+        turned = _quarter_turns(images, turns)
         turned = tf.reverse(turned, [2]) if flip else turned
         output = self._refined(turned)
         output = tf.reverse(output, [2]) if flip else output
-        total += tf.image.rot90(output, -turns % 4)
+        total += _quarter_turns(output, -turns % 4)
     return total / 8.0
 
   def _refined(self, images):
