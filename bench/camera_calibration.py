@@ -18,7 +18,15 @@ Beside them, the figures the issue measured on two public real-noise benchmarks
   python -m bench.camera_calibration --shots=0.0003,0.0015 --chroma_blur=0,1,2 \
       --luma_blur=0,0.45 --sharpen=0 --jpeg_quality=0,90 --output=docs/bench/camera_calibration.json
 
-About a second per photograph and setting on 2 CPU cores.
+About a second per photograph and setting on 2 CPU cores. With --train_steps it also
+trains --methods on each setting and scores them (the calibrated profiles, about 10
+minutes each on 2 cores):
+
+  python -m bench.camera_calibration --shots=0.0015 --chroma_blur=2 --luma_blur=0.45 \
+      --sharpen=0 --jpeg_quality=0 --optics_blur=0.65 --train_steps=1200 \
+      --methods=neighbor2neighbor,blind_spot,pairs --variants=inference_orientations=1 \
+      --output=docs/bench/camera_profile_noise_reduced_trained.json
+  (and --shots=0.0003 --chroma_blur=0 --luma_blur=0 ... camera_profile_plain_trained.json)
 """
 
 import glob

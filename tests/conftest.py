@@ -194,6 +194,15 @@ def denoise_model_dir(tmp_path_factory):
 
 
 @pytest.fixture(scope='session')
+def orientations_model_dir(tmp_path_factory):
+  """The same for Neighbor2Neighbor through pixel-shuffle 2/2 that denoises over
+  the 8 orientations (what train.py chooses for correlated noise)."""
+  return _untrained_run(tmp_path_factory, method='neighbor2neighbor', noise='gaussian',
+                        neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2,
+                        neighbor2neighbor_inference_orientations=8)
+
+
+@pytest.fixture(scope='session')
 def scheme_model_dir(tmp_path_factory):
   """The same for blind-spot training through pixel-shuffle (stride 4) that
   denoises at stride 2 with two refinement passes (n2n/inference/schemes.py)."""

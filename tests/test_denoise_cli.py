@@ -330,6 +330,8 @@ def _reference_scheme(network, image, stride, passes):
     for column in range(stride):
       denoised[row::stride, column::stride] = run(image[np.newaxis, row::stride,
                                                         column::stride])[0]
+  if not passes:
+    return denoised
   height, width = image.shape[:2]
   refined = []
   for pattern in schemes.refinement_pattern(passes, 0.16):
@@ -379,6 +381,53 @@ def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_expo
   # The BMZ package holds this ONNX graph and SavedModel (bioimageio_package.py
   # writes them with the same functions); the halo it declares for a scheme:
   # tests/exports/test_bioimageio_package.py.
+
+
+@pytest.mark.slow
+def test_a_run_of_eight_orientations_denoises_their_mean_through_denoise_py_and_every_export(
+    orientations_model_dir, tmp_path):
+  """A run whose scheme averages the 8 orientations: denoise.py and the
+  SavedModel, TFLite and ONNX exports each give the mean of the numpy scheme
+  over the flipped and turned copies, turned back; --tta adds nothing."""
+  import onnxruntime  # pylint: disable=g-import-not-at-top  (an export extra)
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  image = smooth_image(np.random.default_rng(7), 128, 64)  # not square; multiples of 2 x 32
+  _write(tmp_path / 'noisy' / 'a.png', [image])
+  values = image.astype(np.float32) / 255
+  network = restore.restore_model(str(orientations_model_dir)).network
+  turned_back = []
+  for flipped in (False, True):
+    for quarter_turns in range(4):
+      view = np.rot90(values[:, ::-1] if flipped else values, quarter_turns)
+      output = np.rot90(_reference_scheme(network, np.ascontiguousarray(view), 2, 0),
+                        -quarter_turns)
+      turned_back.append(output[:, ::-1] if flipped else output)
+  expected = np.mean(turned_back, axis=0)
+  expected_8_bits = np.round(np.clip(expected, 0, 1) * 255)
+  # One orientation alone is another image: the checks can fail.
+  assert np.abs(np.round(np.clip(turned_back[0], 0, 1) * 255) - expected_8_bits).max() > 1
+  written = {}
+  for name, extra in (('plain', ()), ('tta', ('--tta',))):
+    result = _denoise(f'--model={orientations_model_dir}', f'--input={tmp_path / "noisy"}',
+                      f'--output_dir={tmp_path / name}', '--precision=float32', *extra)
+    assert result.returncode == 0, result.stderr[-3000:]
+    (written[name],) = native_images.read_pages(str(tmp_path / name / 'a.png'))
+  assert np.abs(written['plain'].astype(int) - expected_8_bits).max() <= 1
+  np.testing.assert_array_equal(written['tta'], written['plain'])
+  exported = tmp_path / 'exported'
+  export_run.export_run(config_lib.ExportConfig(model=str(orientations_model_dir),
+                                                output=str(exported), tflite=True, onnx=True))
+  batch = values[np.newaxis]
+  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
+  outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}
+  session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
+  outputs['onnx'] = session.run(None, {'images': batch})[0][0]
+  runner = tf.lite.Interpreter(model_path=str(exported / 'model.tflite')).get_signature_runner(
+      'serving_default')
+  outputs['tflite'] = runner(images=batch)['denoised'][0]
+  for name, output in outputs.items():
+    np.testing.assert_allclose(output, expected, atol=1e-4, err_msg=name)
 
 
 @pytest.mark.slow

@@ -42,7 +42,9 @@ class DenoiseConfig:
                             'kept as done, so rerunning an interrupted batch resumes it), and '
                             'allow --output_dir inside an input folder.')
   tta: bool = setting(False, 'Test-time augmentation: average the outputs of the 8 flips and '
-                      'rotations of each image (8 times the time).')
+                      'rotations of each image (8 times the time). A run whose inference '
+                      'scheme averages them already (single-image runs on correlated noise) '
+                      'takes no second mean.')
   shard: str = setting('', 'K/N: denoise only part K (0-based) of N of the planned files, a '
                        'deterministic split balanced by file size, for job arrays (together the N '
                        'shards write every file once). auto: K and N from SLURM_ARRAY_TASK_ID and '

@@ -31,7 +31,8 @@ class ValidateConfig:
   follow_timeout: int = setting(3600, 'With --follow: give up after this many seconds without '
                                 'a new checkpoint.', minimum=1)
   tta: bool = setting(False, 'Score with test-time augmentation, as denoise.py --tta: the mean '
-                      'of the outputs of the 8 flips and rotations.')
+                      'of the outputs of the 8 flips and rotations (none added where the '
+                      'run\'s inference scheme averages them already).')
 
   def __post_init__(self):
     object.__setattr__(self, 'noise_levels', tuple(float(v) for v in self.noise_levels))

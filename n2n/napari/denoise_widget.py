@@ -32,7 +32,8 @@ class DenoiseWidget(widgets.Container):
         "The layer's axes in n2n's letters: YX, YXC (RGB), ZYX, TYX, TZYX... A 2D model "
         'denoises each plane, a 3D model each volume.'))
     self.tta = widgets.CheckBox(label='TTA', tooltip=(
-        'The mean of the outputs of the 8 flips and rotations (8 times the time)'))
+        'The mean of the outputs of the 8 flips and rotations (8 times the time); '
+        'single-image models of correlated noise take it already'))
     self.tile_size = widgets.SpinBox(label='Tile size', min=32, max=65536, step=32,
                                      value=1024, tooltip=(
                                          'Planes larger than this go through the network in '

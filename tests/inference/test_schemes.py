@@ -1,6 +1,8 @@
 """The network through its method's inference scheme (n2n/inference/schemes.py),
 against references written with numpy's padding and strided slices."""
 
+import json
+
 import keras
 import numpy as np
 import pytest
@@ -130,3 +132,14 @@ def test_a_run_whose_scheme_averages_orientations_takes_no_second_tta():
   assert serving.of_run(averaging).scheme.orientations == 8
   assert not loading.whole_image_tta(averaging, True)
   assert loading.whole_image_tta(plain, True) and not loading.whole_image_tta(plain, False)
+
+
+def test_a_run_saved_before_the_orientations_denoises_in_one_and_takes_tta():
+  # A config.json of a stride-2/2 run written before inference_orientations existed.
+  saved = json.loads(config_lib.train_config(
+      method='neighbor2neighbor', neighbor2neighbor_stride=2,
+      neighbor2neighbor_inference_stride=2).to_json())
+  del saved['method']['neighbor2neighbor']['inference_orientations']
+  config = config_lib.read_train_config(saved)
+  assert serving.of_run(config).scheme == base.InferenceScheme(stride=2)
+  assert loading.whole_image_tta(config, True)
