@@ -340,13 +340,30 @@ def _reference_scheme(network, image, stride, passes):
   return np.mean(refined, axis=0)
 
 
+def _exported_outputs(model_dir, tmp_path, image):
+  """{'saved_model', 'onnx', 'tflite': [H, W, C]} of export.py's call on model_dir
+  (SavedModel, TFLite and ONNX), each run on image ([H, W, C] float32)."""
+  import onnxruntime  # pylint: disable=g-import-not-at-top  (an export extra)
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  exported = tmp_path / 'exported'
+  export_run.export_run(config_lib.ExportConfig(model=str(model_dir), output=str(exported),
+                                                tflite=True, onnx=True))
+  batch = image[np.newaxis]
+  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
+  outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}
+  session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
+  outputs['onnx'] = session.run(None, {'images': batch})[0][0]
+  runner = tf.lite.Interpreter(model_path=str(exported / 'model.tflite')).get_signature_runner(
+      'serving_default')
+  outputs['tflite'] = runner(images=batch)['denoised'][0]
+  return outputs
+
+
 def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_export(
     scheme_model_dir, tmp_path):
   """denoise.py runs a pixel-shuffle run's inference scheme, and so do the
   SavedModel, TFLite and ONNX exports of it: each against a numpy reference of
   the scheme around the bare network."""
-  import onnxruntime  # pylint: disable=g-import-not-at-top  (an export extra)
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
   rng = np.random.default_rng(5)
   image = smooth_image(rng, 128, 128)  # a multiple of stride 2 x 32: nothing padded
@@ -365,18 +382,7 @@ def test_a_pixel_shuffle_run_denoises_the_same_through_denoise_py_and_every_expo
   assert np.abs(np.round(np.clip(plain, 0, 1) * 255) - expected_8_bits).max() > 1
   # export.py's call (test_export_then_denoise_with_the_export_gives_the_same_file runs
   # the program).
-  exported = tmp_path / 'exported'
-  export_run.export_run(config_lib.ExportConfig(model=str(scheme_model_dir),
-                                                output=str(exported), tflite=True, onnx=True))
-  batch = values[np.newaxis]
-  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
-  outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}
-  session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
-  outputs['onnx'] = session.run(None, {'images': batch})[0][0]
-  runner = tf.lite.Interpreter(model_path=str(exported / 'model.tflite')).get_signature_runner(
-      'serving_default')
-  outputs['tflite'] = runner(images=batch)['denoised'][0]
-  for name, output in outputs.items():
+  for name, output in _exported_outputs(scheme_model_dir, tmp_path, values).items():
     np.testing.assert_allclose(output, expected, atol=1e-4, err_msg=name)
   # The BMZ package holds this ONNX graph and SavedModel (bioimageio_package.py
   # writes them with the same functions); the halo it declares for a scheme:
@@ -389,8 +395,6 @@ def test_a_run_of_eight_orientations_denoises_their_mean_through_denoise_py_and_
   """A run whose scheme averages the 8 orientations: denoise.py and the
   SavedModel, TFLite and ONNX exports each give the mean of the numpy scheme
   over the flipped and turned copies, turned back; --tta adds nothing."""
-  import onnxruntime  # pylint: disable=g-import-not-at-top  (an export extra)
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
   image = smooth_image(np.random.default_rng(7), 128, 64)  # not square; multiples of 2 x 32
   _write(tmp_path / 'noisy' / 'a.png', [image])
@@ -415,18 +419,7 @@ def test_a_run_of_eight_orientations_denoises_their_mean_through_denoise_py_and_
     (written[name],) = native_images.read_pages(str(tmp_path / name / 'a.png'))
   assert np.abs(written['plain'].astype(int) - expected_8_bits).max() <= 1
   np.testing.assert_array_equal(written['tta'], written['plain'])
-  exported = tmp_path / 'exported'
-  export_run.export_run(config_lib.ExportConfig(model=str(orientations_model_dir),
-                                                output=str(exported), tflite=True, onnx=True))
-  batch = values[np.newaxis]
-  serving = tf.saved_model.load(str(exported)).signatures['serving_default']
-  outputs = {'saved_model': serving(images=tf.constant(batch))['denoised'].numpy()[0]}
-  session = onnxruntime.InferenceSession(str(exported / 'model.onnx'))
-  outputs['onnx'] = session.run(None, {'images': batch})[0][0]
-  runner = tf.lite.Interpreter(model_path=str(exported / 'model.tflite')).get_signature_runner(
-      'serving_default')
-  outputs['tflite'] = runner(images=batch)['denoised'][0]
-  for name, output in outputs.items():
+  for name, output in _exported_outputs(orientations_model_dir, tmp_path, values).items():
     np.testing.assert_allclose(output, expected, atol=1e-4, err_msg=name)
 
 
