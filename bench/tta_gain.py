@@ -24,6 +24,7 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
+from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('tta_model_dir', None, 'A run with --val_data (its newest checkpoint).')
@@ -39,6 +40,9 @@ def measure(model_dir, repeats=3):
      {'plain', 'tta'} medians, 'cost': median ratio tta / plain, 'precision'}.
   """
   config = restore.read_run_config(model_dir)
+  if not loading.whole_image_tta(config, True):
+    raise ValueError(f'{model_dir}: its inference scheme averages the 8 orientations already '
+                     '(--<method>_inference_orientations=8), so TTA has nothing to add')
   precision = hardware.resolve_precision(config.run.precision)
   model = restore.restore_model(model_dir, precision).model
   plain = whole_images.make_denoiser(model)

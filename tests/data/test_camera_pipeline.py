@@ -174,8 +174,13 @@ def test_optics_blur_softens_scene_and_reference_alike_and_leaves_the_noise_its_
   (soft_capture,), soft_reference = camera_pipeline.captures_of(
       srgb, soft, 1, np.random.default_rng(6))
   step = lambda image: np.mean(np.abs(np.diff(image.astype(np.float64), axis=1)))
-  # A Gaussian of sigma 1 keeps under a fifth of white detail's neighbour differences.
+  # A Gaussian of sigma 1 keeps about a fifth of white detail's neighbour differences.
   assert step(soft_reference) < 0.5 * step(sharp_reference)
+  # Before the mosaic: a flat colour stays its colour (a blur of the mosaic would mix the
+  # sites' colours and shift it).
+  flat = np.full((32, 32, 3), [0.7, 0.4, 0.2])
+  np.testing.assert_array_equal(camera_pipeline.captures_of(flat, soft, 1, rng)[1],
+                                camera_pipeline.captures_of(flat, settings, 1, rng)[1])
   # The same raw noise draws: the noise about each reference has nearly the same level
   # (the blur moves signal between pixels, and the shot noise follows the signal).
   sharp_noise = np.std(sharp_capture.astype(np.float64) - sharp_reference)
