@@ -40,8 +40,8 @@ class ShuffleSettings:
       CHOSEN, 'Test-time augmentation inside the inference scheme: 8 averages it over the '
       'image\'s 8 flips and rotations (8 times the time, in denoise.py, n2n.Denoiser, '
       'validation and every export alike); 1: off; 0: chosen with the strides (8 for '
-      'correlated noise in 2D, where it gained 0.16-0.35 dB on the calibrated camera '
-      'simulator, docs/diagnosis.md; else 1).', minimum=0, maximum=8)
+      'correlated noise in 2D, where it gained 0.16-0.35 dB in 8 of 8 runs on the calibrated '
+      'camera simulator, one seed, docs/diagnosis.md; else 1).', minimum=0, maximum=8)
   refinement_passes: int = setting(
       0, 'Passes of AP-BSN\'s random-replacing refinement at inference, each the network at '
       'stride 1 on the denoised image with a share of its pixels put back to their noisy '
