@@ -66,8 +66,10 @@ flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-im
                   'optionally with train.py settings of its own after a colon, joined by '
                   'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1.')
 flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
-                  'eight orientations), inference_stride=N (the run\'s setting of that name '
-                  'changed), tta+inference_stride=N.')
+                  'eight orientations over the whole image), NAME=VALUE (the run\'s method '
+                  'setting of that name changed: inference_stride=1, refinement_passes=8, '
+                  'inference_orientations=1...), joined by + (tta+refinement_passes=8); pairs, '
+                  'which has no such settings, skips them.')
 flags.DEFINE_string('precision', 'auto', 'Training and denoising precision (train.py\'s '
                     '--precision; auto: bfloat16 where the CPU has it).')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
@@ -183,8 +185,12 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
     if any(not value or not name for name, _, value in parts):
       raise ValueError(f'--variants={variant}: parts are tta or NAME=VALUE, joined by +')
     changed = {name: value for name, _, value in parts}
-    if any(name not in saved['method'].get(method, {}) for name in changed):
-      continue  # a setting this method does not have (pairs has no inference scheme)
+    own = saved['method'].get(method)
+    if own is None:
+      continue  # a method without settings of its own (pairs has no inference scheme)
+    unknown = [name for name in changed if name not in own]
+    if unknown:
+      raise ValueError(f'--variants={variant}: {method} has no setting {unknown[0]!r}')
     run = (changed_run(config.run.model_dir, method, changed,
                        os.path.join(folder, f'{method_and_settings} {variant}'.replace(':', ' ')))
            if changed else config.run.model_dir)
@@ -193,7 +199,8 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
                      - psnr(image, reference) for image, reference in zip(noisy, references)]
     variants[variant] = {'gains_db': [float(gain) for gain in variant_gains],
                          'gain_db': float(np.mean(variant_gains))}
-  return {'variants': variants, 'method': method_and_settings, 'steps': steps, 'crop_size': 128, 'batch_size': 8,
+  return {'variants': variants, 'method': method_and_settings, 'steps': steps, 'crop_size': 128,
+          'batch_size': 8,
           'precision': FLAGS.precision,
           'learning_rate': config_lib.peak_learning_rate(config_lib.read_train_config(saved)),
           'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
