@@ -340,6 +340,19 @@ def _reference_scheme(network, image, stride, passes):
   return np.mean(refined, axis=0)
 
 
+def _turned_back_schemes(network, image, stride, passes):
+  """[8 x [H, W, C]]: _reference_scheme on each flipped and quarter-turned copy of
+  image, turned back (H and W multiples of stride * 32)."""
+  turned_back = []
+  for flipped in (False, True):
+    for quarter_turns in range(4):
+      view = np.rot90(image[:, ::-1] if flipped else image, quarter_turns)
+      output = np.rot90(_reference_scheme(network, np.ascontiguousarray(view), stride, passes),
+                        -quarter_turns)
+      turned_back.append(output[:, ::-1] if flipped else output)
+  return turned_back
+
+
 def _exported_outputs(model_dir, tmp_path, image):
   """{'saved_model', 'onnx', 'tflite': [H, W, C]} of export.py's call on model_dir
   (SavedModel, TFLite and ONNX), each run on image ([H, W, C] float32)."""
@@ -400,13 +413,7 @@ def test_a_run_of_eight_orientations_denoises_their_mean_through_denoise_py_and_
   _write(tmp_path / 'noisy' / 'a.png', [image])
   values = image.astype(np.float32) / 255
   network = restore.restore_model(str(orientations_model_dir)).network
-  turned_back = []
-  for flipped in (False, True):
-    for quarter_turns in range(4):
-      view = np.rot90(values[:, ::-1] if flipped else values, quarter_turns)
-      output = np.rot90(_reference_scheme(network, np.ascontiguousarray(view), 2, 0),
-                        -quarter_turns)
-      turned_back.append(output[:, ::-1] if flipped else output)
+  turned_back = _turned_back_schemes(network, values, 2, 0)
   expected = np.mean(turned_back, axis=0)
   expected_8_bits = np.round(np.clip(expected, 0, 1) * 255)
   # One orientation alone is another image: the checks can fail.
@@ -434,13 +441,7 @@ def test_tta_on_a_pixel_shuffle_run_averages_the_scheme_over_the_eight_orientati
   _write(tmp_path / 'noisy' / 'a.png', [image])
   values = image.astype(np.float32) / 255
   network = restore.restore_model(str(scheme_model_dir)).network
-  turned_back = []
-  for flipped in (False, True):
-    for quarter_turns in range(4):
-      view = np.rot90(values[:, ::-1] if flipped else values, quarter_turns)
-      output = np.rot90(_reference_scheme(network, np.ascontiguousarray(view), 2, 2),
-                        -quarter_turns)
-      turned_back.append(output[:, ::-1] if flipped else output)
+  turned_back = _turned_back_schemes(network, values, 2, 2)
   expected = np.round(np.clip(np.mean(turned_back, axis=0), 0, 1) * 255)
   result = _denoise(f'--model={scheme_model_dir}', f'--input={tmp_path / "noisy"}',
                     f'--output_dir={tmp_path / "out"}', '--precision=float32', '--tta')
