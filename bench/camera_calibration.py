@@ -27,6 +27,10 @@ minutes each on 2 cores):
       --methods=neighbor2neighbor,blind_spot,pairs --variants=inference_orientations=1 \
       --output=docs/bench/camera_profile_noise_reduced_trained.json
   (and --shots=0.0003 --chroma_blur=0 --luma_blur=0 ... camera_profile_plain_trained.json)
+
+--methods=bm3d,bm3d_estimated scores the classical peer beside them (pip install bm3d, an
+optional extra: bench/classical.py). Every method's cost is recorded in seconds per
+megapixel of denoising, on the host the run names.
 """
 
 import glob
@@ -34,6 +38,7 @@ import itertools
 import json
 import os
 import tempfile
+import time
 
 from absl import app
 from absl import flags
@@ -41,6 +46,7 @@ import imageio.v3 as iio
 import numpy as np
 
 from bench import REPO_ROOT
+from bench import classical
 from bench import json_output
 from bench import provenance
 import n2n
@@ -64,7 +70,10 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
 flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-image ones on the '
                   'first captures; pairs (Noise2Noise) on both captures of each scene; each '
                   'optionally with train.py settings of its own after a colon, joined by '
-                  'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1.')
+                  'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1. '
+                  'And classical peers, untrained (with --train_steps, needs pip install bm3d): '
+                  'bm3d (CBM3D given each capture\'s true level per channel), bm3d_estimated '
+                  '(given the level diagnose.py reads from that capture alone).')
 flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
                   'eight orientations over the whole image), NAME=VALUE (the run\'s method '
                   'setting of that name changed: inference_stride=1, refinement_passes=8, '
@@ -141,7 +150,8 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
   trained = []
   if FLAGS.train_steps:
     with tempfile.TemporaryDirectory() as folder:
-      trained = [train_gain(scenes, references, method, FLAGS.train_steps, folder)
+      trained = [classical_gain(scenes, references, method) if method in CLASSICAL_METHODS
+                 else train_gain(scenes, references, method, FLAGS.train_steps, folder)
                  for method in FLAGS.methods]
   return {'trained': trained, 'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
           'chroma_blur': chroma_blur, 'luma_blur': luma_blur, 'optics_blur': optics_blur,
@@ -149,6 +159,47 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
           'two_captures': reading(pairs),
           'truth': {'x': [round(float(v), 3) for v in np.mean([x for x, _ in truths], axis=0)],
                     'y': [round(float(v), 3) for v in np.mean([y for _, y in truths], axis=0)]}}
+
+
+def timed_gains(denoisers, noisy, references):
+  """([PSNR gain in dB per photograph], seconds per megapixel) of denoisers (one
+  fn([H, W, 3] uint8) -> uint8 per photograph) on the noisy photographs against their
+  references (0-255). The cost is the median over the photographs after the first
+  (whose call also traces a network)."""
+  gains, seconds_per_megapixel = [], []
+  for denoise, image, reference in zip(denoisers, noisy, references):
+    start = time.perf_counter()
+    denoised = denoise(image)
+    seconds_per_megapixel.append((time.perf_counter() - start) / (image.shape[0] * image.shape[1]
+                                                                   / 1e6))
+    gains.append(psnr(denoised, reference) - psnr(image, reference))
+  return gains, float(np.median(seconds_per_megapixel[1:] or seconds_per_megapixel))
+
+
+# Classical peers, untrained: the level BM3D is given, from ([H, W, 3] capture and
+# rendering, 0-1).
+CLASSICAL_METHODS = {
+    'bm3d': classical.true_sigma,
+    'bm3d_estimated': lambda capture, _: np.nanmean(n2n.diagnose([capture]).profile.sigma,
+                                                    axis=0),
+}
+
+
+def classical_gain(scenes, references, method):
+  """{'gain_db': the mean PSNR gain, ...} of CBM3D on each first capture given the
+  level CLASSICAL_METHODS[method] gives, written to 8 bits as a file would be."""
+  version = classical.bm3d_version()
+  noisy = [first for first, _ in scenes]
+  levels = [CLASSICAL_METHODS[method](image / 255.0, reference / 255.0)
+            for image, reference in zip(noisy, references)]
+  in_8_bits = lambda bm3d: lambda image: np.round(
+      np.clip(bm3d(image.astype(np.float32) / 255), 0, 1) * 255).astype(np.uint8)
+  gains, cost = timed_gains([in_8_bits(classical.bm3d_denoiser(level)) for level in levels],
+                            noisy, references)
+  return {'method': method, 'peer': f'BM3D {version}', 'variants': {},
+          'sigma': [[round(float(value), 4) for value in level] for level in levels],
+          'seconds_per_megapixel': cost, 'gains_db': [float(gain) for gain in gains],
+          'gain_db': float(np.mean(gains))}
 
 
 def train_gain(scenes, references, method_and_settings, steps, folder):
@@ -177,8 +228,7 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
   denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
   with open(os.path.join(config.run.model_dir, 'config.json')) as saved_file:
     saved = json.load(saved_file)
-  gains = [psnr(denoiser(image), reference) - psnr(image, reference)
-           for image, reference in zip(noisy, references)]
+  gains, cost = timed_gains([denoiser] * len(noisy), noisy, references)
   variants = {}
   for variant in FLAGS.variants:
     parts = [part.partition('=') for part in variant.split('+') if part != 'tta']
@@ -195,16 +245,20 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
                        os.path.join(folder, f'{method_and_settings} {variant}'.replace(':', ' ')))
            if changed else config.run.model_dir)
     other = n2n.Denoiser.load(run, precision=FLAGS.precision)
-    variant_gains = [psnr(other(image, tta='tta' in variant.split('+')), reference)
-                     - psnr(image, reference) for image, reference in zip(noisy, references)]
+    tta = 'tta' in variant.split('+')
+    variant_gains, variant_cost = timed_gains(
+        [lambda image, other=other, tta=tta: other(image, tta=tta)] * len(noisy), noisy,
+        references)
     variants[variant] = {'gains_db': [float(gain) for gain in variant_gains],
-                         'gain_db': float(np.mean(variant_gains))}
+                         'gain_db': float(np.mean(variant_gains)),
+                         'seconds_per_megapixel': variant_cost}
   return {'variants': variants, 'method': method_and_settings, 'steps': steps, 'crop_size': 128,
           'batch_size': 8,
           'precision': FLAGS.precision,
           'learning_rate': config_lib.peak_learning_rate(config_lib.read_train_config(saved)),
           'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
-          'gains_db': [float(gain) for gain in gains], 'gain_db': float(np.mean(gains))}
+          'seconds_per_megapixel': cost, 'gains_db': [float(gain) for gain in gains],
+          'gain_db': float(np.mean(gains))}
 
 
 def changed_run(model_dir, method, changed, folder):
@@ -249,8 +303,10 @@ def main(argv):
           f"input {row['input_psnr']:.2f} dB  single x {_lags(single['x'])}  "
           f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
     for run in row['trained']:
-      print(f"    {run['method']} {run['steps']} steps: {run['gain_db']:+.2f} dB "
-            f"(scheme {run['scheme']})" + ''.join(
+      what = (f"{run['peer']}, mean level {np.mean(run['sigma']):.4f}" if 'peer' in run else
+              f"{run['steps']} steps (scheme {run['scheme']})")
+      print(f"    {run['method']}: {run['gain_db']:+.2f} dB, "
+            f"{run['seconds_per_megapixel']:.1f} s per megapixel, {what}" + ''.join(
                 f"; {name} {variant['gain_db']:+.2f}" for name, variant in run['variants'].items()))
     print(f"    level by signal (single images): " + ', '.join(
         f'{signal:.2f}: {sigma:.4f}' for signal, sigma in zip(single['signal'],

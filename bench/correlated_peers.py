@@ -36,6 +36,7 @@ from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import classical  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
 from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
 
@@ -47,22 +48,6 @@ flags.DEFINE_string('outputs', '', 'For a key other than bm3d: the peer\'s denoi
 flags.DEFINE_string('output', results_correlated.PEERS_JSON,
                     'The JSON to add this peer to (its other peers are kept).')
 FLAGS = flags.FLAGS
-
-
-def true_sigma(noisy, reference):
-  """[C] float: the standard deviation of noisy - reference per channel ([H, W, C])."""
-  return np.std(noisy - reference, axis=(0, 1))
-
-
-def bm3d_denoiser(sigma):
-  """fn([H, W, C] float32) -> [H, W, C] float32: BM3D (C 1) or CBM3D (C 3) at sigma [C]."""
-  import bm3d  # pylint: disable=g-import-not-at-top  (an optional extra)
-
-  def denoise(noisy):
-    if noisy.shape[-1] == 1:
-      return bm3d.bm3d(noisy[..., 0], float(sigma[0]))[..., None].astype(np.float32)
-    return bm3d.bm3d_rgb(noisy, list(map(float, sigma))).astype(np.float32)
-  return denoise
 
 
 def file_denoiser(path, scene_dir, config):
@@ -110,12 +95,8 @@ def score_scenes(scenes, denoiser_of):
 def peer_description(key, dataset):
   """(title, setting) of the peer, setting per dataset; raises SystemExit where
   the peer is not there."""
-  from importlib import metadata  # pylint: disable=g-import-not-at-top
   if key == 'bm3d':
-    try:
-      return f'BM3D {metadata.version("bm3d")}', 'true sigma'
-    except metadata.PackageNotFoundError:
-      raise SystemExit('--key=bm3d needs the bm3d package: pip install bm3d') from None
+    return f'BM3D {classical.bm3d_version()}', 'true sigma'
   ran_path = os.path.join(FLAGS.outputs, dataset.name, 'careamics.json')
   if not os.path.exists(ran_path):
     raise SystemExit(f'--outputs: {ran_path} is missing (bench/careamics_peer.py writes it)')
@@ -155,7 +136,8 @@ def main(argv):
       root = os.path.join(dataset.folder, folder)
       scenes = eval_data.load_eval_scenes(root, config, flag_name='scenes')
       if FLAGS.key == 'bm3d':
-        denoiser_of = lambda scene: bm3d_denoiser(true_sigma(scene.first, scene.reference))
+        denoiser_of = lambda scene: classical.bm3d_denoiser(
+            classical.true_sigma(scene.first, scene.reference))
       else:
         denoiser_of = lambda scene, root=root, part=part: file_denoiser(
             os.path.join(FLAGS.outputs, dataset.name, part, f'{scene.name}.tif'),
