@@ -1172,3 +1172,32 @@ def test_the_pages_correlated_noise_section_shows_its_jsons_figures():
           f'{verdict(round(gain, 2) >= results_correlated.GOAL_GAIN_DB)} ({gain:+.2f} dB); '
           f'within {results_correlated.GOAL_GAP_DB:g} dB of N2N on two captures: '
           f'{verdict(round(gap, 2) >= -results_correlated.GOAL_GAP_DB)} ({gap:+.2f} dB)') in section
+
+
+def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
+  """docs/results.md's calibrated camera profiles section is what the two profiles' JSONs
+  (bench/camera_calibration.py) render, and each profile's input and every gain in its
+  row is the JSON's, read here from the runs as the tool wrote them."""
+  from bench.results import camera_profiles  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  found = camera_profiles.read_results()
+  assert set(found) == {'noise_reduced', 'plain'}
+  assert '\n'.join(camera_profiles.section(found)) in page
+  section = page.split('## Real photographs: the calibrated camera profiles\n', 1)[1]
+  rows = {cells[0].split(' ([json]')[0]: cells[1:]
+          for cells in _page_table(section, '| camera | input |')}
+  for name, title in (('noise_reduced', 'in-camera noise reduction (shot 0.0015, chroma 2, '
+                       'luma 0.45)'), ('plain', 'no noise reduction (shot 0.0003)')):
+    with open(os.path.join(REPO_ROOT, 'docs', 'bench',
+                           f'camera_profile_{name}_trained.json')) as source:
+      (setting,) = json.load(source)['settings']
+    runs = {run['method']: run for run in setting['trained']}
+    one = lambda method: runs[method]['variants']['inference_orientations=1']['gain_db']
+    expected = [setting['input_psnr'], runs['neighbor2neighbor']['gain_db'],
+                one('neighbor2neighbor'), runs['blind_spot']['gain_db'], one('blind_spot'),
+                runs['pairs']['gain_db'], runs['bm3d']['gain_db'],
+                runs['bm3d_estimated']['gain_db']]
+    assert rows[title] == [f'{expected[0]:.2f}'] + [f'{gain:+.2f}' for gain in expected[1:]]
+  # The real benchmarks' row: issue 52's figures, as the issue gives them.
+  assert rows['benchmark 1 (real)'] == ['33.41', '-', '+0.92', '-', '+0.59', '-', '+1.50', '-']

@@ -1,0 +1,144 @@
+"""The "Real photographs: the calibrated camera profiles" section of the results page.
+
+  python -m bench.camera_calibration ... --train_steps=1200 \
+      --methods=neighbor2neighbor,blind_spot,pairs,bm3d,bm3d_estimated \
+      --variants=inference_orientations=1 --output=docs/bench/camera_profile_<name>_trained.json
+  python -m bench.results.grid --render_only     # the section, from those JSONs
+
+Each profile's JSON (bench/camera_calibration.py; the two commands are in its docstring)
+holds one camera setting: the demo's 11 photographs through it, each method trained on the
+first captures at issue 52's settings and scored on them. The page shows them beside the
+figures issue 52 measured on two public real-noise benchmarks (REAL_GAINS).
+"""
+
+import json
+import os
+
+from bench import REPO_ROOT
+
+PROFILES = (
+    ('noise_reduced', 'in-camera noise reduction (shot 0.0015, chroma 2, luma 0.45)'),
+    ('plain', 'no noise reduction (shot 0.0003)'),
+)
+# Issue 52's outside check on real photographs at main e8de081 (its defaults then: one
+# orientation), and CBM3D given the true level: gains in dB, by the section's columns.
+REAL_GAINS = {
+    'benchmark 1': {'input': 33.41, 'neighbor2neighbor 1': 0.92, 'blind_spot 1': 0.59,
+                    'bm3d': 1.50},
+    'benchmark 2': {'input': 35.88, 'neighbor2neighbor 1': 0.53, 'blind_spot 1': 0.11},
+}
+# (key, title): the table's columns after the input. A key is a method of the JSON's
+# 'trained', with ' 1' for its one-orientation variant.
+COLUMNS = (
+    ('neighbor2neighbor', 'Neighbor2Neighbor, 8 orientations (default)'),
+    ('neighbor2neighbor 1', 'Neighbor2Neighbor, 1 orientation'),
+    ('blind_spot', 'blind-spot, 8 orientations (default)'),
+    ('blind_spot 1', 'blind-spot, 1 orientation'),
+    ('pairs', 'two captures (pairs)'),
+    ('bm3d', 'CBM3D, true level'),
+    ('bm3d_estimated', 'CBM3D, level from diagnose'),
+)
+SINGLE_IMAGE_DEFAULTS = ('neighbor2neighbor', 'blind_spot')
+ONE_ORIENTATION = 'inference_orientations=1'
+# Issue 52's goal on the calibrated sets: the best single-image default gains this much
+# near 34 dB input, and comes within GOAL_GAP_DB of two captures.
+GOAL_GAIN_DB = 2.0
+GOAL_GAP_DB = 0.7
+
+
+def json_path(name):
+  return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_profile_{name}_trained.json')
+
+
+def read_results():
+  """{profile name: its JSON} for the profiles measured so far."""
+  found = {}
+  for name, _ in PROFILES:
+    if os.path.exists(json_path(name)):
+      with open(json_path(name)) as source:
+        found[name] = json.load(source)
+  return found
+
+
+def measured(results):
+  """{column key: {'gain_db', 'seconds_per_megapixel'}} of one profile's JSON."""
+  (setting,) = results['settings']
+  columns = {}
+  for run in setting['trained']:
+    columns[run['method']] = run
+    one = run['variants'].get(ONE_ORIENTATION)
+    if one:
+      columns[f'{run["method"]} 1'] = one
+  return columns
+
+
+def section(found):
+  """Markdown lines of the section, from read_results()."""
+  if not found:
+    return []
+  header = '| camera | input | ' + ' | '.join(title for _, title in COLUMNS) + ' |'
+  rule = '|---' * (len(COLUMNS) + 2) + '|'
+  gains = lambda row: ' | '.join(f'{row[key]:+.2f}' if key in row else '-'
+                                 for key, _ in COLUMNS)
+  out = ['## Real photographs: the calibrated camera profiles', '',
+         'The camera simulator (`n2n/data/camera_pipeline.py`) calibrated to the noise of two '
+         'public real-noise benchmarks (docs/diagnosis.md): the demo\'s 11 photographs, '
+         'each through its own camera (a lens blur of 0.65 pixel, mosaic, raw noise, '
+         'demosaicing, the profile\'s noise reduction, 8 bits), two captures each. Each '
+         'single-image method trains on the first captures at issue 52\'s settings (1200 '
+         'steps, crop 128, batch 8, learning rate 1e-3, the defaults otherwise, the '
+         'precision `auto` picks) and denoises them; two captures train Noise2Noise on both; '
+         'CBM3D (the bm3d package, an optional peer outside n2n) is given each capture\'s '
+         'true level per channel, or the level `n2n.diagnose` reads from that capture alone. '
+         'PSNR gains in dB against the camera\'s noise-free rendering, mean over the '
+         'photographs; one seed. The benchmark rows are issue 52\'s, measured outside on '
+         'real photographs at its defaults then (one orientation). Made by '
+         '`bench/camera_calibration.py`; the section by `bench/results/camera_profiles.py`.',
+         '', header, rule]
+  for name, real in REAL_GAINS.items():
+    out.append(f'| {name} (real) | {real["input"]:.2f} | {gains(real)} |')
+  costs, goal, levels = [], [], []
+  for name, title in PROFILES:
+    if name not in found:
+      continue
+    results = found[name]
+    columns = measured(results)
+    (setting,) = results['settings']
+    out.append(f'| {title} ([json](bench/{os.path.basename(json_path(name))})) | '
+               f'{setting["input_psnr"]:.2f} | '
+               f'{gains({key: run["gain_db"] for key, run in columns.items()})} |')
+    costs.append(f'| {title} | {results["commit"]} on {results["machine"]}, '
+                 f'{results["date"]} | ' + ' | '.join(
+        f'{columns[key]["seconds_per_megapixel"]:.1f}' if key in columns else '-'
+        for key, _ in COLUMNS) + ' |')
+    best = max(SINGLE_IMAGE_DEFAULTS, key=lambda key: columns[key]['gain_db'])
+    gap = columns['pairs']['gain_db'] - columns[best]['gain_db']
+    goal.append(f'{title}, {columns[best]["gain_db"]:+.2f} dB ({dict(COLUMNS)[best]}), '
+                f'{gap:.2f} dB short of two captures')
+    if 'bm3d' in columns and 'bm3d_estimated' in columns:
+      levels.append(f'{title}: {_mean_level(columns["bm3d_estimated"]):.4f} against '
+                    f'{_mean_level(columns["bm3d"]):.4f}')
+  out += ['', 'What denoising costs, in seconds per megapixel on the host named (the median '
+          'over the photographs after the first, whose call also traces the network; '
+          'training, for the trained columns, is on top):', '',
+          '| camera | measured at | ' + ' | '.join(title for _, title in COLUMNS) + ' |',
+          '|---' * (len(COLUMNS) + 2) + '|'] + costs
+  out += ['', f'The best single-image default: {"; ".join(goal)}. Issue 52\'s goal, '
+          f'{GOAL_GAIN_DB:+g} dB and within {GOAL_GAP_DB:g} dB of two captures, is '
+          + ('met.' if all(_met(found[name]) for name, _ in PROFILES if name in found)
+             else 'not met.')]
+  if levels:
+    out += ['', 'The level CBM3D is given, mean over the photographs and channels on a 0-1 '
+            'scale, from diagnose against the true one: ' + '; '.join(levels) + '.']
+  return out + ['']
+
+
+def _mean_level(run):
+  """The mean of a CBM3D run's levels ([photograph][channel], 0-1)."""
+  return sum(map(sum, run['sigma'])) / sum(map(len, run['sigma']))
+
+
+def _met(results):
+  columns = measured(results)
+  best = max(columns[key]['gain_db'] for key in SINGLE_IMAGE_DEFAULTS)
+  return best >= GOAL_GAIN_DB and columns['pairs']['gain_db'] - best <= GOAL_GAP_DB
