@@ -27,6 +27,8 @@ def bm3d_denoiser(sigma):
   import bm3d  # pylint: disable=g-import-not-at-top  (an optional extra)
 
   def denoise(noisy):
+    if noisy.ndim != 3 or noisy.shape[-1] not in (1, 3):
+      raise ValueError(f'BM3D takes [H, W, 1] or [H, W, 3] images, not {noisy.shape}')
     if noisy.shape[-1] == 1:
       return bm3d.bm3d(noisy[..., 0], float(sigma[0]))[..., None].astype(np.float32)
     return bm3d.bm3d_rgb(noisy, list(map(float, sigma))).astype(np.float32)

@@ -1176,28 +1176,47 @@ def test_the_pages_correlated_noise_section_shows_its_jsons_figures():
 
 def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
   """docs/results.md's calibrated camera profiles section is what the two profiles' JSONs
-  (bench/camera_calibration.py) render, and each profile's input and every gain in its
-  row is the JSON's, read here from the runs as the tool wrote them."""
+  (bench/camera_calibration.py) render, and its figures are the JSONs', read here from
+  the runs as the tool wrote them: each profile's input and gains, its costs, the
+  verdict on issue 52's goal and the diagnosed level's ratio to the true one; each
+  row's title names the camera its JSON measured."""
+  import numpy as np  # pylint: disable=g-import-not-at-top
   from bench.results import camera_profiles  # pylint: disable=g-import-not-at-top
   with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
     page = page_file.read()
   found = camera_profiles.read_results()
   assert set(found) == {'noise_reduced', 'plain'}
   assert '\n'.join(camera_profiles.section(found)) in page
-  section = page.split('## Real photographs: the calibrated camera profiles\n', 1)[1]
+  section = page.split('## Simulated cameras calibrated to real photographs\n', 1)[1]
+  section = section.split('\n## ', 1)[0]
   rows = {cells[0].split(' ([json]')[0]: cells[1:]
           for cells in _page_table(section, '| camera | input |')}
+  costs = {cells[0]: cells[2:] for cells in _page_table(section, '| camera | measured at |')}
+  met = []
   for name, title in (('noise_reduced', 'in-camera noise reduction (shot 0.0015, chroma 2, '
                        'luma 0.45)'), ('plain', 'no noise reduction (shot 0.0003)')):
     with open(os.path.join(REPO_ROOT, 'docs', 'bench',
                            f'camera_profile_{name}_trained.json')) as source:
       (setting,) = json.load(source)['settings']
+    assert (setting['shot'], setting['chroma_blur'], setting['luma_blur'],
+            setting['optics_blur']) == ((0.0015, 2.0, 0.45, 0.65) if name == 'noise_reduced'
+                                        else (0.0003, 0.0, 0.0, 0.65))
     runs = {run['method']: run for run in setting['trained']}
-    one = lambda method: runs[method]['variants']['inference_orientations=1']['gain_db']
-    expected = [setting['input_psnr'], runs['neighbor2neighbor']['gain_db'],
-                one('neighbor2neighbor'), runs['blind_spot']['gain_db'], one('blind_spot'),
-                runs['pairs']['gain_db'], runs['bm3d']['gain_db'],
-                runs['bm3d_estimated']['gain_db']]
-    assert rows[title] == [f'{expected[0]:.2f}'] + [f'{gain:+.2f}' for gain in expected[1:]]
-  # The real benchmarks' row: issue 52's figures, as the issue gives them.
+    one = lambda method: runs[method]['variants']['inference_orientations=1']
+    order = [runs['neighbor2neighbor'], one('neighbor2neighbor'), runs['blind_spot'],
+             one('blind_spot'), runs['pairs'], runs['bm3d'], runs['bm3d_estimated']]
+    assert all(run['steps'] == 1200 for run in runs.values() if 'steps' in run)
+    assert rows[title] == ([f'{setting["input_psnr"]:.2f}'] +
+                           [f'{run["gain_db"]:+.2f}' for run in order])
+    assert costs[title] == [f'{run["seconds_per_megapixel"]:.1f}' for run in order]
+    best = max(runs['neighbor2neighbor']['gain_db'], runs['blind_spot']['gain_db'])
+    met.append(best >= 2.0 and runs['pairs']['gain_db'] - best <= 0.7)
+    assert f'{title}, {best:+.2f} dB' in section
+    ratios = (np.mean(runs['bm3d_estimated']['sigma'], axis=1) /
+              np.mean(runs['bm3d']['sigma'], axis=1))
+    assert (f'{title}: median {np.median(ratios):.2f} times, from {ratios.min():.2f} to '
+            f'{ratios.max():.2f}') in section
+  assert section.count('is met.') == all(met) and section.count('is not met.') == (not all(met))
+  # The real benchmarks' rows: issue 52's figures, as the issue gives them.
   assert rows['benchmark 1 (real)'] == ['33.41', '-', '+0.92', '-', '+0.59', '-', '+1.50', '-']
+  assert rows['benchmark 2 (real)'] == ['35.88', '-', '+0.53', '-', '+0.11', '-', '-', '-']
