@@ -8,16 +8,13 @@ from bench.recipes import correlated
 
 # The run (bench/recipes/correlated.py): blind-spot, crop 64, batch 8, 5% masked,
 # float32, at half the paper's network width, 300 steps. Over seeds 1-4
-# (python -m bench.learning_test_spread --tests=structn2v --steps=300 --network_width=24,
-# docs/bench/learning_test_spread_structn2v_w24_300.json): gains -0.18 to 0.08 dB
-# without lines, 0.22-0.84 dB with a 9-pixel line; the difference 0.15-0.99 dB. The
-# margin is half the smallest difference. At width 24 and 200 steps seed 3 went the
-# other way (-0.51 dB, learning_test_spread_structn2v_w24_200.json); at width 48 and 200
-# steps, measured by hand before the bench existed, the difference was 0.22-0.94 dB. The
-# 300-step file was measured at 0d5e6fe with uncommitted changes (its commit:
-# 0d5e6fe+changes), so no commit reproduces it; the command above, from a clean checkout
-# with --seeds=1,2,3,4 --output=docs/bench/learning_test_spread_structn2v_w24_300.json,
-# remakes it.
+# (python -m bench.learning_test_spread --tests=structn2v --seeds=1,2,3,4 --steps=300
+# --network_width=24, docs/bench/learning_test_spread_structn2v_w24_300.json, at bc04bb1 on
+# an AMD AVX512-BF16 host): gains -0.18 to 0.07 dB without lines, 0.21-0.82 dB with a
+# 9-pixel line; the difference 0.14-0.95 dB. The margin is half the smallest difference. At
+# width 24 and 200 steps seed 3 went the other way (-0.51 dB,
+# learning_test_spread_structn2v_w24_200.json); at width 48 and 200 steps, measured by hand
+# before the bench existed, the difference was 0.22-0.94 dB.
 LINE_MARGIN_DB = 0.07
 
 
