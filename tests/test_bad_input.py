@@ -23,9 +23,9 @@ from tests.conftest import REPO_ROOT
 from tests.conftest import pillow_bytes
 
 
-def _run(script, *flags, timeout=300):
+def _run(script, *flags, timeout=300, env=None):
   return subprocess.run([sys.executable, os.path.join(REPO_ROOT, *script.split('/')), *flags],
-                        capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT)
+                        capture_output=True, text=True, timeout=timeout, cwd=REPO_ROOT, env=env)
 
 
 def _last_line(result):
@@ -233,14 +233,19 @@ def test_validate_refuses_a_checkpoint_of_another_architecture(small_run, tmp_pa
   assert len(result.stderr.strip().splitlines()) < 5, result.stderr[-3000:]
 
 
-def test_validate_skips_non_images_and_handles_gray_and_odd_sizes(small_run, tmp_path):
+def test_validate_skips_non_images_handles_gray_and_odd_sizes_and_leaves_the_temp_folder(
+    small_run, tmp_path):
   rng = np.random.default_rng(1)
   iio.imwrite(tmp_path / 'odd.png', smooth_image(rng, 37, 53))
   iio.imwrite(tmp_path / 'gray.png', smooth_image(rng, 45, 31, 1)[:, :, 0])
   (tmp_path / 'readme.txt').write_text('not an image')
+  # Its own temp folder, empty, to see that the program leaves it as it found it.
+  temp = tmp_path.parent / f'{tmp_path.name}_temp'
+  temp.mkdir()
   result = _run('validate.py', f'--checkpoint={small_run}', f'--data={tmp_path}',
-                f'--output_dir={tmp_path / "out"}')
+                f'--output_dir={tmp_path / "out"}', env={**os.environ, 'TMPDIR': str(temp)})
   assert result.returncode == 0, result.stderr[-2000:]
+  assert not list(temp.iterdir())
   assert f'Skipping {tmp_path / "readme.txt"}' in result.stderr
   assert iio.imread(tmp_path / 'out' / 'gaussian_25' / 'odd.png').shape == (37, 53, 3)
   assert iio.imread(tmp_path / 'out' / 'gaussian_25' / 'gray.png').shape == (45, 31, 3)

@@ -85,3 +85,19 @@ def test_a_missing_input_is_one_line_naming_it():
   assert result.returncode == 1
   assert result.stderr.strip().splitlines() == [
       "diagnose.py: error: --input: nothing matches '/nonexistent/*.png'"]
+
+
+@pytest.mark.slow
+def test_diagnose_py_writes_its_picture_and_json_and_leaves_the_temp_folder_as_found(
+    simulated, tmp_path):
+  # Its own temp folder, empty, to see that the program leaves it as it found it.
+  temp = tmp_path / 'temp'
+  temp.mkdir()
+  result = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'diagnose.py'),
+                           f'--input={simulated / "camera"}', '--scenes',
+                           f'--output_dir={tmp_path / "out"}'], capture_output=True, text=True,
+                          timeout=300, cwd=REPO_ROOT, env={**os.environ, 'TMPDIR': str(temp)})
+  assert result.returncode == 0, result.stderr[-2000:]
+  assert sorted(path.name for path in (tmp_path / 'out').iterdir()) == [
+      'noise_diagnosis.json', 'noise_diagnosis.svg']
+  assert not list(temp.iterdir())
