@@ -34,7 +34,8 @@ def _last_line(result):
 
 # Dataset tool ------------------------------------------------------------------------------
 
-def test_dataset_tool_handles_every_odd_file_a_real_folder_holds(tmp_path):
+def test_dataset_tool_handles_every_odd_file_a_real_folder_holds_and_leaves_the_temp_folder(
+    tmp_path):
   rng = np.random.default_rng(0)
   folder = tmp_path / 'in'
   (folder / 'sub').mkdir(parents=True)
@@ -52,9 +53,13 @@ def test_dataset_tool_handles_every_odd_file_a_real_folder_holds(tmp_path):
   (folder / 'notes.txt').write_text('hello')
   iio.imwrite(folder / 'small.png', rgb[:100, :100])
   os.symlink(tmp_path / 'missing.png', folder / 'dangling.png')
+  # Its own temp folder, empty, to see that the program leaves it as it found it.
+  (tmp_path / 'temp').mkdir()
   result = _run('datasets/make_tfrecords.py', f'--input_dir={folder}',
-                f'--output_dir={tmp_path / "out"}')
+                f'--output_dir={tmp_path / "out"}',
+                env={**os.environ, 'TMPDIR': str(tmp_path / 'temp')})
   assert result.returncode == 0, result.stderr[-3000:]
+  assert not list((tmp_path / 'temp').iterdir())
   manifest = json.loads((tmp_path / 'out' / 'manifest.json').read_text())
   assert manifest['num_images'] == 7
   reasons = {entry['file']: entry['reason'] for entry in manifest['skipped']}
