@@ -1,4 +1,4 @@
-"""The "Real photographs: the calibrated camera profiles" section of the results page.
+"""The "Simulated cameras calibrated to real photographs" section of the results page.
 
   python -m bench.camera_calibration ... --train_steps=1200 \
       --methods=neighbor2neighbor,blind_spot,pairs,bm3d,bm3d_estimated \
@@ -125,7 +125,7 @@ def section(found):
           'over the photographs after the first, whose call also traces the network; the '
           'photographs are 0.1-0.9 megapixels; training, for the trained columns, is on top):',
           '', '| camera | measured at | ' + ' | '.join(title for _, title in COLUMNS) + ' |',
-          '|---' * (len(COLUMNS) + 2) + '|'] + costs
+          rule] + costs
   met = all(_met(measured(found[name])) for name, _ in PROFILES if name in found)
   out += ['', f'The best single-image default: {"; ".join(goal)}. Issue 52\'s goal, '
           f'{GOAL_GAIN_DB:+g} dB and within {GOAL_GAP_DB:g} dB of two captures, is '
