@@ -23,6 +23,7 @@ import tensorflow as tf
 
 from n2n.data import pixel_shuffle
 from n2n.inference import graph_padding
+from n2n.inference import whole_images
 from n2n.model import unet
 
 # The refinement's replacement pattern is one fixed random tile, repeated over
@@ -72,17 +73,16 @@ class SchemeLayer(keras.layers.Layer):
   def call(self, images):
     if self.scheme.orientations == 1:
       return self._refined(images)
-    # The 8 flips and rotations of the plane (whole_images.DIHEDRAL_TRANSFORMS),
-    # each turned back before the mean.
+    # The 8 flips and rotations of the plane, those --tta takes, each turned back
+    # before the mean.
     total = 0.0
-    for turns in range(4):
-      for flip in (False, True):
-        turned = _quarter_turns(images, turns)
-        turned = tf.reverse(turned, [2]) if flip else turned
-        output = self._refined(turned)
-        output = tf.reverse(output, [2]) if flip else output
-        total += _quarter_turns(output, -turns % 4)
-    return total / 8.0
+    for turns, flip in whole_images.DIHEDRAL_TRANSFORMS:
+      turned = _quarter_turns(images, turns)
+      turned = tf.reverse(turned, [2]) if flip else turned
+      output = self._refined(turned)
+      output = tf.reverse(output, [2]) if flip else output
+      total += _quarter_turns(output, -turns % 4)
+    return total / len(whole_images.DIHEDRAL_TRANSFORMS)
 
   def _refined(self, images):
     denoised = self._denoise(images, self.scheme.stride)
