@@ -1,6 +1,7 @@
 """Shared fixtures. Splits the CPU into two logical devices before TF starts,
 so MirroredStrategy runs for real with two replicas on one CPU."""
 
+import gc
 import io
 import os
 import sys
@@ -60,6 +61,12 @@ def fresh_keras_state():
   alone, 2026-11-27); with this reset it ran as fast as alone."""
   yield
   keras.utils.clear_session(free_memory=True)
+  # What survives that collection stays out of every later one: a full collection walks
+  # every object the process holds, and a worker's heap grows file by file (1.4-1.9
+  # million objects at the end of a suite, 2026-11-28); Keras, restore.load_weights and
+  # Python itself run dozens of full collections in a worker, about 1 s each late in the
+  # run: 227 s of the suite's 1154 s of test time went to them.
+  gc.freeze()
 
 
 @pytest.fixture(autouse=True)
