@@ -1,0 +1,151 @@
+"""Trains the camera model n2n ships (issue 52, part 2's second path): a network
+that denoises 8-bit sRGB photographs from digital cameras as is, with no
+training by the user.
+
+As Brooks et al. ("Unprocessing Images for Learned Raw Denoising", CVPR 2019)
+trained on synthetic raw noise: the demo's nine training photographs
+(datasets/demo/train, public domain or CC0: datasets/demo/SOURCES.md) go through
+n2n/data/camera_pipeline.py's camera, each several times with a camera drawn at
+random from TRAINING_CAMERAS (ranges around the two profiles calibrated to real
+photographs in bench/camera_calibration.py), CAPTURES captures each, and the
+paper's U-Net trains Noise2Noise on those captures (method pairs: the noise of
+two captures is independent on the sensor, whatever processing correlates it
+within one). The demo's two validation photographs (datasets/demo/val) are
+never seen: bench/camera_calibration.py --methods=model:camera_srgb scores the
+model on them, beside the single-image methods, on the calibrated profiles.
+
+  python -m bench.camera_model --train_steps=4000 --model_dir=/tmp/camera_srgb
+  python -m bench.camera_model --ship_from=/tmp/camera_srgb
+
+The second copies the trained network's weights (without the optimizer's) and
+its config.json into n2n/shipped_models/camera_srgb, where denoise.py
+--model=camera_srgb and n2n.Denoiser.load('camera_srgb') find it. On 2 CPU
+cores (AVX512-BF16) about 0.3 s per step.
+"""
+
+import glob
+import json
+import os
+import shutil
+
+from absl import app
+from absl import flags
+import imageio.v3 as iio
+import numpy as np
+
+from bench import REPO_ROOT
+from bench import provenance
+import n2n
+from n2n import shipped
+from n2n.data import camera_pipeline
+
+flags.DEFINE_integer('train_steps', 4000, 'Training steps.', lower_bound=1)
+flags.DEFINE_integer('cameras_per_photograph', 12, 'Scenes made of each training photograph, '
+                     'each through its own random camera.', lower_bound=1)
+flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training.')
+flags.DEFINE_string('precision', 'auto', 'Training precision (train.py\'s --precision).')
+flags.DEFINE_string('model_dir', '', 'Where the run is trained (resumes if it exists).')
+flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run into the '
+                    f'package as the shipped model {shipped.CAMERA_SRGB!r}.')
+FLAGS = flags.FLAGS
+
+CAPTURES = 2
+# The cameras the model learns, each drawn per scene: uniform in each range (the shot
+# variance log-uniform), read noise on Brooks et al.'s line through the shot. They
+# bracket the calibrated profiles (bench/camera_calibration.py: shot 0.0015 with chroma
+# 2 and luma 0.45 noise reduction; shot 0.0003 without; optics 0.65), whose output
+# diagnose.py reads within 0.05 of two real-noise benchmarks at lags 1-4.
+TRAINING_CAMERAS = {
+    'shot': (0.0002, 0.003),
+    'chroma_blur': (0.0, 2.5),
+    'luma_blur': (0.0, 0.6),
+    'sharpen': (0.0, 0.5),
+    'optics_blur': (0.45, 0.85),
+    'jpeg_quality': (0, 90, 95),  # one of these (0: no JPEG)
+}
+
+
+def training_photographs():
+  """[H, W, 3] float64 in [0, 1] of datasets/demo/train (grayscale as RGB), cut to
+  whole Bayer cells."""
+  found = []
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', '*.png'))):
+    image = iio.imread(path)
+    image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
+    found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
+  return found
+
+
+def random_camera(rng):
+  """camera_pipeline.CameraSettings drawn from TRAINING_CAMERAS."""
+  ranges = TRAINING_CAMERAS
+  return camera_pipeline.random_settings(
+      rng, ranges['shot'], sharpen=rng.uniform(*ranges['sharpen']),
+      jpeg_quality=int(rng.choice(ranges['jpeg_quality'])),
+      chroma_blur=rng.uniform(*ranges['chroma_blur']),
+      luma_blur=rng.uniform(*ranges['luma_blur']),
+      optics_blur=rng.uniform(*ranges['optics_blur']))
+
+
+def training_scenes(photographs, cameras_per_photograph, seed):
+  """[(capture, ...)] CAPTURES uint8 captures of each photograph through each of its
+  cameras, and [the cameras' settings as dicts]."""
+  rng = np.random.default_rng(seed)
+  scenes, cameras = [], []
+  for clean in photographs:
+    for _ in range(cameras_per_photograph):
+      settings = random_camera(rng)
+      captures, _ = camera_pipeline.captures_of(clean, settings, CAPTURES, rng)
+      scenes.append(tuple(captures))
+      cameras.append({name: (value.tolist() if isinstance(value, np.ndarray) else value)
+                      for name, value in vars(settings).items()})
+  return scenes, cameras
+
+
+def train(model_dir):
+  stamp = provenance.stamp(REPO_ROOT)
+  scenes, cameras = training_scenes(training_photographs(), FLAGS.cameras_per_photograph,
+                                    FLAGS.seed)
+  config = n2n.train_config(model_dir=model_dir, noise='none', method='pairs', crop_size=128,
+                            batch_size=8, train_steps=FLAGS.train_steps, seed=FLAGS.seed,
+                            precision=FLAGS.precision, eval_every=0)
+  print(f'{len(scenes)} scenes of {CAPTURES} captures; training {FLAGS.train_steps} steps '
+        f'into {model_dir}')
+  n2n.train(config, captures=scenes, progress_bar=True)
+  with open(os.path.join(model_dir, 'camera_model.json'), 'w') as record:
+    json.dump({**stamp, 'train_steps': FLAGS.train_steps, 'seed': FLAGS.seed,
+               'training_cameras': TRAINING_CAMERAS, 'captures': CAPTURES,
+               'photographs': 'datasets/demo/train', 'cameras': cameras}, record, indent=1)
+
+
+def ship(model_dir, name):
+  """Writes run model_dir's config.json, its record (camera_model.json) and its newest
+  checkpoint's network weights, without the optimizer's state, into the package as the
+  shipped model `name` (n2n/shipped.py), replacing what was there."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  restored = restore.restore_model(model_dir, 'float32')
+  target = shipped.folder(name)
+  shutil.rmtree(target, ignore_errors=True)
+  os.makedirs(target)
+  for record in ('config.json', 'camera_model.json'):
+    shutil.copy(os.path.join(model_dir, record), target)
+  # The keys restore.load_weights and restore.checkpoint_step read.
+  weights = tf.train.Checkpoint(model=restored.network,
+                                step=tf.Variable(restored.step, dtype=tf.int64))
+  tf.train.CheckpointManager(weights, target, max_to_keep=1).save(checkpoint_number=restored.step)
+
+
+def main(argv):
+  del argv
+  if FLAGS.ship_from:
+    ship(FLAGS.ship_from, shipped.CAMERA_SRGB)
+    print(f'copied {FLAGS.ship_from} into {shipped.folder(shipped.CAMERA_SRGB)}')
+    return
+  if not FLAGS.model_dir:
+    raise app.UsageError('--model_dir: where to train')
+  train(FLAGS.model_dir)
+
+
+if __name__ == '__main__':
+  app.run(main)

@@ -1,0 +1,39 @@
+"""The trained models n2n ships in its package, by name.
+
+denoise.py --model=NAME, n2n.Denoiser.load(NAME), export.py and validate.py
+--checkpoint=NAME take a name of MODELS where they take a run's folder: each is
+a run folder (config.json and one checkpoint of the network's weights) inside
+the package, n2n/shipped_models/NAME, written by the evidence package's
+training script (bench/camera_model.py), which says what it was trained on. A
+file or folder of that name in the working folder comes first. Nothing is
+downloaded.
+"""
+
+import os
+
+CAMERA_SRGB = 'camera_srgb'
+# Name -> what it denoises, for denoise.py --help and the documentation.
+MODELS = {
+    CAMERA_SRGB: ('8-bit sRGB photographs (JPEG, PNG) from digital cameras, with their '
+                  'correlated noise, as they are: no training. Trained on noise simulated '
+                  'through a camera\'s processing (bench/camera_model.py)'),
+}
+FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
+
+
+def folder(name):
+  """The package folder of the shipped model `name` (a key of MODELS)."""
+  return os.path.join(FOLDER, name)
+
+
+def resolve(path):
+  """The run folder `path` names: the shipped model's folder where path is a name of
+  MODELS and no file or folder of that name exists here, else path unchanged."""
+  if path in MODELS and not os.path.exists(path):
+    return folder(path)
+  return path
+
+
+def help_text():
+  """'camera_srgb (8-bit sRGB photographs ...)' for every shipped model, joined by '; '."""
+  return '; '.join(f'{name} ({what})' for name, what in MODELS.items())
