@@ -33,6 +33,14 @@ minutes each on 2 cores with the five methods below):
 optional extra: bench/classical.py; --variants do not apply to it). Every method's cost is
 recorded in seconds per megapixel of denoising, on the host the run names. BM3D runs on
 several threads; two runs of profile 1 gave the same gains to 0.01 dB.
+
+--methods=model:camera_srgb scores the model n2n ships (bench/camera_model.py) as it is, on
+the same captures (the same --seed draws the same cameras and noise), with and without the
+mean over the 8 orientations; it never saw the validation photographs (the last two):
+
+  python -m bench.camera_calibration --shots=0.0015 --chroma_blur=2 --luma_blur=0.45 \
+      --sharpen=0 --jpeg_quality=0 --optics_blur=0.65 --methods=model:camera_srgb \
+      --output=docs/bench/camera_model_noise_reduced.json
 """
 
 import glob
@@ -73,9 +81,11 @@ flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-im
                   'first captures; pairs (Noise2Noise) on both captures of each scene; each '
                   'optionally with train.py settings of its own after a colon, joined by '
                   'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1. '
-                  'And classical peers, untrained (with --train_steps, needs pip install bm3d): '
+                  'And classical peers, untrained (needs pip install bm3d): '
                   'bm3d (CBM3D given each capture\'s true level per channel), bm3d_estimated '
-                  '(given the level diagnose.py reads from that capture alone).')
+                  '(given the level diagnose.py reads from that capture alone). And trained '
+                  'models as they are, untrained on these captures (no --train_steps needed): '
+                  'model:NAME, a name n2n ships (camera_srgb), a run folder or an export.')
 flags.DEFINE_list('variants', [], 'Also denoise each trained run these other ways: tta (the '
                   'eight orientations over the whole image), NAME=VALUE (the run\'s method '
                   'setting of that name changed: inference_stride=1, refinement_passes=8, '
@@ -99,11 +109,16 @@ REAL_PHOTOGRAPHS = {
 }
 
 
+# The demo's training photographs, then its validation ones (which bench/camera_model.py's
+# network never sees).
+PHOTOGRAPH_PATHS = sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png')))
+
+
 def demo_photographs():
   """[H, W, 3] float64 in [0, 1] of the demo's photographs (grayscale as RGB), cut to
   whole Bayer cells."""
   found = []
-  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png'))):
+  for path in PHOTOGRAPH_PATHS:
     image = iio.imread(path)
     image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
     found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
@@ -150,11 +165,14 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
       'signal': [round(float(v), 3) for v in report.profile.signal],
       'sigma': [round(float(np.nanmean(row)), 4) for row in report.profile.sigma]}
   trained = []
-  if FLAGS.train_steps:
-    with tempfile.TemporaryDirectory() as folder:
-      trained = [classical_gain(scenes, references, method) if method in CLASSICAL_METHODS
-                 else train_gain(scenes, references, method, FLAGS.train_steps, folder)
-                 for method in FLAGS.methods]
+  with tempfile.TemporaryDirectory() as folder:
+    for method in FLAGS.methods:
+      if method in CLASSICAL_METHODS:
+        trained.append(classical_gain(scenes, references, method))
+      elif method.startswith(MODEL_PREFIX):
+        trained.append(model_gain(scenes, references, method.removeprefix(MODEL_PREFIX)))
+      elif FLAGS.train_steps:
+        trained.append(train_gain(scenes, references, method, FLAGS.train_steps, folder))
   return {'trained': trained, 'shot': shot, 'sharpen': sharpen, 'jpeg_quality': jpeg_quality,
           'chroma_blur': chroma_blur, 'luma_blur': luma_blur, 'optics_blur': optics_blur,
           'input_psnr': float(np.mean(inputs)), 'single_images': reading(single),
@@ -193,6 +211,27 @@ def diagnosed_level(capture):
   if not np.all(np.isfinite(level)):
     raise ValueError(f'diagnose read no level in some channel of a capture: {level}')
   return level
+
+
+# --methods=model:NAME: a trained model as is, untrained on these captures.
+MODEL_PREFIX = 'model:'
+
+
+def model_gain(scenes, references, model):
+  """{'gain_db': the mean PSNR gain, ...} of the model `model` (a name n2n ships, a run
+  folder or an export) denoising each first capture as is, with no training on them,
+  and with the mean over the 8 orientations (variant tta)."""
+  denoiser = n2n.Denoiser.load(model, precision=FLAGS.precision)
+  noisy = [first for first, _ in scenes]
+  gains, cost = timed_gains([denoiser] * len(noisy), noisy, references)
+  tta_gains, tta_cost = timed_gains([lambda image: denoiser(image, tta=True)] * len(noisy),
+                                    noisy, references)
+  return {'method': f'{MODEL_PREFIX}{model}', 'precision': FLAGS.precision,
+          'variants': {'tta': {'gains_db': [float(gain) for gain in tta_gains],
+                               'gain_db': float(np.mean(tta_gains)),
+                               'seconds_per_megapixel': tta_cost}},
+          'seconds_per_megapixel': cost, 'gains_db': [float(gain) for gain in gains],
+          'gain_db': float(np.mean(gains))}
 
 
 def classical_gain(scenes, references, method):
@@ -296,6 +335,7 @@ def main(argv):
   del argv
   photographs = demo_photographs()
   results = {**provenance.stamp(REPO_ROOT), 'photographs': len(photographs),
+             'photograph_names': [os.path.relpath(path, REPO_ROOT) for path in PHOTOGRAPH_PATHS],
              'real_photographs': REAL_PHOTOGRAPHS, 'settings': []}
   for name, real in REAL_PHOTOGRAPHS.items():
     print(f"{name:34s} input {real['input_psnr']:.2f} dB  single x {_lags(real['x'])}  "
@@ -314,6 +354,7 @@ def main(argv):
           f"y {_lags(single['y'])}  truth x {_lags(truth['x'])}  y {_lags(truth['y'])}")
     for run in row['trained']:
       what = (f"{run['peer']}, mean level {np.mean(run['sigma']):.4f}" if 'peer' in run else
+              'as is' if run['method'].startswith(MODEL_PREFIX) else
               f"{run['steps']} steps (scheme {run['scheme']})")
       print(f"    {run['method']}: {run['gain_db']:+.2f} dB, "
             f"{run['seconds_per_megapixel']:.1f} s per megapixel, {what}" + ''.join(

@@ -34,7 +34,9 @@ import imageio.v3 as iio
 import numpy as np
 
 from bench import REPO_ROOT
+from bench import json_output
 from bench import provenance
+from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import shipped
 from n2n.data import camera_pipeline
@@ -45,6 +47,10 @@ flags.DEFINE_integer('cameras_per_photograph', 12, 'Scenes made of each training
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training.')
 flags.DEFINE_string('precision', 'auto', 'Training precision (train.py\'s --precision).')
 flags.DEFINE_string('model_dir', '', 'Where the run is trained (resumes if it exists).')
+flags.DEFINE_integer('held_out_seeds', 0, 'Instead of training: the shipped model\'s gain on '
+                     'the held-out photographs of its test (bench/recipes/camera.py) with seeds '
+                     '1 to this, written as JSON to --output.', lower_bound=0)
+flags.DEFINE_string('output', '', 'Where --held_out_seeds writes its JSON.')
 flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run into the '
                     f'package as the shipped model {shipped.CAMERA_SRGB!r}.')
 FLAGS = flags.FLAGS
@@ -136,11 +142,29 @@ def ship(model_dir, name):
   tf.train.CheckpointManager(weights, target, max_to_keep=1).save(checkpoint_number=restored.step)
 
 
+def held_out_spread(seeds):
+  """Prints and writes (--output) the shipped model's gain on each held-out photograph
+  of its test for seeds 1..seeds, as the test measures it (precision auto)."""
+  stamp = provenance.stamp(REPO_ROOT)
+  denoiser = n2n.Denoiser.load(shipped.CAMERA_SRGB)
+  gains = {path: [camera_recipe.gain(denoiser, path, seed) for seed in range(1, seeds + 1)]
+           for path in camera_recipe.HELD_OUT}
+  for path, values in gains.items():
+    print(f'{path}: ' + ' '.join(f'{value:+.2f}' for value in values) + ' dB')
+  json_output.write_results(FLAGS.output, {**stamp, 'model': shipped.CAMERA_SRGB,
+                                           'profile': camera_recipe.PROFILE,
+                                           'seeds': list(range(1, seeds + 1)),
+                                           'gains_db': gains})
+
+
 def main(argv):
   del argv
   if FLAGS.ship_from:
     ship(FLAGS.ship_from, shipped.CAMERA_SRGB)
     print(f'copied {FLAGS.ship_from} into {shipped.folder(shipped.CAMERA_SRGB)}')
+    return
+  if FLAGS.held_out_seeds:
+    held_out_spread(FLAGS.held_out_seeds)
     return
   if not FLAGS.model_dir:
     raise app.UsageError('--model_dir: where to train')

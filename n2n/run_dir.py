@@ -10,6 +10,7 @@ import os
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n import shipped
 
 CONFIG_NAME = 'config.json'
 CHECKPOINT_PREFIX = 'ckpt'
@@ -63,8 +64,9 @@ def resolve_checkpoint(path, flag_name='checkpoint'):
   """Finds the checkpoint to load and the model_dir it belongs to.
 
   Args:
-    path: a model_dir (its newest checkpoint is used) or a checkpoint prefix
-      such as model_dir/ckpt-1000.
+    path: a model_dir (its newest checkpoint is used), a checkpoint prefix
+      such as model_dir/ckpt-1000, or the name of a model n2n ships
+      (n2n/shipped.py: camera_srgb) where no file or folder has that name.
     flag_name: the flag named in error messages.
 
   Returns:
@@ -73,6 +75,7 @@ def resolve_checkpoint(path, flag_name='checkpoint'):
   Raises:
     ValueError: no checkpoint there, or its files are incomplete.
   """
+  path = shipped.resolve(path)
   if tf.io.gfile.isdir(path):
     prefix = tf.train.latest_checkpoint(path)
     if prefix is None:

@@ -1186,7 +1186,8 @@ def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
     page = page_file.read()
   found = camera_profiles.read_results()
   assert set(found) == {'noise_reduced', 'plain'}
-  assert '\n'.join(camera_profiles.section(found)) in page
+  models = camera_profiles.read_results(camera_profiles.model_json_path)
+  assert '\n'.join(camera_profiles.section(found, models)) in page
   section = page.split('## Simulated cameras calibrated to real photographs\n', 1)[1]
   section = section.split('\n## ', 1)[0]
   rows = {cells[0].split(' ([json]')[0]: cells[1:]

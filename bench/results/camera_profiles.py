@@ -50,12 +50,13 @@ def json_path(name):
   return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_profile_{name}_trained.json')
 
 
-def read_results():
-  """{profile name: its JSON} for the profiles measured so far."""
+def read_results(path_of=json_path):
+  """{profile name: its JSON at path_of(name)} for the profiles measured so far (path_of
+  model_json_path: the shipped model's)."""
   found = {}
   for name, _ in PROFILES:
-    if os.path.exists(json_path(name)):
-      with open(json_path(name)) as source:
+    if os.path.exists(path_of(name)):
+      with open(path_of(name)) as source:
         found[name] = json.load(source)
   return found
 
@@ -74,8 +75,51 @@ def measured(results):
   return columns
 
 
-def section(found):
-  """Markdown lines of the section, from read_results()."""
+# The model n2n ships, scored as is on each profile's captures (the same seed, so the same
+# cameras and noise as its trained JSON): bench/camera_calibration.py --methods=model:NAME.
+SHIPPED_MODEL = 'camera_srgb'
+MODEL_METHOD = f'model:{SHIPPED_MODEL}'
+# Photographs bench/camera_model.py never trained on: the demo's validation ones.
+HELD_OUT_FOLDER = 'datasets/demo/val/'
+
+
+def model_json_path(name):
+  return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_model_{name}.json')
+
+
+def model_rows(found, models):
+  """Markdown rows of the shipped model's table: for each profile in both, its gains on
+  the photographs it never saw and on those it trained on (other captures of them),
+  beside the trained single-image default and two captures on the same captures.
+
+  Raises:
+    ValueError: a model JSON whose captures are not its trained JSON's (another input).
+  """
+  rows = []
+  for name, title in PROFILES:
+    if name not in found or name not in models:
+      continue
+    (trained,), (model,) = found[name]['settings'], models[name]['settings']
+    if abs(trained['input_psnr'] - model['input_psnr']) > 1e-9:
+      raise ValueError(f'{model_json_path(name)}: input {model["input_psnr"]:.4f} dB, not its '
+                       f'trained JSON\'s {trained["input_psnr"]:.4f}: other captures')
+    runs = {run['method']: run for run in trained['trained'] + model['trained']}
+    shipped = runs[MODEL_METHOD]
+    held_out = [index for index, path in enumerate(models[name]['photograph_names'])
+                if path.startswith(HELD_OUT_FOLDER)]
+    for label, indices in (('never seen', held_out),
+                           ('trained on', [index for index in range(len(shipped['gains_db']))
+                                           if index not in held_out])):
+      mean = lambda gains: sum(gains[index] for index in indices) / len(indices)
+      cells = [shipped['gains_db'], shipped['variants']['tta']['gains_db'],
+               runs['neighbor2neighbor']['gains_db'], runs['pairs']['gains_db']]
+      rows.append(f'| {title} | {len(indices)} {label} | ' +
+                  ' | '.join(f'{mean(gains):+.2f}' for gains in cells) + ' |')
+  return rows
+
+
+def section(found, models=None):
+  """Markdown lines of the section, from read_results() and read_results(model_json_path)."""
   if not found:
     return []
   header = '| camera | input | ' + ' | '.join(title for _, title in COLUMNS) + ' |'
@@ -133,6 +177,22 @@ def section(found):
   if levels:
     out += ['', 'The level diagnose reads from one photograph against its true level (mean '
             'over the channels), photograph by photograph: ' + '; '.join(levels) + '.']
+  rows = model_rows(found, models or {})
+  if rows:
+    model = next(iter(models.values()))
+    out += ['', f'The model n2n ships, `{SHIPPED_MODEL}` (`denoise.py --model={SHIPPED_MODEL}`, '
+            'no training by the user; `bench/camera_model.py`: Noise2Noise on two captures of '
+            'the demo\'s 9 training photographs through random cameras around these '
+            'profiles), denoising the same captures as they are: the photographs it never saw '
+            '(the demo\'s 2 validation photographs) and those it trained on (other cameras and '
+            'noise). Beside it, on the same captures, the single-image default and two captures '
+            'trained on them as above. PSNR gains in dB, mean over the photographs; scored at '
+            f'{model["commit"]} on {model["machine"]}, {model["date"]} '
+            f'([json](bench/{os.path.basename(model_json_path(PROFILES[0][0]))}), '
+            f'[json](bench/{os.path.basename(model_json_path(PROFILES[1][0]))})).', '',
+            f'| camera | photographs | {SHIPPED_MODEL} as is | {SHIPPED_MODEL}, 8 orientations '
+            '| Neighbor2Neighbor, 8 orientations, trained on them | two captures (pairs), '
+            'trained on them |', '|---' * 6 + '|'] + rows
   return out + ['']
 
 

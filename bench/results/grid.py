@@ -473,7 +473,9 @@ def main(argv):
                                    correlated=results_correlated,
                                    peers=results_correlated.read_peers(),
                                    camera=results_camera_profiles.section(
-                                       results_camera_profiles.read_results()),
+                                       results_camera_profiles.read_results(),
+                                       results_camera_profiles.read_results(
+                                           results_camera_profiles.model_json_path)),
                                    volumes=results_volumes.section(
                                        results_volumes.read_results()) +
                                    results_volumes_curve.section(

@@ -2,6 +2,7 @@
 
 import dataclasses
 
+from n2n import shipped
 from n2n.config.run import PRECISIONS
 from n2n.settings import check_settings
 from n2n.settings import setting
@@ -9,8 +10,9 @@ from n2n.settings import setting
 @dataclasses.dataclass(frozen=True)
 class DenoiseConfig:
   """What denoise.py reads, how it runs the network, and where it writes."""
-  model: str = setting('', "A run's model_dir (newest checkpoint) or a checkpoint prefix "
-                       '(model_dir/ckpt-N).', required=True)
+  model: str = setting('', "A run's model_dir (newest checkpoint), a checkpoint prefix "
+                       '(model_dir/ckpt-N), a folder export.py wrote, or the name of a model '
+                       f'n2n ships: {shipped.help_text()}.', required=True)
   input: str = setting('', 'Noisy images: a file, a folder (recursive), a glob, or a '
                        'comma-separated list of these. An OME-Zarr folder (*.zarr) is one '
                        'input, denoised chunk by chunk by a 3D run.', required=True)

@@ -1,0 +1,42 @@
+"""The shipped camera model's learning test (tests/test_shipped_models.py) and the
+spread of its figure over seeds (python -m bench.camera_model --held_out_seeds=6): a
+photograph the model never saw, through a camera of the calibrated profile 1."""
+
+import os
+
+import imageio.v3 as iio
+import numpy as np
+
+from bench import REPO_ROOT
+from n2n.data import camera_pipeline
+
+# The demo's validation photographs: bench/camera_model.py trains on datasets/demo/train only.
+HELD_OUT = ('datasets/demo/val/chelsea.png', 'datasets/demo/val/coffee.png')
+# bench/camera_calibration.py's profile 1 (noise reduction), calibrated to real photographs.
+PROFILE = {'shot_range': (0.0015, 0.0015), 'chroma_blur': 2.0, 'luma_blur': 0.45,
+           'optics_blur': 0.65}
+
+
+def held_out_capture(path, seed):
+  """(capture, reference): [H, W, 3] uint8 of the photograph at path (relative to the
+  repository) through a camera of PROFILE drawn with seed (colour matrix, white
+  balance, read noise, the capture's noise), and its noise-free rendering."""
+  clean = iio.imread(os.path.join(REPO_ROOT, path))[..., :3].astype(np.float64) / 255.0
+  rng = np.random.default_rng(seed)
+  settings = camera_pipeline.random_settings(rng, **PROFILE)
+  captures, reference = camera_pipeline.captures_of(camera_pipeline.even_crop(clean), settings,
+                                                    1, rng)
+  return captures[0], reference
+
+
+def psnr(image, reference):
+  """PSNR in dB of two uint8 images (peak 255)."""
+  error = np.mean((image.astype(np.float64) - reference.astype(np.float64)) ** 2)
+  return float(10 * np.log10(255.0 ** 2 / error))
+
+
+def gain(denoiser, path, seed):
+  """The PSNR gain in dB of denoiser (fn(uint8 image) -> uint8 image, e.g. an
+  n2n.Denoiser) on held_out_capture(path, seed), against its rendering."""
+  capture, reference = held_out_capture(path, seed)
+  return psnr(denoiser(capture), reference) - psnr(capture, reference)
