@@ -1221,3 +1221,36 @@ def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
   # The real benchmarks' rows: issue 52's figures, as the issue gives them.
   assert rows['benchmark 1 (real)'] == ['33.41', '-', '+0.92', '-', '+0.59', '-', '+1.50', '-']
   assert rows['benchmark 2 (real)'] == ['35.88', '-', '+0.53', '-', '+0.11', '-', '-', '-']
+
+
+def test_the_pages_camera_model_rows_are_its_jsons_means_on_the_same_captures():
+  """The shipped model's table in the calibrated cameras section: for each profile, the
+  means over the photographs it never saw (datasets/demo/val) and over the others of its
+  gains, with and without 8 orientations, and of the trained methods' gains on the same
+  captures (the two JSONs' inputs agree), read here from the JSONs' per-photograph gains."""
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  section = page.split('## Simulated cameras calibrated to real photographs\n', 1)[1]
+  section = section.split('\n## ', 1)[0]
+  rows = {(cells[0], cells[1]): cells[2:]
+          for cells in _page_table(section, '| camera | photographs |')}
+  for name, title in (('noise_reduced', 'in-camera noise reduction (shot 0.0015, chroma 2, '
+                       'luma 0.45)'), ('plain', 'no noise reduction (shot 0.0003)')):
+    with open(os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_model_{name}.json')) as source:
+      model = json.load(source)
+    with open(os.path.join(REPO_ROOT, 'docs', 'bench',
+                           f'camera_profile_{name}_trained.json')) as source:
+      (trained,) = json.load(source)['settings']
+    (setting,) = model['settings']
+    assert setting['input_psnr'] == trained['input_psnr']
+    (shipped_run,) = setting['trained']
+    assert shipped_run['method'] == 'model:camera_srgb'
+    runs = {run['method']: run['gains_db'] for run in trained['trained']}
+    seen = [path.startswith('datasets/demo/val/') for path in model['photograph_names']]
+    assert sum(seen) == 2 and len(seen) == 11
+    for label, keep in (('2 never seen', True), ('9 trained on', False)):
+      mean = lambda gains, keep=keep: sum(g for g, s in zip(gains, seen) if s == keep) / sum(
+          1 for s in seen if s == keep)
+      expected = [shipped_run['gains_db'], shipped_run['variants']['tta']['gains_db'],
+                  runs['neighbor2neighbor'], runs['pairs'], runs['bm3d']]
+      assert rows[(title, label)] == [f'{mean(gains):+.2f}' for gains in expected]

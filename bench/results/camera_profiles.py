@@ -87,6 +87,44 @@ def model_json_path(name):
   return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_model_{name}.json')
 
 
+# The shipped model on cameras outside those it trained on (bench/camera_model.py's
+# TRAINING_CAMERAS: sharpening up to 0.5, JPEG 90 or 95).
+OUTSIDE_TRAINING = os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_model_outside_training.json')
+
+
+def outside_training_sentence(path=OUTSIDE_TRAINING):
+  """The section's sentence on the shipped model outside its training cameras, from the
+  JSON at path; '' if there is none."""
+  if not os.path.exists(path):
+    return ''
+  with open(path) as source:
+    results = json.load(source)
+  held_out = _held_out(results)
+  readings = []
+  for setting in results['settings']:
+    (run,) = [run for run in setting['trained'] if run['method'] == MODEL_METHOD]
+    tta = run['variants']['tta']['gains_db']
+    readings.append(
+        f'shot {setting["shot"]:g}, input {setting["input_psnr"]:.2f} dB: {run["gain_db"]:+.2f} '
+        f'on all 11 photographs, {_mean_of(run["gains_db"], held_out):+.2f} on the 2 never seen '
+        f'(8 orientations: {sum(tta) / len(tta):+.2f}, {_mean_of(tta, held_out):+.2f})')
+  (setting, *_) = results['settings']
+  return (f'Outside the cameras it trained on (sharpening {setting["sharpen"]:g} and JPEG '
+          f'quality {setting["jpeg_quality"]}, beyond its 0-0.5 and 90-95; chroma noise '
+          f'reduction {setting["chroma_blur"]:g}), scored at {results["commit"]} '
+          f'([json](bench/{os.path.basename(path)})): ' + '; '.join(readings) + '.')
+
+
+def _held_out(results):
+  """Indices of the photographs of a camera_calibration JSON the shipped model never saw."""
+  return [index for index, path in enumerate(results['photograph_names'])
+          if path.startswith(HELD_OUT_FOLDER)]
+
+
+def _mean_of(gains, indices):
+  return sum(gains[index] for index in indices) / len(indices)
+
+
 def model_rows(found, models):
   """Markdown rows of the shipped model's table: for each profile in both, its gains on
   the photographs it never saw and on those it trained on (other captures of them),
@@ -105,16 +143,15 @@ def model_rows(found, models):
                        f'trained JSON\'s {trained["input_psnr"]:.4f}: other captures')
     runs = {run['method']: run for run in trained['trained'] + model['trained']}
     shipped = runs[MODEL_METHOD]
-    held_out = [index for index, path in enumerate(models[name]['photograph_names'])
-                if path.startswith(HELD_OUT_FOLDER)]
+    held_out = _held_out(models[name])
     for label, indices in (('never seen', held_out),
                            ('trained on', [index for index in range(len(shipped['gains_db']))
                                            if index not in held_out])):
-      mean = lambda gains: sum(gains[index] for index in indices) / len(indices)
       cells = [shipped['gains_db'], shipped['variants']['tta']['gains_db'],
-               runs['neighbor2neighbor']['gains_db'], runs['pairs']['gains_db']]
+               runs['neighbor2neighbor']['gains_db'], runs['pairs']['gains_db'],
+               runs['bm3d']['gains_db']]
       rows.append(f'| {title} | {len(indices)} {label} | ' +
-                  ' | '.join(f'{mean(gains):+.2f}' for gains in cells) + ' |')
+                  ' | '.join(f'{_mean_of(gains, indices):+.2f}' for gains in cells) + ' |')
   return rows
 
 
@@ -192,7 +229,10 @@ def section(found, models=None):
             f'[json](bench/{os.path.basename(model_json_path(PROFILES[1][0]))})).', '',
             f'| camera | photographs | {SHIPPED_MODEL} as is | {SHIPPED_MODEL}, 8 orientations '
             '| Neighbor2Neighbor, 8 orientations, trained on them | two captures (pairs), '
-            'trained on them |', '|---' * 6 + '|'] + rows
+            'trained on them | CBM3D, true level |', '|---' * 7 + '|'] + rows
+    sentence = outside_training_sentence()
+    if sentence:
+      out += ['', sentence]
   return out + ['']
 
 

@@ -3,6 +3,7 @@
 import dataclasses
 
 from n2n.config.corruption import NOISES
+from n2n import shipped
 from n2n.config.run import PRECISIONS
 from n2n.settings import check_settings
 from n2n.settings import setting
@@ -10,8 +11,9 @@ from n2n.settings import setting
 @dataclasses.dataclass(frozen=True)
 class ValidateConfig:
   """What validate.py scores, and how; empty values mean "as the run was trained"."""
-  checkpoint: str = setting('', 'A model_dir (newest checkpoint) or a checkpoint prefix '
-                            '(model_dir/ckpt-N).', required=True)
+  checkpoint: str = setting('', 'A model_dir (newest checkpoint), a checkpoint prefix '
+                            '(model_dir/ckpt-N), or the name of a model n2n ships '
+                            f'({", ".join(shipped.MODELS)}).', required=True)
   data: str = setting('', "A folder of images or a TFRecord glob. Empty: the run's --val_data.")
   noise: str = setting('', "Corruption. Empty: the run's --noise (none: --data is a folder "
                        'of scenes of real noisy captures).', choices=('',) + NOISES)
@@ -45,7 +47,8 @@ class ValidateConfig:
 @dataclasses.dataclass(frozen=True)
 class ExportConfig:
   """What export.py writes."""
-  model: str = setting('', "A run's model_dir (newest checkpoint) or a checkpoint prefix.",
+  model: str = setting('', "A run's model_dir (newest checkpoint), a checkpoint prefix, or "
+                       f'the name of a model n2n ships ({", ".join(shipped.MODELS)}).',
                        required=True)
   output: str = setting('', 'Folder for the SavedModel, config.json and README.md.',
                         required=True)

@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 
 from n2n import noise_kinds
+from n2n import shipped
 from n2n.diagnosis import noise_statistics
 
 # Lag-1 correlation from which noise counts as spatially correlated: pooled
@@ -58,6 +59,16 @@ def kind_of(profile):
   return 'correlated' if profile.correlation_lag1 >= CORRELATED else 'independent'
 
 
+# For colour photographs with correlated noise: the model n2n ships for cameras' photographs.
+CAMERA_MODEL_ADVICE = (
+    f'Photographs from a digital camera (8-bit sRGB, JPEG or PNG) need no training: '
+    f'denoise.py --model={shipped.CAMERA_SRGB} denoises them as they are (add --tta for the '
+    'mean over the 8 flips and rotations), with a network n2n ships, trained on simulated '
+    'camera noise. On simulated cameras it gained more than Neighbor2Neighbor trained on the '
+    'photographs themselves (docs/results.md); real cameras differ from the simulator, so '
+    'compare both on a few of your photographs.')
+
+
 def recommend(profile):
   """The method and flags n2n recommends for noise like profile's."""
   kind = kind_of(profile)
@@ -89,7 +100,8 @@ def recommend(profile):
         'train.py chooses the strides from this diagnosis of its records (it logs '
         '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2, and '
         '--neighbor2neighbor_inference_orientations=8: the mean over the 8 flips and rotations '
-        'when denoising) where no flag gives them; crops must be multiples of 128.', pairs))
+        'when denoising) where no flag gives them; crops must be multiples of 128.', pairs)
+        + ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 else ()))
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
                                f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (

@@ -40,6 +40,18 @@ def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind,
     assert 'train.py chooses' in advice.lines[1] and '--method=pairs' in advice.lines[2]
 
 
+def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():
+  offers = lambda profile: any('--model=camera_srgb' in line
+                               for line in report.recommend(profile).lines)
+  camera_like = ([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
+  assert offers(_profile(*camera_like))
+  # Not for grey images, pixel-independent noise, line noise, or two captures.
+  assert not offers(_profile(*camera_like, channels=1))
+  assert not offers(_profile([0.05, 0.0, 0.0, 0.0], [0.04, 0.0, 0.0, 0.0]))
+  assert not offers(_profile([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0]))
+  assert not offers(_profile(*camera_like, source='pairs'))
+
+
 def test_two_captures_always_train_noise2noise_on_the_pairs():
   for along in ([0.0] * 4, [0.6, 0.3, 0.1, 0.0]):
     advice = report.recommend(_profile(along, along, source='pairs'))
