@@ -48,7 +48,11 @@ def test_denoise_py_lists_the_shipped_models_in_its_help():
   flag_values = config_flags.flags.FlagValues()
   config_flags.define_flags(denoise_config.DenoiseConfig, flag_values)
   for name, what in shipped.MODELS.items():
-    assert f'{name} ({what})' in flag_values['model'].help
+    assert f'{name} ({what})' in flag_values['model'].help  # --helpfull's --model
+  shown = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), '--help'],
+                         capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
+  for name, what in shipped.MODELS.items():
+    assert f'  {name}: {what}.' in shown.stdout, shown.stdout[-1000:]
 
 
 # The camera model's gain on a photograph it never saw (bench/recipes/camera.py): over

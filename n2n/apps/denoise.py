@@ -21,6 +21,7 @@ import sys
 from absl import flags
 
 from n2n import apps
+from n2n import shipped
 from n2n import config as config_lib
 from n2n import config_flags
 from n2n import hardware
@@ -31,6 +32,11 @@ from n2n.inference import devices
 from n2n.inference import exported_model
 from n2n.inference import loading
 from n2n.inference import sharding
+
+
+# --help's list of the models the package ships, from their declaration.
+SHIPPED_MODELS_HELP = ('\nModels n2n ships, for --model=NAME (no training):\n' + ''.join(
+    f'  {name}: {what}.\n' for name, what in shipped.MODELS.items()))
 
 
 def plan(config):
@@ -118,4 +124,4 @@ def main(argv):
 def run(argv=None):
   """The program: defines the flags and runs main."""
   config_flags.define_flags(config_lib.DenoiseConfig, flags.FLAGS)
-  apps.start(main, __doc__, argv)
+  apps.start(main, __doc__ + SHIPPED_MODELS_HELP, argv)
