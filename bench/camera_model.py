@@ -4,23 +4,27 @@ training by the user.
 
 As Brooks et al. ("Unprocessing Images for Learned Raw Denoising", CVPR 2019)
 trained on synthetic raw noise: the demo's nine training photographs
-(datasets/demo/train, public domain or CC0: datasets/demo/SOURCES.md) go through
-n2n/data/camera_pipeline.py's camera, each several times with a camera drawn at
-random from TRAINING_CAMERAS (ranges around the two profiles calibrated to real
-photographs in bench/camera_calibration.py), CAPTURES captures each, and the
+(datasets/demo/train: five colour photographs, one of them a micrograph, a grey
+portrait and three grey textures, as RGB; their sources and licences in
+datasets/demo/SOURCES.md) go through n2n/data/camera_pipeline.py's camera, each
+--cameras_per_photograph times with a camera drawn at random from
+bench/recipes/camera.py's TRAINING_CAMERAS (ranges around the two profiles
+calibrated to real photographs in bench/camera_calibration.py), CAPTURES captures
+each, and the
 paper's U-Net trains Noise2Noise on those captures (method pairs: the noise of
 two captures is independent on the sensor, whatever processing correlates it
 within one). The demo's two validation photographs (datasets/demo/val) are
 never seen: bench/camera_calibration.py --methods=model:camera_srgb scores the
 model on them, beside the single-image methods, on the calibrated profiles.
 
-  python -m bench.camera_model --train_steps=4000 --model_dir=/tmp/camera_srgb
+  python -m bench.camera_model --model_dir=/tmp/camera_srgb    # 6000 steps, 108 scenes
   python -m bench.camera_model --ship_from=/tmp/camera_srgb
 
-The second copies the trained network's weights (without the optimizer's) and
-its config.json into n2n/shipped_models/camera_srgb, where denoise.py
---model=camera_srgb and n2n.Denoiser.load('camera_srgb') find it. On 2 CPU
-cores (AVX512-BF16) about 0.3 s per step.
+The second copies the trained network's weights (without the optimizer's), its
+config.json, its record (camera_model.json) and a README naming the training
+photographs' sources and licences into n2n/shipped_models/camera_srgb, where
+denoise.py --model=camera_srgb and n2n.Denoiser.load('camera_srgb') find it. The
+shipped model was trained so at b0b6329 (its camera_model.json says where and when).
 """
 
 import glob
@@ -41,7 +45,7 @@ import n2n
 from n2n import shipped
 from n2n.data import camera_pipeline
 
-flags.DEFINE_integer('train_steps', 4000, 'Training steps.', lower_bound=1)
+flags.DEFINE_integer('train_steps', 6000, 'Training steps.', lower_bound=1)
 flags.DEFINE_integer('cameras_per_photograph', 12, 'Scenes made of each training photograph, '
                      'each through its own random camera.', lower_bound=1)
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training.')
@@ -56,26 +60,18 @@ flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run
 FLAGS = flags.FLAGS
 
 CAPTURES = 2
-# The cameras the model learns, each drawn per scene: uniform in each range (the shot
-# variance log-uniform), read noise on Brooks et al.'s line through the shot. They
-# bracket the calibrated profiles (bench/camera_calibration.py: shot 0.0015 with chroma
-# 2 and luma 0.45 noise reduction; shot 0.0003 without; optics 0.65), whose output
-# diagnose.py reads within 0.05 of two real-noise benchmarks at lags 1-4.
-TRAINING_CAMERAS = {
-    'shot': (0.0002, 0.003),
-    'chroma_blur': (0.0, 2.5),
-    'luma_blur': (0.0, 0.6),
-    'sharpen': (0.0, 0.5),
-    'optics_blur': (0.45, 0.85),
-    'jpeg_quality': (0, 90, 95),  # one of these (0: no JPEG)
-}
+
+
+def training_photograph_paths():
+  """The paths of the photographs the model trains on: datasets/demo/train's PNGs."""
+  return sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', '*.png')))
 
 
 def training_photographs():
-  """[H, W, 3] float64 in [0, 1] of datasets/demo/train (grayscale as RGB), cut to
-  whole Bayer cells."""
+  """[H, W, 3] float64 in [0, 1] of training_photograph_paths() (grayscale as RGB), cut
+  to whole Bayer cells."""
   found = []
-  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', '*.png'))):
+  for path in training_photograph_paths():
     image = iio.imread(path)
     image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
     found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
@@ -83,8 +79,8 @@ def training_photographs():
 
 
 def random_camera(rng):
-  """camera_pipeline.CameraSettings drawn from TRAINING_CAMERAS."""
-  ranges = TRAINING_CAMERAS
+  """camera_pipeline.CameraSettings drawn from camera_recipe.TRAINING_CAMERAS."""
+  ranges = camera_recipe.TRAINING_CAMERAS
   return camera_pipeline.random_settings(
       rng, ranges['shot'], sharpen=rng.uniform(*ranges['sharpen']),
       jpeg_quality=int(rng.choice(ranges['jpeg_quality'])),
@@ -120,26 +116,57 @@ def train(model_dir):
   n2n.train(config, captures=scenes, progress_bar=True)
   with open(os.path.join(model_dir, 'camera_model.json'), 'w') as record:
     json.dump({**stamp, 'train_steps': FLAGS.train_steps, 'seed': FLAGS.seed,
-               'training_cameras': TRAINING_CAMERAS, 'captures': CAPTURES,
-               'photographs': 'datasets/demo/train', 'cameras': cameras}, record, indent=1)
+               'precision': FLAGS.precision,
+               'training_cameras': camera_recipe.TRAINING_CAMERAS, 'captures': CAPTURES,
+               'photographs': 'datasets/demo/train',
+               'photograph_files': [os.path.relpath(path, REPO_ROOT)
+                                    for path in training_photograph_paths()],
+               'cameras': cameras}, record, indent=1)
 
 
 def ship(model_dir, name):
-  """Writes run model_dir's config.json, its record (camera_model.json) and its newest
-  checkpoint's network weights, without the optimizer's state, into the package as the
-  shipped model `name` (n2n/shipped.py), replacing what was there."""
+  """Writes run model_dir's config.json, its record (camera_model.json), its newest
+  checkpoint's network weights without the optimizer's state, and a README.md naming
+  the training photographs' sources and licences, into the package as the shipped
+  model `name` (n2n/shipped.py), replacing what was there only once all is written."""
   import tensorflow as tf  # pylint: disable=g-import-not-at-top
   from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(model_dir, 'camera_model.json')) as record_file:
+    record = json.load(record_file)
   restored = restore.restore_model(model_dir, 'float32')
   target = shipped.folder(name)
-  shutil.rmtree(target, ignore_errors=True)
-  os.makedirs(target)
-  for record in ('config.json', 'camera_model.json'):
-    shutil.copy(os.path.join(model_dir, record), target)
+  staging = target + '.partial'
+  shutil.rmtree(staging, ignore_errors=True)
+  os.makedirs(staging)
+  for file_name in ('config.json', 'camera_model.json'):
+    shutil.copy(os.path.join(model_dir, file_name), staging)
+  with open(os.path.join(staging, 'README.md'), 'w') as readme:
+    readme.write(model_readme(name, record))
   # The keys restore.load_weights and restore.checkpoint_step read.
   weights = tf.train.Checkpoint(model=restored.network,
                                 step=tf.Variable(restored.step, dtype=tf.int64))
-  tf.train.CheckpointManager(weights, target, max_to_keep=1).save(checkpoint_number=restored.step)
+  tf.train.CheckpointManager(weights, staging, max_to_keep=1).save(
+      checkpoint_number=restored.step)
+  shutil.rmtree(target, ignore_errors=True)
+  os.rename(staging, target)
+
+
+def model_readme(name, record):
+  """The shipped model's README.md: what it is, how it was trained (from its record,
+  camera_model.json) and the rows of datasets/demo/SOURCES.md of the photographs it
+  trained on (those under record['photographs']), with their licences."""
+  folder = os.path.relpath(record['photographs'], 'datasets/demo')
+  with open(os.path.join(REPO_ROOT, 'datasets', 'demo', 'SOURCES.md')) as sources_file:
+    rows = [line for line in sources_file.read().splitlines()
+            if line.startswith(f'| {folder}/')]
+  return '\n'.join([
+      f'# {name}', '', shipped.MODELS[name] + '.', '',
+      f'Trained by bench/camera_model.py at {record["commit"]} ({record["date"]}, '
+      f'{record["machine"]}): {record["train_steps"]} steps of Noise2Noise on {record["captures"]} '
+      f'captures of each of {len(record["cameras"])} scenes, the photographs below each through '
+      'random cameras of n2n\'s simulator (camera_model.json lists them). The photographs, '
+      'from the scikit-image sample-data catalogue as datasets/demo/SOURCES.md says:', '',
+      '| file | content | licence |', '|---|---|---|', *rows, ''])
 
 
 def held_out_spread(seeds):

@@ -1,12 +1,13 @@
 """The trained models n2n ships in its package, by name.
 
-denoise.py --model=NAME, n2n.Denoiser.load(NAME), export.py and validate.py
---checkpoint=NAME take a name of MODELS where they take a run's folder: each is
-a run folder (config.json and one checkpoint of the network's weights) inside
-the package, n2n/shipped_models/NAME, written by the evidence package's
-training script (bench/camera_model.py), which says what it was trained on. A
-file or folder of that name in the working folder comes first. Nothing is
-downloaded.
+denoise.py --model=NAME, n2n.Denoiser.load(NAME), export.py --model=NAME and
+validate.py --checkpoint=NAME take a name of MODELS where they take a run's
+folder: each is a run folder (config.json and one checkpoint of the network's
+weights) inside the package, n2n/shipped_models/NAME, written by the evidence
+package's training script (bench/camera_model.py), with a README naming what it
+was trained on. A run or export of that name in the working folder comes first
+(a folder of that name holding neither does not hide the shipped model).
+Nothing is downloaded.
 """
 
 import os
@@ -28,10 +29,14 @@ def folder(name):
 
 def resolve(path):
   """The run folder `path` names: the shipped model's folder where path is a name of
-  MODELS and no file or folder of that name exists here, else path unchanged."""
-  if path in MODELS and not os.path.exists(path):
-    return folder(path)
-  return path
+  MODELS and nothing of that name here is a run (a 'checkpoint' file in it), a
+  checkpoint prefix or an export (saved_model.pb), else path unchanged."""
+  if path not in MODELS:
+    return path
+  local_model = (os.path.isfile(os.path.join(path, 'checkpoint')) or
+                 os.path.isfile(path + '.index') or
+                 os.path.isfile(os.path.join(path, 'saved_model.pb')))
+  return path if local_model else folder(path)
 
 
 def help_text():

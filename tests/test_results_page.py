@@ -1252,5 +1252,6 @@ def test_the_pages_camera_model_rows_are_its_jsons_means_on_the_same_captures():
       mean = lambda gains, keep=keep: sum(g for g, s in zip(gains, seen) if s == keep) / sum(
           1 for s in seen if s == keep)
       expected = [shipped_run['gains_db'], shipped_run['variants']['tta']['gains_db'],
-                  runs['neighbor2neighbor'], runs['pairs'], runs['bm3d']]
+                  runs['neighbor2neighbor'], runs['pairs'], runs['bm3d'],
+                  runs['bm3d_estimated']]
       assert rows[(title, label)] == [f'{mean(gains):+.2f}' for gains in expected]

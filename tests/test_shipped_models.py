@@ -14,31 +14,54 @@ import pytest
 from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import config_flags
+from n2n import run_dir
 from n2n import shipped
 from n2n.config import denoise as denoise_config
 from tests.conftest import REPO_ROOT
 
 
-def test_a_name_is_the_package_folder_unless_a_file_of_that_name_is_here(tmp_path,
-                                                                        monkeypatch):
+def test_a_name_is_the_package_folder_unless_a_run_of_that_name_is_here(tmp_path,
+                                                                       monkeypatch):
   monkeypatch.chdir(tmp_path)
-  assert shipped.resolve(shipped.CAMERA_SRGB) == os.path.join(
-      os.path.dirname(n2n.__file__), 'shipped_models', shipped.CAMERA_SRGB)
+  package_folder = os.path.join(os.path.dirname(n2n.__file__), 'shipped_models',
+                                shipped.CAMERA_SRGB)
+  # Every program resolves a run through run_dir: the shipped name gives its checkpoint.
+  assert run_dir.resolve_checkpoint(shipped.CAMERA_SRGB) == (
+      os.path.join(package_folder, 'ckpt-6000'), package_folder)
   assert shipped.resolve('runs/mine') == 'runs/mine'
-  (tmp_path / shipped.CAMERA_SRGB).mkdir()  # the user's own folder of that name comes first
+  # A folder of that name that holds no run (say, an output folder) does not hide it...
+  (tmp_path / shipped.CAMERA_SRGB).mkdir()
+  assert shipped.resolve(shipped.CAMERA_SRGB) == package_folder
+  # ...a run of the user's own of that name comes first.
+  (tmp_path / shipped.CAMERA_SRGB / 'checkpoint').write_text('model_checkpoint_path: "ckpt-1"')
   assert shipped.resolve(shipped.CAMERA_SRGB) == shipped.CAMERA_SRGB
 
 
-def test_every_shipped_model_is_a_run_folder_with_its_training_record():
+def test_every_shipped_model_is_a_run_folder_with_its_training_record_and_licences():
+  with open(os.path.join(REPO_ROOT, 'datasets', 'demo', 'SOURCES.md')) as sources_file:
+    licences = {line.split('|')[1].strip(): line.split('|')[3].strip()
+                for line in sources_file if line.startswith('| train/')
+                or line.startswith('| val/')}
   for name in shipped.MODELS:
     files = sorted(os.listdir(shipped.folder(name)))
     assert 'config.json' in files and 'checkpoint' in files, files
     assert any(file.endswith('.index') for file in files), files
     with open(os.path.join(shipped.folder(name), 'camera_model.json')) as record:
       recorded = json.load(record)
-    # Trained on the demo's training photographs only, at a commit.
-    assert recorded['photographs'] == 'datasets/demo/train'
     assert not recorded['commit'].endswith('+changes'), recorded['commit']
+    # Trained on the demo's training folder, whose files are not the test's held-out ones;
+    # each photograph a scene through cameras_per_photograph (12) cameras.
+    assert recorded['photographs'] == 'datasets/demo/train'
+    training_files = sorted(f'train/{file}' for file in os.listdir(
+        os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')))
+    assert len(recorded['cameras']) == 12 * len(training_files)
+    assert not {os.path.relpath(path, 'datasets/demo') for path in camera_recipe.HELD_OUT
+                } & set(training_files)
+    # Its README names each training photograph with its licence, as SOURCES.md gives it.
+    with open(os.path.join(shipped.folder(name), 'README.md')) as readme_file:
+      readme = readme_file.read()
+    for file in training_files:
+      assert f'| {file} |' in readme and licences[file] in readme, file
     # A few megabytes: the weights, not the optimizer's state.
     size = sum(os.path.getsize(os.path.join(shipped.folder(name), file)) for file in files)
     assert size < 6e6, size
@@ -86,3 +109,14 @@ def test_denoise_py_takes_the_camera_models_name_and_writes_what_the_denoiser_gi
   assert result.returncode == 0, result.stderr[-2000:]
   written = iio.imread(tmp_path / 'out' / 'capture.png')
   np.testing.assert_array_equal(written, camera_model(capture))
+
+
+def test_validate_follow_refuses_a_shipped_model_in_one_line(tmp_path, monkeypatch):
+  # --follow writes TensorBoard curves into the run's folder: never into the package.
+  from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
+  from n2n.evaluation import validation  # pylint: disable=g-import-not-at-top
+  monkeypatch.chdir(tmp_path)
+  config = config_lib.ValidateConfig(checkpoint=shipped.CAMERA_SRGB, follow=True,
+                                     follow_timeout=1)
+  with pytest.raises(ValueError, match='is a model n2n ships: leave --follow out'):
+    validation.follow(config)

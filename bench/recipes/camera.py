@@ -1,5 +1,6 @@
-"""The shipped camera model's learning test (tests/test_shipped_models.py) and the
-spread of its figure over seeds (python -m bench.camera_model --held_out_seeds=6): a
+"""The shipped camera model's training cameras (bench/camera_model.py, and the results
+page that names them), its learning test (tests/test_shipped_models.py) and the spread
+of that test's figure over seeds (python -m bench.camera_model --held_out_seeds=6): a
 photograph the model never saw, through a camera of the calibrated profile 1."""
 
 import os
@@ -10,6 +11,20 @@ import numpy as np
 from bench import REPO_ROOT
 from n2n.data import camera_pipeline
 
+# The cameras the model learns, each drawn per scene: uniform in each range (the shot
+# variance log-uniform), read noise on Brooks et al.'s line through the shot. They
+# bracket the calibrated profiles (bench/camera_calibration.py: shot 0.0015 with chroma
+# 2 and luma 0.45 noise reduction; shot 0.0003 without; optics 0.65), whose output
+# diagnose.py reads within 0.06 of two real-noise benchmarks at lags 1-4
+# (docs/diagnosis.md).
+TRAINING_CAMERAS = {
+    'shot': (0.0002, 0.003),
+    'chroma_blur': (0.0, 2.5),
+    'luma_blur': (0.0, 0.6),
+    'sharpen': (0.0, 0.5),
+    'optics_blur': (0.45, 0.85),
+    'jpeg_quality': (0, 90, 95),  # one of these (0: no JPEG)
+}
 # The demo's validation photographs: bench/camera_model.py trains on datasets/demo/train only.
 HELD_OUT = ('datasets/demo/val/chelsea.png', 'datasets/demo/val/coffee.png')
 # bench/camera_calibration.py's profile 1 (noise reduction), calibrated to real photographs.

@@ -15,6 +15,8 @@ import json
 import os
 
 from bench import REPO_ROOT
+from bench.recipes import camera as camera_recipe
+from n2n import shipped
 
 PROFILES = (
     ('noise_reduced', 'in-camera noise reduction (shot 0.0015, chroma 2, luma 0.45)'),
@@ -106,13 +108,27 @@ def outside_training_sentence(path=OUTSIDE_TRAINING):
     tta = run['variants']['tta']['gains_db']
     readings.append(
         f'shot {setting["shot"]:g}, input {setting["input_psnr"]:.2f} dB: {run["gain_db"]:+.2f} '
-        f'on all 11 photographs, {_mean_of(run["gains_db"], held_out):+.2f} on the 2 never seen '
-        f'(8 orientations: {sum(tta) / len(tta):+.2f}, {_mean_of(tta, held_out):+.2f})')
+        f'on all {len(run["gains_db"])} photographs, {_mean_of(run["gains_db"], held_out):+.2f} '
+        f'on the {len(held_out)} never seen (8 orientations: {sum(tta) / len(tta):+.2f}, '
+        f'{_mean_of(tta, held_out):+.2f})')
   (setting, *_) = results['settings']
+  ranges = camera_recipe.TRAINING_CAMERAS
   return (f'Outside the cameras it trained on (sharpening {setting["sharpen"]:g} and JPEG '
-          f'quality {setting["jpeg_quality"]}, beyond its 0-0.5 and 90-95; chroma noise '
-          f'reduction {setting["chroma_blur"]:g}), scored at {results["commit"]} '
-          f'([json](bench/{os.path.basename(path)})): ' + '; '.join(readings) + '.')
+          f'quality {setting["jpeg_quality"]}, where it trained on sharpening '
+          f'{ranges["sharpen"][0]:g}-{ranges["sharpen"][1]:g} and JPEG qualities '
+          f'{", ".join(str(quality) for quality in ranges["jpeg_quality"] if quality)} or none; '
+          f'chroma noise reduction {setting["chroma_blur"]:g}), as is, with no method beside '
+          f'it, scored at {results["commit"]} ([json](bench/{os.path.basename(path)})): '
+          + '; '.join(readings) + '.')
+
+
+def _training_ranges():
+  """The shipped model's training cameras (bench/recipes/camera.py), in words."""
+  ranges = camera_recipe.TRAINING_CAMERAS
+  spans = ', '.join(f'{name.replace("_", " ")} {ranges[name][0]:g}-{ranges[name][1]:g}'
+                    for name in ('shot', 'chroma_blur', 'luma_blur', 'sharpen', 'optics_blur'))
+  qualities = ', '.join(str(quality) for quality in ranges['jpeg_quality'] if quality)
+  return f'{spans}, JPEG quality {qualities} or none'
 
 
 def _held_out(results):
@@ -149,7 +165,7 @@ def model_rows(found, models):
                                            if index not in held_out])):
       cells = [shipped['gains_db'], shipped['variants']['tta']['gains_db'],
                runs['neighbor2neighbor']['gains_db'], runs['pairs']['gains_db'],
-               runs['bm3d']['gains_db']]
+               runs['bm3d']['gains_db'], runs['bm3d_estimated']['gains_db']]
       rows.append(f'| {title} | {len(indices)} {label} | ' +
                   ' | '.join(f'{_mean_of(gains, indices):+.2f}' for gains in cells) + ' |')
   return rows
@@ -217,19 +233,27 @@ def section(found, models=None):
   rows = model_rows(found, models or {})
   if rows:
     model = next(iter(models.values()))
+    with open(os.path.join(shipped.folder(SHIPPED_MODEL), 'camera_model.json')) as source:
+      record = json.load(source)
     out += ['', f'The model n2n ships, `{SHIPPED_MODEL}` (`denoise.py --model={SHIPPED_MODEL}`, '
-            'no training by the user; `bench/camera_model.py`: Noise2Noise on two captures of '
-            'the demo\'s 9 training photographs through random cameras around these '
-            'profiles), denoising the same captures as they are: the photographs it never saw '
-            '(the demo\'s 2 validation photographs) and those it trained on (other cameras and '
-            'noise). Beside it, on the same captures, the single-image default and two captures '
-            'trained on them as above. PSNR gains in dB, mean over the photographs; scored at '
-            f'{model["commit"]} on {model["machine"]}, {model["date"]} '
+            f'no training by the user; `bench/camera_model.py`: Noise2Noise, '
+            f'{record["train_steps"]} steps, on two captures of each of {len(record["cameras"])} '
+            'scenes, the demo\'s training photographs each through random cameras drawn from '
+            f'ranges that hold both profiles: {_training_ranges()}), denoising the '
+            'same captures as they are: the photographs it never saw (the demo\'s 2 '
+            'validation photographs) and those it trained on (other cameras and noise). Beside '
+            'it, on the same captures, the methods trained or run on them as above (1200 steps '
+            'each, on these captures alone). PSNR gains in dB, mean over the photographs; one '
+            f'seed; scored at {model["commit"]} on {model["machine"]}, {model["date"]} '
             f'([json](bench/{os.path.basename(model_json_path(PROFILES[0][0]))}), '
-            f'[json](bench/{os.path.basename(model_json_path(PROFILES[1][0]))})).', '',
+            f'[json](bench/{os.path.basename(model_json_path(PROFILES[1][0]))})). Two '
+            'photographs are few, and these cameras lie inside the ones it trained on: the '
+            'sentence after the table is the only measurement outside them, and no real '
+            'photograph was measured.', '',
             f'| camera | photographs | {SHIPPED_MODEL} as is | {SHIPPED_MODEL}, 8 orientations '
             '| Neighbor2Neighbor, 8 orientations, trained on them | two captures (pairs), '
-            'trained on them | CBM3D, true level |', '|---' * 7 + '|'] + rows
+            'trained on them | CBM3D, true level | CBM3D, level from diagnose |',
+            '|---' * 8 + '|'] + rows
     sentence = outside_training_sentence()
     if sentence:
       out += ['', sentence]

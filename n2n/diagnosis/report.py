@@ -61,12 +61,12 @@ def kind_of(profile):
 
 # For colour photographs with correlated noise: the model n2n ships for cameras' photographs.
 CAMERA_MODEL_ADVICE = (
-    f'Photographs from a digital camera (8-bit sRGB, JPEG or PNG) need no training: '
-    f'denoise.py --model={shipped.CAMERA_SRGB} denoises them as they are (add --tta for the '
-    'mean over the 8 flips and rotations), with a network n2n ships, trained on simulated '
-    'camera noise. On simulated cameras it gained more than Neighbor2Neighbor trained on the '
-    'photographs themselves (docs/results.md); real cameras differ from the simulator, so '
-    'compare both on a few of your photographs.')
+    f'If these are photographs from a digital camera (8-bit sRGB, JPEG or PNG), try also, '
+    f'without training: denoise.py --model={shipped.CAMERA_SRGB} (add --tta for the mean '
+    'over the 8 flips and rotations), a network n2n ships, trained on simulated camera '
+    'noise. On two photographs it never saw, through simulated cameras like those it '
+    'trained on, it gained more than Neighbor2Neighbor trained on them (docs/results.md); no '
+    'real photograph was measured, so compare both on a few of yours.')
 
 
 def recommend(profile):

@@ -14,6 +14,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import hardware
 from n2n import run_dir
+from n2n import shipped
 from n2n.corruptions import catalog
 from n2n.evaluation import eval_data
 from n2n.evaluation import evaluator as evaluator_lib
@@ -118,6 +119,9 @@ def follow(config, poll_seconds=2.0):
       --follow_timeout seconds.
   """
   model_dir = config.checkpoint
+  if shipped.resolve(model_dir) != model_dir:
+    raise ValueError(f'--follow scores a run\'s checkpoints as it trains; --checkpoint='
+                     f'{model_dir} is a model n2n ships: leave --follow out to score it')
   # The folder may not exist yet: a sidecar can start before the training job.
   if tf.io.gfile.exists(model_dir) and not tf.io.gfile.isdir(model_dir):
     raise ValueError(f'--follow needs --checkpoint to be a model_dir, not {model_dir!r}')
