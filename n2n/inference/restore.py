@@ -69,8 +69,11 @@ def load_weights(model, prefix, flag_name='checkpoint'):
   """
   failure = None
   # A half-restored checkpoint object logs ~80 "unrestored value" warnings when it
-  # is garbage-collected, burying the one-line error: it is collected here, with
-  # TensorFlow's logger quiet for this read only.
+  # is garbage-collected, burying the one-line error: after a failed read it is
+  # collected here, with TensorFlow's logger quiet for this read only. A read that
+  # succeeds expects a partial restore (no optimizer) and warns of nothing, and is
+  # not followed by a full collection, which walks every object of the process (about
+  # a second in a long-lived one: a notebook, napari, a test worker).
   logger = tf.get_logger()
   level = logger.level
   logger.setLevel('ERROR')
@@ -80,7 +83,8 @@ def load_weights(model, prefix, flag_name='checkpoint'):
       ).assert_existing_objects_matched()
     except (AssertionError, ValueError, tf.errors.OpError) as error:
       failure = errors.first_line(error)[:200]
-    gc.collect()
+    if failure:
+      gc.collect()
   finally:
     logger.setLevel(level)
   if failure:
