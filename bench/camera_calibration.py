@@ -41,6 +41,9 @@ mean over the 8 orientations; it never saw the validation photographs (the last 
   python -m bench.camera_calibration --shots=0.0015 --chroma_blur=2 --luma_blur=0.45 \
       --sharpen=0 --jpeg_quality=0 --optics_blur=0.65 --methods=model:camera_srgb \
       --output=docs/bench/camera_model_noise_reduced.json
+  (and --shots=0.0003 --chroma_blur=0 --luma_blur=0 ... camera_model_plain.json; outside its
+  training cameras: --shots=0.0001,0.005 --chroma_blur=1 --luma_blur=0 --sharpen=0.8
+  --jpeg_quality=80 --optics_blur=0.65 --output=docs/bench/camera_model_outside_training.json)
 """
 
 import glob
