@@ -146,15 +146,17 @@ def diagnose(images=None, white_level=0.0, *, captures=None, max_images=0):
   if (images is None) == (captures is None):
     raise ValueError('n2n.diagnose takes images= (single noisy images) or captures= (two or '
                      'more captures of each scene), one of them')
+  dtypes = []
   if images is not None:
     pages = noisy_data.array_pages(images)[:max_images or None]
-    profile, count = noisy_data.diagnose_pages(pages, white_level)
+    profile, count = noisy_data.diagnose_pages(pages, white_level, dtypes=dtypes)
   else:
     scenes = noisy_data.array_scenes(captures, white_level)
     profile, count = noisy_data.diagnose_scene_arrays(
         (scene for index, scene in enumerate(scenes) if not max_images or index < max_images),
         white_level)
-  return report.Diagnosis.of(profile, count, white_level)
+  return report.Diagnosis.of(profile, count, white_level,
+                            report.all_eight_bit(dtypes))
 
 
 def export(model, output, tflite=False, onnx=False, bioimageio=False, overwrite=False):

@@ -120,3 +120,18 @@ def test_validate_follow_refuses_a_shipped_model_in_one_line(tmp_path, monkeypat
                                      follow_timeout=1)
   with pytest.raises(ValueError, match='is a model n2n ships: leave --follow out'):
     validation.follow(config)
+
+
+def test_diagnose_offers_the_camera_model_for_8_bit_colour_photographs_only():
+  # The demo's four colour photographs of scenes (on two alone, lag 4 along x read 0.07
+  # once: row noise); any camera of the calibrated profile reads as correlated on these.
+  paths = ('datasets/demo/train/astronaut.png', 'datasets/demo/train/rocket.png',
+           *camera_recipe.HELD_OUT)
+  captures = [camera_recipe.held_out_capture(path, seed=3)[0] for path in paths]
+  offered = lambda diagnosis: any(f'--model={shipped.CAMERA_SRGB}' in line
+                                  for line in diagnosis.recommendation.lines)
+  eight_bit = n2n.diagnose(captures)
+  assert eight_bit.kind == 'correlated' and offered(eight_bit), str(eight_bit)
+  # The same pixels as 16-bit files (a colour micrograph, say): correlated, not offered.
+  sixteen_bit = n2n.diagnose([capture.astype(np.uint16) * 257 for capture in captures])
+  assert sixteen_bit.kind == 'correlated' and not offered(sixteen_bit), str(sixteen_bit)

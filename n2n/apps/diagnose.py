@@ -30,13 +30,16 @@ JSON_NAME = 'noise_diagnosis.json'
 
 def diagnose(config):
   """report.Diagnosis of a DiagnoseConfig (str(): the text diagnose.py prints)."""
+  dtypes = []
   if config.scenes:
     profile, count = noisy_data.diagnose_scenes(os.path.expanduser(config.input),
                                                 config.white_level, config.max_images)
   else:
     paths = [path for path, _ in noisy_files.find_inputs(config.input)]
-    profile, count = noisy_data.diagnose_images(paths, config.white_level, config.max_images)
-  return report.Diagnosis.of(profile, count, config.white_level)
+    profile, count = noisy_data.diagnose_images(paths, config.white_level, config.max_images,
+                                                dtypes=dtypes)
+  return report.Diagnosis.of(profile, count, config.white_level,
+                             report.all_eight_bit(dtypes))
 
 
 def write_outputs(config, diagnosis):

@@ -62,10 +62,12 @@ def _file_pages(paths):
     yield path, page
 
 
-def _images(labelled, white_level, counted):
-  """Each (label, page)'s pixels on a 0-1 scale, checked one at a time."""
+def _images(labelled, white_level, counted, dtypes):
+  """Each (label, page)'s pixels on a 0-1 scale, checked one at a time; each label
+  used is appended to counted, its page's dtype to dtypes."""
   first = None
   for label, page in labelled:
+    dtypes.append(page.dtype)
     image = _unit_pixels(label, page, white_level)
     if min(image.shape[:2]) < noise_statistics.PATCH:
       raise ValueError(f'{label} is {image.shape[1]}x{image.shape[0]}: too small to diagnose '
@@ -76,7 +78,7 @@ def _images(labelled, white_level, counted):
     yield image
 
 
-def diagnose_images(paths, white_level=0.0, max_images=0, seed=0):
+def diagnose_images(paths, white_level=0.0, max_images=0, seed=0, dtypes=None):
   """The noise of single noisy images, estimated from their flattest patches.
 
   Args:
@@ -85,6 +87,8 @@ def diagnose_images(paths, white_level=0.0, max_images=0, seed=0):
       float files).
     max_images: use at most this many (0: all).
     seed: seed of the patches drawn from large images.
+    dtypes: None, or a list to which each image's dtype is appended (what
+      report.Diagnosis.of's eight_bit asks).
 
   Returns:
     (NoiseProfile, number of images used).
@@ -96,14 +100,15 @@ def diagnose_images(paths, white_level=0.0, max_images=0, seed=0):
   paths = list(paths)[:max_images or None]
   if not paths:
     raise ValueError('no image to diagnose')
-  return diagnose_pages(_file_pages(paths), white_level, seed)
+  return diagnose_pages(_file_pages(paths), white_level, seed, dtypes)
 
 
-def diagnose_pages(labelled, white_level=0.0, seed=0):
+def diagnose_pages(labelled, white_level=0.0, seed=0, dtypes=None):
   """diagnose_images of pages given as (label, [H, W] or [H, W, C] array): a
   caller's arrays, or files' first pages; errors name the label."""
   counted = []
-  profile = noise_statistics.estimate_single(_images(labelled, white_level, counted), seed)
+  profile = noise_statistics.estimate_single(
+      _images(labelled, white_level, counted, [] if dtypes is None else dtypes), seed)
   return profile, len(counted)
 
 

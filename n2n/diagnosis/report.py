@@ -69,8 +69,15 @@ CAMERA_MODEL_ADVICE = (
     'real photograph was measured, so compare both on a few of yours.')
 
 
-def recommend(profile):
-  """The method and flags n2n recommends for noise like profile's."""
+def all_eight_bit(dtypes):
+  """Whether every image was 8-bit, from their dtypes; None when there were none
+  (scenes, whose dtypes the diagnosis does not collect)."""
+  return all(dtype == 'uint8' for dtype in dtypes) if dtypes else None
+
+
+def recommend(profile, eight_bit=None):
+  """The method and flags n2n recommends for noise like profile's; eight_bit: whether
+  the images were 8-bit (None: not known), for the camera model's offer."""
   kind = kind_of(profile)
   if profile.source == 'pairs':
     return Recommendation(kind, ('--noise=none', '--method=pairs'), (
@@ -101,7 +108,8 @@ def recommend(profile):
         '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2, and '
         '--neighbor2neighbor_inference_orientations=8: the mean over the 8 flips and rotations '
         'when denoising) where no flag gives them; crops must be multiples of 128.', pairs)
-        + ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 else ()))
+        + ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 and eight_bit is not False
+           else ()))
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
                                f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (
@@ -158,9 +166,10 @@ class Diagnosis:
   recommendation: Recommendation
 
   @classmethod
-  def of(cls, profile, images, white_level=0.0):
-    """The Diagnosis of a profile measured on `images` images, with n2n's recommendation."""
-    return cls(profile, images, white_level, recommend(profile))
+  def of(cls, profile, images, white_level=0.0, eight_bit=None):
+    """The Diagnosis of a profile measured on `images` images, with n2n's recommendation
+    (eight_bit: whether they were 8-bit, None: not known; see recommend)."""
+    return cls(profile, images, white_level, recommend(profile, eight_bit))
 
   @property
   def kind(self):

@@ -50,6 +50,11 @@ def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera
   assert not offers(_profile([0.05, 0.0, 0.0, 0.0], [0.04, 0.0, 0.0, 0.0]))
   assert not offers(_profile([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0]))
   assert not offers(_profile(*camera_like, source='pairs'))
+  # Nor for images known not to be 8-bit (16-bit colour micrographs): it learned 8-bit sRGB.
+  assert not any('--model=camera_srgb' in line for line in report.recommend(
+      _profile(*camera_like), eight_bit=False).lines)
+  assert any('--model=camera_srgb' in line for line in report.recommend(
+      _profile(*camera_like), eight_bit=True).lines)
 
 
 def test_two_captures_always_train_noise2noise_on_the_pairs():
