@@ -55,13 +55,13 @@ import time
 
 from absl import app
 from absl import flags
-import imageio.v3 as iio
 import numpy as np
 
 from bench import REPO_ROOT
 from bench import classical
 from bench import json_output
 from bench import provenance
+from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import config as config_lib
 from n2n.data import camera_pipeline
@@ -120,12 +120,7 @@ PHOTOGRAPH_PATHS = sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', 
 def demo_photographs():
   """[H, W, 3] float64 in [0, 1] of the demo's photographs (grayscale as RGB), cut to
   whole Bayer cells."""
-  found = []
-  for path in PHOTOGRAPH_PATHS:
-    image = iio.imread(path)
-    image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
-    found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
-  return found
+  return [camera_recipe.clean_photograph(path) for path in PHOTOGRAPH_PATHS]
 
 
 def lag_correlations(noise):
@@ -141,11 +136,6 @@ def lag_correlations(noise):
   return along_x, along_y
 
 
-def psnr(estimate, reference):
-  error = np.mean((estimate.astype(np.float64) - reference.astype(np.float64)) ** 2)
-  return float(10 * np.log10(255.0 ** 2 / error))
-
-
 def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, optics_blur,
             seed):
   """The three readings and the input PSNR of one camera setting (see the module
@@ -159,7 +149,7 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
     scenes.append(tuple(captures))
     references.append(reference)
     truths.append(lag_correlations(captures[0].astype(np.float64) - reference))
-    inputs.append(psnr(captures[0], reference))
+    inputs.append(camera_recipe.psnr(captures[0], reference))
   single = n2n.diagnose([first for first, _ in scenes])
   pairs = n2n.diagnose(captures=scenes)
   reading = lambda report: {
@@ -195,7 +185,7 @@ def timed_gains(denoisers, noisy, references):
     denoised = denoise(image)
     seconds_per_megapixel.append((time.perf_counter() - start) / (image.shape[0] * image.shape[1]
                                                                    / 1e6))
-    gains.append(psnr(denoised, reference) - psnr(image, reference))
+    gains.append(camera_recipe.psnr(denoised, reference) - camera_recipe.psnr(image, reference))
   return gains, float(np.median(seconds_per_megapixel[1:] or seconds_per_megapixel))
 
 

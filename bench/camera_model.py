@@ -34,7 +34,6 @@ import shutil
 
 from absl import app
 from absl import flags
-import imageio.v3 as iio
 import numpy as np
 
 from bench import REPO_ROOT
@@ -70,12 +69,7 @@ def training_photograph_paths():
 def training_photographs():
   """[H, W, 3] float64 in [0, 1] of training_photograph_paths() (grayscale as RGB), cut
   to whole Bayer cells."""
-  found = []
-  for path in training_photograph_paths():
-    image = iio.imread(path)
-    image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
-    found.append(camera_pipeline.even_crop(image.astype(np.float64) / 255.0))
-  return found
+  return [camera_recipe.clean_photograph(path) for path in training_photograph_paths()]
 
 
 def random_camera(rng):

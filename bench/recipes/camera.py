@@ -32,20 +32,27 @@ PROFILE = {'shot_range': (0.0015, 0.0015), 'chroma_blur': 2.0, 'luma_blur': 0.45
            'optics_blur': 0.65}
 
 
+def clean_photograph(path):
+  """[H, W, 3] float64 in [0, 1] of the 8-bit PNG at path (absolute, or relative to the
+  repository; grayscale as RGB, alpha dropped), cut to whole Bayer cells: what the
+  camera simulator takes."""
+  image = iio.imread(os.path.join(REPO_ROOT, path))
+  image = np.stack([image] * 3, axis=-1) if image.ndim == 2 else image[..., :3]
+  return camera_pipeline.even_crop(image.astype(np.float64) / 255.0)
+
+
 def held_out_capture(path, seed):
   """(capture, reference): [H, W, 3] uint8 of the photograph at path (relative to the
   repository) through a camera of PROFILE drawn with seed (colour matrix, white
   balance, read noise, the capture's noise), and its noise-free rendering."""
-  clean = iio.imread(os.path.join(REPO_ROOT, path))[..., :3].astype(np.float64) / 255.0
   rng = np.random.default_rng(seed)
   settings = camera_pipeline.random_settings(rng, **PROFILE)
-  captures, reference = camera_pipeline.captures_of(camera_pipeline.even_crop(clean), settings,
-                                                    1, rng)
+  captures, reference = camera_pipeline.captures_of(clean_photograph(path), settings, 1, rng)
   return captures[0], reference
 
 
 def psnr(image, reference):
-  """PSNR in dB of two uint8 images (peak 255)."""
+  """PSNR in dB of two images on a 0-255 scale (uint8, or float)."""
   error = np.mean((image.astype(np.float64) - reference.astype(np.float64)) ** 2)
   return float(10 * np.log10(255.0 ** 2 / error))
 

@@ -79,7 +79,7 @@ def measured(results):
 
 # The model n2n ships, scored as is on each profile's captures (the same seed, so the same
 # cameras and noise as its trained JSON): bench/camera_calibration.py --methods=model:NAME.
-SHIPPED_MODEL = 'camera_srgb'
+SHIPPED_MODEL = shipped.CAMERA_SRGB
 MODEL_METHOD = f'model:{SHIPPED_MODEL}'
 # Photographs bench/camera_model.py never trained on: the demo's validation ones.
 HELD_OUT_FOLDER = 'datasets/demo/val/'
@@ -158,12 +158,12 @@ def model_rows(found, models):
       raise ValueError(f'{model_json_path(name)}: input {model["input_psnr"]:.4f} dB, not its '
                        f'trained JSON\'s {trained["input_psnr"]:.4f}: other captures')
     runs = {run['method']: run for run in trained['trained'] + model['trained']}
-    shipped = runs[MODEL_METHOD]
+    model_run = runs[MODEL_METHOD]
     held_out = _held_out(models[name])
     for label, indices in (('never seen', held_out),
-                           ('trained on', [index for index in range(len(shipped['gains_db']))
+                           ('trained on', [index for index in range(len(model_run['gains_db']))
                                            if index not in held_out])):
-      cells = [shipped['gains_db'], shipped['variants']['tta']['gains_db'],
+      cells = [model_run['gains_db'], model_run['variants']['tta']['gains_db'],
                runs['neighbor2neighbor']['gains_db'], runs['pairs']['gains_db'],
                runs['bm3d']['gains_db'], runs['bm3d_estimated']['gains_db']]
       rows.append(f'| {title} | {len(indices)} {label} | ' +
