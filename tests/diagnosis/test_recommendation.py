@@ -41,8 +41,8 @@ def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind,
 
 
 def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():
-  offers = lambda profile: any('--model=camera_srgb' in line
-                               for line in report.recommend(profile).lines)
+  offers = lambda profile, eight_bit=None: any(
+      '--model=camera_srgb' in line for line in report.recommend(profile, eight_bit).lines)
   camera_like = ([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
   assert offers(_profile(*camera_like))
   # Not for grey images, pixel-independent noise, line noise, or two captures.
@@ -51,10 +51,8 @@ def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera
   assert not offers(_profile([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0]))
   assert not offers(_profile(*camera_like, source='pairs'))
   # Nor for images known not to be 8-bit (16-bit colour micrographs): it learned 8-bit sRGB.
-  assert not any('--model=camera_srgb' in line for line in report.recommend(
-      _profile(*camera_like), eight_bit=False).lines)
-  assert any('--model=camera_srgb' in line for line in report.recommend(
-      _profile(*camera_like), eight_bit=True).lines)
+  assert not offers(_profile(*camera_like), eight_bit=False)
+  assert offers(_profile(*camera_like), eight_bit=True)
 
 
 def test_two_captures_always_train_noise2noise_on_the_pairs():
