@@ -18,9 +18,14 @@ from n2n.diagnosis import noise_statistics
 # (docs/bench/diagnosis_accuracy.md).
 CORRELATED = 0.2
 # A correlation still this high at lag MAX_LAG along one axis, and under
-# LINE_OTHER_AXIS along the other, is line noise (sCMOS rows or columns).
+# LINE_OTHER_AXIS along the other, is line noise (sCMOS rows or columns)...
 LINE_FAR = 0.05
 LINE_OTHER_AXIS = 0.03
+# ...if it also keeps this share of its lag-2 value there: a line's offset is shared
+# at every lag, while correlated pixel noise decays. On single demo photographs the
+# sCMOS simulator's rows keep 0.56-1.06 of it; camera noise on one small photograph
+# (chelsea) still read 0.09-0.11 at lag 4 but kept only 0.23-0.24.
+LINE_KEPT = 0.4
 CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}
 
 
@@ -41,14 +46,21 @@ class Recommendation:
 def line_axis(profile):
   """'rows', 'columns' or 'rows and columns' where the noise is correlated
   along whole lines (still at the farthest lag), else None."""
+  line_x, line_y = _kept_far(profile.correlation_x), _kept_far(profile.correlation_y)
   far_x, far_y = profile.correlation_x[-1], profile.correlation_y[-1]
-  if far_x > LINE_FAR and far_y > LINE_FAR:
+  if line_x and line_y:
     return 'rows and columns'
-  if far_x > LINE_FAR and abs(far_y) < LINE_OTHER_AXIS:
+  if line_x and abs(far_y) < LINE_OTHER_AXIS:
     return 'rows'
-  if far_y > LINE_FAR and abs(far_x) < LINE_OTHER_AXIS:
+  if line_y and abs(far_x) < LINE_OTHER_AXIS:
     return 'columns'
   return None
+
+
+def _kept_far(correlation):
+  """Whether correlation ([MAX_LAG] at lags 1..MAX_LAG along one axis) is still above
+  LINE_FAR at the farthest lag and has kept LINE_KEPT of its lag-2 value there."""
+  return correlation[-1] > LINE_FAR and correlation[-1] >= LINE_KEPT * correlation[1]
 
 
 def kind_of(profile):
