@@ -1,5 +1,5 @@
-"""Denoise: a layer through a trained run, an export or n2n's BioImage Model
-Zoo package (n2n.Denoiser), in a child process driven by a worker thread,
+"""Denoise: a layer through a trained run, an export, n2n's BioImage Model
+Zoo package or a model n2n ships (n2n.Denoiser), in a child process driven by a worker thread,
 with progress and Cancel; the result is a new layer placed as the input is
 (scale, translate, metadata). Large layers go through the network in tiles.
 """
@@ -9,6 +9,7 @@ import os
 
 from magicgui import widgets
 
+from n2n import shipped
 from n2n.napari import calls
 from n2n.napari import layers
 from n2n.napari import running
@@ -16,15 +17,22 @@ from n2n.napari import running
 MODEL_HELP = ("A run's folder (its newest checkpoint), a folder written by export.py, or "
               'the BioImage Model Zoo package (.zip) that export.py --bioimageio writes: '
               "choose a folder, or type the package's path.")
+# The Shipped model choice that leaves the model to the folder field.
+OWN_MODEL = 'none: the folder below'
 
 
 class DenoiseWidget(widgets.Container):
-  """Model, layer, axes, TTA, tile size; Denoise, Cancel; a new layer."""
+  """Shipped model or model folder, layer, axes, TTA, tile size; Denoise, Cancel; a new
+  layer."""
 
   def __init__(self, napari_viewer):
     viewer = napari_viewer
     super().__init__(labels=True)
     self._viewer = viewer
+    self.shipped = widgets.ComboBox(
+        label='Shipped model', choices=(OWN_MODEL,) + tuple(shipped.MODELS), value=OWN_MODEL,
+        tooltip='A model n2n ships, trained for you (no training, nothing downloaded): '
+        + shipped.help_text())
     self.model = widgets.FileEdit(label='Model', mode='d', tooltip=MODEL_HELP)
     self.layer = widgets.ComboBox(label='Layer', choices=functools.partial(
         layers.layer_choices, viewer))
@@ -40,7 +48,7 @@ class DenoiseWidget(widgets.Container):
                                          'overlapping tiles of this size (less memory)'))
     self.denoise_button, self.cancel_button, buttons = running.buttons('Denoise', 'Cancel')
     self.status = widgets.Label(value='')
-    self.extend([self.model, self.layer, self.axes, self.tta, self.tile_size,
+    self.extend([self.shipped, self.model, self.layer, self.axes, self.tta, self.tile_size,
                  buttons, self.status])
     self.output = None
     self._source = None
@@ -48,6 +56,7 @@ class DenoiseWidget(widgets.Container):
                               on_done=self._done, on_error=self._failed,
                               on_finished=self._finished, stop_name='cancel')
     self.layer.changed.connect(self._layer_changed)
+    self.shipped.changed.connect(self._shipped_changed)
     self.denoise_button.changed.connect(self.start)
     self.cancel_button.changed.connect(self.cancel)
     self._layer_changed(self.layer.value)
@@ -55,16 +64,29 @@ class DenoiseWidget(widgets.Container):
   def _layer_changed(self, layer):
     self.axes.value = layers.axes_of(layer) if layer is not None else ''
 
-  def start(self):
-    """Loads the model and denoises the layer (calls.denoise, in a child process)."""
-    layer = self.layer.value
+  def _shipped_changed(self, name):
+    self.model.enabled = name == OWN_MODEL
+
+  def _model_path(self):
+    """The shipped model's name, or the folder field's absolute path; None (after a
+    one-line notification) where the field names nothing that exists."""
+    if self.shipped.value != OWN_MODEL:
+      return self.shipped.value
     path = os.path.abspath(os.path.expanduser(str(self.model.value).strip()))
-    if layer is None:
-      self.status.value = running.show_error('no image layer to denoise: open or add one first')
-      return
     if not str(self.model.value).strip() or not (os.path.isdir(path) or os.path.isfile(path)):
       self.status.value = running.show_error(
           f'no model at {path}: choose a run folder, an export folder or a .zip package')
+      return None
+    return path
+
+  def start(self):
+    """Loads the model and denoises the layer (calls.denoise, in a child process)."""
+    layer = self.layer.value
+    if layer is None:
+      self.status.value = running.show_error('no image layer to denoise: open or add one first')
+      return
+    path = self._model_path()
+    if path is None:
       return
     self._source = (layer, self.tta.value)
     self.denoise_button.enabled = False

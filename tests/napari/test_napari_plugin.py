@@ -1,7 +1,8 @@
 """The napari plugin in a real viewer: every widget docks and every sample
 opens through napari's plugin manager; Diagnose reports the sample's noise;
 Train trains a tiny run from a layer, stops (a checkpoint) and resumes; Denoise
-denoises a 2D, an RGB and a 3D layer into new layers placed as their inputs;
+denoises a 2D, an RGB and a 3D layer into new layers placed as their inputs, and a
+photograph through the shipped camera model;
 Cancel and bad input end in one-line notifications. One tiny run (width 8, crops
 of 64, 40 steps) serves the Denoise tests.
 
@@ -233,6 +234,26 @@ def test_denoise_widget_denoises_2d_rgb_and_3d_layers(make_napari_viewer, qtbot,
     assert not np.array_equal(output.data, layer.data)
     assert 'tiles' in widget.status.value or widget.status.value.startswith('added layer')
   assert len(viewer.layers) == 6
+
+
+def test_denoise_widget_denoises_an_rgb_photograph_with_the_shipped_camera_model(
+    make_napari_viewer, qtbot):
+  viewer = make_napari_viewer()
+  photograph = samples.noisy_picture()[0][0][:64, :80]
+  rgb = viewer.add_image(photograph, name='photograph', rgb=True)
+  grey = viewer.add_image(_noisy_grey(48), name='grey')
+  widget = _dock(viewer, 'Denoise')
+  widget.shipped.value = 'camera_srgb'
+  assert not widget.model.enabled  # the folder field is not what runs
+  output = _denoise(qtbot, widget, rgb)
+  assert output is not None, widget.status.value
+  expected = n2n.Denoiser.load('camera_srgb')(photograph, axes='YXC')
+  np.testing.assert_array_equal(output.data, expected)
+  assert not np.array_equal(output.data, photograph)
+  # A grey layer goes through the colour model as three equal channels, back to grey.
+  grey_output = _denoise(qtbot, widget, grey)
+  assert grey_output.data.shape == grey.data.shape and grey_output.data.dtype == np.uint8
+  assert not np.array_equal(grey_output.data, grey.data) and len(viewer.layers) == 4
 
 
 def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtbot, tmp_path,
