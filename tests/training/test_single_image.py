@@ -173,7 +173,8 @@ def test_a_noisy_image_dataset_trains_only_with_a_single_image_method(tmp_path):
     preflight.check_training_inputs(pairs, strategy)
   single = config_lib.train_config(train_data=str(tmp_path / 'records'),
                                   model_dir=str(tmp_path / 'r'), noise='none', crop_size=64,
-                                  batch_size=2, method='blind_spot')
+                                  batch_size=2, method='blind_spot', blind_spot_stride=1,
+                                  blind_spot_line='none')
   checked = preflight.check_training_inputs(single, strategy)
   assert (checked.config.data.dtype, checked.config.model.channels) == ('uint16', 1)
   element = next(iter(train_lib.build_dataset(checked.config, 2, cache=False)))
