@@ -28,6 +28,7 @@ from n2n.data import augmentation
 from n2n.data import input_pipeline
 from n2n.data import rgb_images
 from n2n.data import tfrecord
+from n2n.data import traced
 
 # Mixed into the capture seeds, so they differ from every other stream.
 _CAPTURE_KEY = 0x51A6
@@ -109,7 +110,7 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
     captures, clean = parse_captures(record, config)
     return tf.concat([captures, clean[tf.newaxis]], axis=0)
 
-  images = records.map(stacked, num_parallel_calls=tf.data.AUTOTUNE)
+  images = records.map(traced.as_written(stacked), num_parallel_calls=tf.data.AUTOTUNE)
   images = input_pipeline.usable_items(images, config, cache,
                                        height_width=lambda item: tf.shape(item)[1:3])
   crop_size = config.data.crop_size
@@ -136,4 +137,4 @@ def build_capture_pairs_dataset(config, per_replica_batch, cache, start_step=0,
     return {'input': both[..., :channels], 'target': both[..., channels:]}
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
-  return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+  return batches.map(traced.as_written(pairs_of), num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

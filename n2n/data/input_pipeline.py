@@ -21,6 +21,7 @@ from n2n.data import augmentation
 from n2n.data import file_lists
 from n2n.data import rgb_images
 from n2n.data import tfrecord
+from n2n.data import traced
 
 # Bounds the crop shuffle buffer; at 256x256x3 uint8 this is at most 100 MB.
 _MAX_CROP_SHUFFLE = 512
@@ -157,7 +158,8 @@ def usable_items(items, config, cache, height_width=lambda image: tf.shape(image
     # Drops records that fail to read or decode (truncated shards, bad PNGs).
     items = items.ignore_errors(log_warning=True)
   crop_size = config.data.crop_size
-  items = items.filter(lambda item: tf.reduce_min(height_width(item)) >= crop_size)
+  items = items.filter(traced.as_written(
+      lambda item: tf.reduce_min(height_width(item)) >= crop_size))
   return items.cache() if cache else items
 
 
@@ -184,7 +186,7 @@ def shuffled_crops(items, crops_of, per_replica_batch, config, pipeline_id, star
   """
   image_order_seed, crop_order_seed = shuffle_seeds(config.run.seed, pipeline_id, start_step)
   items = items.shuffle(64, seed=image_order_seed, reshuffle_each_iteration=True)
-  crops = items.repeat().enumerate().map(crops_of, num_parallel_calls=tf.data.AUTOTUNE)
+  crops = items.repeat().enumerate().map(traced.as_written(crops_of), num_parallel_calls=tf.data.AUTOTUNE)
   return crops.unbatch().shuffle(crop_shuffle_size(per_replica_batch, config.data.crops_per_image),
                                  seed=crop_order_seed)
 
@@ -205,9 +207,9 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
   records, pipeline_id = read_records(config.data.train_data, input_context)
   crop_size = config.data.crop_size
   channels = config_lib.model_channels(config)
-  images = records.map(
+  images = records.map(traced.as_written(
       lambda record: rgb_images.convert_channels_tf(tfrecord.parse_image(record)['image'],
-                                                    channels),
+                                                    channels)),
       num_parallel_calls=tf.data.AUTOTUNE)
   images = usable_items(images, config, cache)
   crop_seed, pair_seed = stream_seeds(config, pipeline_id, start_step, 2)
@@ -227,5 +229,5 @@ def build_train_dataset(config, per_replica_batch, cache, start_step=0, input_co
 
   # Augmentation and corruption run on whole batches (one call per batch).
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
-  pairs = batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE)
+  pairs = batches.map(traced.as_written(pairs_of), num_parallel_calls=tf.data.AUTOTUNE)
   return pairs.prefetch(tf.data.AUTOTUNE)

@@ -26,6 +26,7 @@ from n2n.data import input_pipeline
 from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import tfrecord
+from n2n.data import traced
 
 # The random streams of one pipeline: crop positions, augmentation, and the
 # method's own draws (sub-sampler, masks), which training makes from the crops.
@@ -56,10 +57,12 @@ def _noisy_images(records, config):
         values = pixels / config.data.white_level
       return rgb_images.convert_channels_tf(values, channels)
 
-    return records.flat_map(captures_of).map(decode, num_parallel_calls=tf.data.AUTOTUNE)
+    return records.flat_map(traced.as_written(captures_of)).map(
+        traced.as_written(decode), num_parallel_calls=tf.data.AUTOTUNE)
 
-  captures = records.map(lambda record: fixed_captures.parse_captures(record, config)[0],
-                         num_parallel_calls=tf.data.AUTOTUNE)
+  captures = records.map(
+      traced.as_written(lambda record: fixed_captures.parse_captures(record, config)[0]),
+      num_parallel_calls=tf.data.AUTOTUNE)
   return captures.flat_map(tf.data.Dataset.from_tensor_slices)
 
 
@@ -96,4 +99,4 @@ def build_noisy_crops_dataset(config, per_replica_batch, cache, start_step=0,
         divisor=1.0)
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
-  return batches.map(augment, num_parallel_calls=tf.data.AUTOTUNE)
+  return batches.map(traced.as_written(augment), num_parallel_calls=tf.data.AUTOTUNE)

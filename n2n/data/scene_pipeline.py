@@ -18,6 +18,7 @@ from n2n.data import input_pipeline
 from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.data import tfrecord
+from n2n.data import traced
 
 
 def scene_pair(scene, target, dtype, data_channels, seed, decode=tfrecord.decode_pixels):
@@ -71,8 +72,8 @@ def with_maps_when_cached(scenes, config, cache, decode=tfrecord.decode_pixels):
   if not (rule.per_image and cache):
     return scenes, False
   dtype = tf.as_dtype(config.data.dtype)
-  return scenes.map(lambda scene: with_capture_maps(scene, dtype, config.data.channels, rule,
-                                                    decode),
+  return scenes.map(traced.as_written(
+      lambda scene: with_capture_maps(scene, dtype, config.data.channels, rule, decode)),
                     num_parallel_calls=tf.data.AUTOTUNE), True
 
 
@@ -114,7 +115,7 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
     model's channels, 1.0 at the white level.
   """
   records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
-  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
+  scenes = records.map(traced.as_written(tfrecord.parse_scene), num_parallel_calls=tf.data.AUTOTUNE)
   dtype = tf.as_dtype(config.data.dtype)
   rule = normalization.rule_of(config)
   scenes, precomputed_maps = with_maps_when_cached(scenes, config, cache)
@@ -154,4 +155,4 @@ def build_scene_dataset(config, per_replica_batch, cache, start_step=0, input_co
             'target': rgb_images.convert_channels_tf(both[..., data_channels:], channels)}
 
   batches = crops.batch(per_replica_batch, drop_remainder=True).enumerate()
-  return batches.map(pairs_of, num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)
+  return batches.map(traced.as_written(pairs_of), num_parallel_calls=tf.data.AUTOTUNE).prefetch(tf.data.AUTOTUNE)

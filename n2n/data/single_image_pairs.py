@@ -258,7 +258,7 @@ def line_positions(positions, line_axis, span, sizes):
   offsets = tf.constant([offset for offset in range(-half, half + 1) if offset], tf.int32)
   rank = positions.shape[-1] - 1
   along = 1 + (rank - 1 if line_axis == 'rows' else rank - 2)
-  repeated = tf.repeat(positions, len(offsets), axis=0)
+  repeated = tf.repeat(positions, span - 1, axis=0)
   shifts = tf.tile(offsets, tf.shape(positions)[:1])
   moved = tf.clip_by_value(repeated[:, along] + shifts, 0, sizes[along - 1] - 1)
   return tf.concat([repeated[:, :along], moved[:, tf.newaxis], repeated[:, along + 1:]], axis=1)

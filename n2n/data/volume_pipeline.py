@@ -22,6 +22,7 @@ from n2n.data import input_pipeline
 from n2n.data import normalization
 from n2n.data import scene_pipeline
 from n2n.data import tfrecord
+from n2n.data import traced
 
 
 def stack_pair(scene, target, dtype, data_channels, seed):
@@ -71,8 +72,8 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
   percentiles (the target too, so the network answers on the input's scale,
   which denoising undoes)."""
   records, pipeline_id = input_pipeline.read_records(config.data.train_data, input_context)
-  scenes = records.map(tfrecord.parse_scene, num_parallel_calls=tf.data.AUTOTUNE)
-  scenes = scenes.filter(lambda scene: scene['depth'] >= crop_depth)
+  scenes = records.map(traced.as_written(tfrecord.parse_scene), num_parallel_calls=tf.data.AUTOTUNE)
+  scenes = scenes.filter(traced.as_written(lambda scene: scene['depth'] >= crop_depth))
   rule = normalization.rule_of(config)
   scenes, precomputed_maps = scene_pipeline.with_maps_when_cached(scenes, config, cache,
                                                                   tfrecord.decode_volume)
@@ -106,7 +107,7 @@ def _volume_batches(config, per_replica_batch, cache, start_step, input_context,
     ends = itertools.accumulate(parts[name].shape[-1] for name in names)
     return {name: moved[..., end - parts[name].shape[-1]:end] for name, end in zip(names, ends)}
 
-  pairs = crops.enumerate().map(augmented, num_parallel_calls=tf.data.AUTOTUNE)
+  pairs = crops.enumerate().map(traced.as_written(augmented), num_parallel_calls=tf.data.AUTOTUNE)
   return pairs.batch(per_replica_batch, drop_remainder=True).prefetch(tf.data.AUTOTUNE)
 
 
@@ -151,7 +152,7 @@ def build_noisy_volume_dataset(config, per_replica_batch, cache, start_step=0,
                             config.data.crop_depth,
                             _one_acquisition_crops(config, config.data.crop_depth),
                             lambda crop, _: {'noisy': crop})
-  return batches.map(lambda batch: batch['noisy'])
+  return batches.map(traced.as_written(lambda batch: batch['noisy']))
 
 
 def build_volume_dataset(config, per_replica_batch, cache, start_step=0, input_context=None):

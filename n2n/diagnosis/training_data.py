@@ -6,6 +6,7 @@ import numpy as np
 import tensorflow as tf
 
 from n2n.data import tfrecord
+from n2n.data import traced
 from n2n.diagnosis import noise_statistics
 
 # Scene records read at start: enough pixels for the statistics, little time.
@@ -31,7 +32,7 @@ def diagnose_records(files, dtype, channels, white_level, max_records=MAX_RECORD
   """
   pairs, singles = [], []
   try:
-    dataset = tf.data.TFRecordDataset(files).take(max_records).map(tfrecord.parse_scene)
+    dataset = tf.data.TFRecordDataset(files).take(max_records).map(traced.as_written(tfrecord.parse_scene))
     for scene in dataset:
       volume = int(scene['depth']) > 0
       decode = tfrecord.decode_volume if volume else tfrecord.decode_pixels

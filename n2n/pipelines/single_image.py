@@ -9,6 +9,7 @@ import tensorflow as tf
 
 from n2n.data import noisy_crops
 from n2n.data import pixel_shuffle
+from n2n.data import traced
 from n2n.data import volume_pipeline
 from n2n.pipelines import base
 
@@ -55,7 +56,7 @@ class SingleImagePipeline(base.Pipeline):
       batch_seed = tf.cast(tf.random.experimental.stateless_fold_in(seed, index), tf.int32)
       return self.elements(pixel_shuffle.shuffle_down(noisy, stride), batch_seed, config)
 
-    return noisy_batches.enumerate().map(element, num_parallel_calls=tf.data.AUTOTUNE).prefetch(
+    return noisy_batches.enumerate().map(traced.as_written(element), num_parallel_calls=tf.data.AUTOTUNE).prefetch(
         tf.data.AUTOTUNE)
 
   def held_out_loss(self, denoise, noisy, seed, config=None):

@@ -246,11 +246,12 @@ class Trainer:
     clip_multiple = float(self.config.optimisation.gradient_clip_multiple)
     train_step = self._make_train_step()
 
-    @tf.function
+    # autograph=False, the loop written as tf.while_loop: AutoGraph would convert
+    # every function the step calls, about 1 s of a fresh process's start.
+    @tf.function(autograph=False)
     def train_loop(iterator, num_steps):
-      loss_sum = norm_sum = clipped = skipped = tf.constant(0.0)
-      max_norm = max_ratio = tf.constant(float('nan'))
-      for _ in tf.range(num_steps):
+
+      def one_step(index, loss_sum, norm_sum, clipped, skipped, max_norm, max_ratio):
         per_replica_loss, per_replica_norm, per_replica_factor = strategy.run(
             train_step, args=(next(iterator),))
         loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_loss, axis=None)
@@ -268,7 +269,15 @@ class Trainer:
         norm_sum += tf.where(finite, norm, 0.0)
         max_norm = _max_ignoring_nan(max_norm, norm)
         max_ratio = _max_ignoring_nan(max_ratio, ratio)
-        norm_average.assign(gradient_clipping.updated_average(average, norm, clip_multiple))
+        with tf.control_dependencies([norm_average.assign(
+            gradient_clipping.updated_average(average, norm, clip_multiple))]):
+          return (index + 1, tf.identity(loss_sum), norm_sum, clipped, skipped, max_norm,
+                  max_ratio)
+
+      zero, nan = tf.constant(0.0), tf.constant(float('nan'))
+      _, loss_sum, norm_sum, clipped, skipped, max_norm, max_ratio = tf.while_loop(
+          lambda index, *_: index < num_steps, one_step,
+          (tf.constant(0, tf.int32), zero, zero, zero, zero, nan, nan))
       self.step.assign_add(tf.cast(num_steps, tf.int64))
       steps = tf.cast(num_steps, tf.float32)
       finite_steps = steps - skipped
