@@ -1,8 +1,9 @@
 """Functions for tf.data and tf.function to trace as written, without AutoGraph.
 
 AutoGraph rewrites a traced Python function, and every n2n function it calls,
-into graph control flow: about 2 s of a fresh process's first input pipeline
-and 1 s of its training step, with nothing to rewrite in n2n's graph code,
+into graph control flow: about 40 functions for a training run's input pipeline
+and step, converted anew in every process (a 4-step train.py took 5.8 s with
+them, 4.7 s without), with nothing to rewrite in n2n's graph code,
 whose branches are on Python values or written as tf.cond / tf.where /
 tf.while_loop. A Python `if` or `for` on a tensor in a function given to
 as_written fails when traced (OperatorNotAllowedInGraphError), never silently.

@@ -247,7 +247,7 @@ class Trainer:
     train_step = self._make_train_step()
 
     # autograph=False, the loop written as tf.while_loop: AutoGraph would convert
-    # every function the step calls, about 1 s of a fresh process's start.
+    # every function the step calls anew in each process (n2n/data/traced.py).
     @tf.function(autograph=False)
     def train_loop(iterator, num_steps):
 
