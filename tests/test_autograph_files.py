@@ -5,6 +5,7 @@ what n2n traces for training is traced as written (n2n/data/traced.py), with
 no AutoGraph conversion to pay at a process's start."""
 
 import inspect
+import json
 import os
 import subprocess
 import sys
@@ -46,20 +47,29 @@ os._exit(0)
 """
 
 
-# A fresh process's 2-step training, which prints the module and name of every function
-# AutoGraph converted (api._convert_actual is where AutoGraph converts one function).
+# A fresh process's 2-step training (argv: records, model_dir, validation images, then
+# train_config's keywords as JSON), which prints the module and name of every function
+# AutoGraph converted (api._convert_actual is where AutoGraph converts one function). One
+# n2n function traced with AutoGraph first shows that the count sees n2n's functions.
 _TRAIN_COUNTING_CONVERSIONS = """
+import json
 import sys
+import tensorflow as tf
 from tensorflow.python.autograph.impl import api
 import n2n
+from n2n.training import losses
 convert = api._convert_actual
 def counted(entity, program_ctx):
   print('converted', getattr(entity, '__module__', '?'), getattr(entity, '__qualname__', '?'))
   return convert(entity, program_ctx)
 api._convert_actual = counted
-n2n.train(n2n.train_config(train_data=sys.argv[1], model_dir=sys.argv[2], val_data='',
-                           train_steps=2, steps_per_loop=1, crop_size=32, batch_size=2,
-                           network_width=8, precision='float32'), progress_bar=False)
+tf.function(losses.get_loss('l2'))(tf.zeros([1, 4, 4, 1]), tf.zeros([1, 4, 4, 1]), None, 0.0)
+print('control done')
+settings = dict(train_data=sys.argv[1], model_dir=sys.argv[2], val_data=sys.argv[3],
+                train_steps=2, steps_per_loop=1, crop_size=32, batch_size=2, network_width=8,
+                precision='float32', eval_every=2, max_eval_images=1)
+settings.update(json.loads(sys.argv[4]))
+n2n.train(n2n.train_config(**settings), progress_bar=False)
 print('trained')
 """
 
@@ -127,15 +137,26 @@ def test_converted_code_keeps_its_source_once_its_file_is_gone():
   assert 'def tf__clip_if_large' in inspect.getsource(converted)
 
 
-def test_training_converts_no_n2n_function_with_autograph(tfrecord_dir, tmp_path):
-  # Converting the training step and the input pipeline took about 1.1 s of a 4-step
-  # train.py's 5.8 s; a function given to tf.data without traced.as_written, or a
-  # tf.function without autograph=False, shows here.
+@pytest.mark.slow
+@pytest.mark.parametrize('settings', [
+    {},  # Noise2Noise on two synthetic corruptions, validated on images
+    {'method': 'neighbor2neighbor', 'neighbor2neighbor_stride': 1, 'crop_size': 64},
+    {'method': 'blind_spot', 'blind_spot_line': 'rows', 'blind_spot_line_span': 5,
+     'jit_compile': True},
+], ids=['pairs', 'neighbor2neighbor', 'blind_spot_rows_jit'])
+def test_training_converts_no_n2n_function_with_autograph(tfrecord_dir, image_folder, tmp_path,
+                                                          settings):
+  # Converting the training step and the input pipeline took about 1 s of a 4-step
+  # train.py's 6 (bench/autograph_startup.py); a function given to tf.data without
+  # traced.as_written, or a tf.function without autograph=False, shows here.
   script = tmp_path / 'count.py'
   script.write_text(_TRAIN_COUNTING_CONVERSIONS)
   result = subprocess.run(
-      [sys.executable, str(script), f'{tfrecord_dir}/*.tfrecord', str(tmp_path / 'run')],
+      [sys.executable, str(script), f'{tfrecord_dir}/*.tfrecord', str(tmp_path / 'run'),
+       str(image_folder), json.dumps(settings)],
       env={**os.environ, 'PYTHONPATH': REPO_ROOT}, capture_output=True, text=True, timeout=300)
   assert result.returncode == 0 and 'trained' in result.stdout, result.stderr[-3000:]
-  converted = [line for line in result.stdout.splitlines() if line.startswith('converted')]
+  control, training = result.stdout.split('control done')
+  assert 'converted n2n.training.losses' in control, control
+  converted = [line for line in training.splitlines() if line.startswith('converted')]
   assert not [line for line in converted if line.startswith('converted n2n')], converted

@@ -5,8 +5,9 @@ into graph control flow: about 40 functions for a training run's input pipeline
 and step, converted anew in every process (a 4-step train.py took 5.8 s with
 them, 4.7 s without), with nothing to rewrite in n2n's graph code,
 whose branches are on Python values or written as tf.cond / tf.where /
-tf.while_loop. A Python `if` or `for` on a tensor in a function given to
-as_written fails when traced (OperatorNotAllowedInGraphError), never silently.
+tf.while_loop. Without AutoGraph a Python `if`, `for` or len() on a tensor
+fails when traced (a TypeError), and a Python print() of a tensor prints once,
+at tracing, not per element: write tf.cond, tf.while_loop, tf.shape, tf.print.
 """
 
 import tensorflow as tf

@@ -197,8 +197,9 @@ def make_corruption(noise):
     -> noisy [H, W, C] float32.
   """
 
-  # Traced once: corruptions with loops (text) are slow op by op in eager mode.
-  @tf.function(reduce_retracing=True)
+  # Traced once: corruptions with loops (text) are slow op by op in eager mode. Their
+  # loops are tf.while_loop already: no AutoGraph (n2n/data/traced.py).
+  @tf.function(reduce_retracing=True, autograph=False)
   def corrupt(clean, level, seed):
     # On GPUs float32 matmuls may run in TF32 (10-bit mantissa); the Poisson
     # sampler's CDF tables are summed by a matmul and need full float32, which

@@ -55,7 +55,7 @@ def distributed_function(model, strategy):
     strategy: tf.distribute.MirroredStrategy.
   """
 
-  @tf.function(reduce_retracing=True)
+  @tf.function(reduce_retracing=True, autograph=False)
   def run_replicas(inputs):
     return strategy.run(lambda batch: model(batch, training=False), args=(inputs,))
 

@@ -15,7 +15,7 @@ def model_function(model):
   spatial = len(model.input_shape) - 2
 
   @tf.function(input_signature=[tf.TensorSpec([None] * (spatial + 1) + [channels], tf.float32)],
-               reduce_retracing=True)
+               reduce_retracing=True, autograph=False)
   def run_model(batch):
     return model(batch, training=False)
 

@@ -209,7 +209,7 @@ class Trainer:
       return loss, tape.gradient(scaled_loss, model.trainable_variables)
 
     if config.run.jit_compile:
-      return tf.function(loss_and_gradients, jit_compile=True)
+      return tf.function(loss_and_gradients, jit_compile=True, autograph=False)
     return loss_and_gradients
 
   def _make_train_step(self):
