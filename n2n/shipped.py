@@ -19,6 +19,9 @@ MODELS = {
                   'correlated noise, as they are: no training. Trained on noise simulated '
                   'through a camera\'s processing (bench/camera_model.py)'),
 }
+# Name -> the pixel type it was trained on (numpy's name): other data is refused where a
+# user chooses the model from a list (the napari plugin).
+PIXEL_TYPES = {CAMERA_SRGB: 'uint8'}
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
 
 

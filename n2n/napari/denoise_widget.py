@@ -8,6 +8,7 @@ import functools
 import os
 
 from magicgui import widgets
+import numpy as np
 
 from n2n import shipped
 from n2n.napari import calls
@@ -67,11 +68,20 @@ class DenoiseWidget(widgets.Container):
   def _shipped_changed(self, name):
     self.model.enabled = name == OWN_MODEL
 
-  def _model_path(self):
-    """The shipped model's name, or the folder field's absolute path; None (after a
-    one-line notification) where the field names nothing that exists."""
-    if self.shipped.value != OWN_MODEL:
-      return self.shipped.value
+  def _model_path(self, layer):
+    """The chosen shipped model's package folder (never a folder of that name where napari
+    runs), or the folder field's absolute path; None (after a one-line notification)
+    where the field names nothing that exists, or the layer is not the pixel type the
+    shipped model was trained on."""
+    name = self.shipped.value
+    if name != OWN_MODEL:
+      pixel_type = np.dtype(layer.dtype).name
+      if pixel_type != shipped.PIXEL_TYPES[name]:
+        self.status.value = running.show_error(
+            f'{name} denoises {shipped.PIXEL_TYPES[name]} images; layer {layer.name!r} is '
+            f'{pixel_type}: choose a model trained on such data')
+        return None
+      return shipped.folder(name)
     path = os.path.abspath(os.path.expanduser(str(self.model.value).strip()))
     if not str(self.model.value).strip() or not (os.path.isdir(path) or os.path.isfile(path)):
       self.status.value = running.show_error(
@@ -85,7 +95,7 @@ class DenoiseWidget(widgets.Container):
     if layer is None:
       self.status.value = running.show_error('no image layer to denoise: open or add one first')
       return
-    path = self._model_path()
+    path = self._model_path(layer)
     if path is None:
       return
     self._source = (layer, self.tta.value)
