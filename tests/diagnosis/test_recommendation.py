@@ -5,6 +5,8 @@ import dataclasses
 import numpy as np
 import pytest
 
+from bench.recipes import camera as camera_recipe
+from n2n.data import microscope_noise
 from n2n.diagnosis import noise_statistics
 from n2n.diagnosis import report
 
@@ -128,3 +130,19 @@ def test_a_level_flat_within_the_estimates_error_reads_as_no_shot_noise():
   assert ('variance fit (shot x signal + read): R no shot noise measured (variance 0.0004), '
           'G ') in text
   assert '-2e-05' not in text and 'does not fit' not in text
+
+
+def test_one_photograph_reads_decaying_camera_noise_as_correlated_and_scmos_rows_as_rows():
+  # The case the lag-4 threshold alone got wrong: the demo's chelsea (never trained on)
+  # through a camera of the calibrated profile 1 read 0.11 at lag 4 along x.
+  chelsea = camera_recipe.HELD_OUT[0]
+  capture, _ = camera_recipe.held_out_capture(chelsea, 3)
+  camera = noise_statistics.estimate_single([capture.astype(np.float32) / 255.0])
+  assert camera.correlation_x[-1] > report.LINE_FAR  # what made it look like rows
+  assert report.kind_of(camera) == 'correlated'
+  # The same photograph's luminance through the sCMOS simulator: offsets along whole rows.
+  luminance = camera_recipe.clean_photograph(chelsea).mean(axis=2)
+  rows = microscope_noise.capture(luminance, microscope_noise.ScmosSettings(),
+                                  np.random.default_rng(0))
+  scmos = noise_statistics.estimate_single([rows[..., None].astype(np.float32) / 65535.0])
+  assert report.kind_of(scmos) == 'rows'
