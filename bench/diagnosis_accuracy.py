@@ -33,6 +33,7 @@ from n2n.diagnosis import noise_statistics  # pylint: disable=g-import-not-at-to
 from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
 from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.recipes import camera as camera_recipe  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('output', '', 'Write the results here as JSON.')
 flags.DEFINE_string('markdown', '', 'Write the results here as a Markdown table.')
@@ -46,15 +47,10 @@ REMAKE = ('python -m bench.diagnosis_accuracy --output=docs/bench/diagnosis_accu
           '--markdown=docs/bench/diagnosis_accuracy.md')
 
 
-def photograph_paths():
-  """The demo photographs' paths, in the order photographs() reads them."""
-  return sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png')))
-
-
 def photographs():
   """The demo photographs, [H, W, 3] float in [0, 1] (grayscale ones repeated)."""
   images = []
-  for path in photograph_paths():
+  for path in camera_recipe.demo_photograph_paths():
     image = iio.imread(path).astype(np.float64) / 255.0
     image = image[..., :3] if image.ndim == 3 else np.repeat(image[..., None], 3, axis=2)
     images.append(camera_pipeline.even_crop(image))
@@ -109,7 +105,7 @@ def per_file(images, rng):
   """denoise.py's check (512 patches) on each photograph alone: its lag-1
   correlation (the larger of x and y) under Gaussian noise of sigma 25/255 and
   under camera noise, against the threshold it warns from."""
-  paths = photograph_paths()
+  paths = camera_recipe.demo_photograph_paths()
   rows = []
   for path, image in zip(paths, images):
     gaussian = quantised(image + 25 / 255 * rng.standard_normal(image.shape))

@@ -22,7 +22,6 @@ from n2n.data import microscope_noise  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import noise_statistics  # pylint: disable=g-import-not-at-top
 from n2n.diagnosis import report  # pylint: disable=g-import-not-at-top
 from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
-from bench import diagnosis_accuracy  # pylint: disable=g-import-not-at-top
 from bench import json_output  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
 from bench.recipes import camera as camera_recipe  # pylint: disable=g-import-not-at-top
@@ -59,8 +58,9 @@ def main(argv):
       print('camera', row, flush=True)
   rng = np.random.default_rng(0)
   settings = microscope_noise.ScmosSettings()
-  for path, image in zip(diagnosis_accuracy.photograph_paths(), diagnosis_accuracy.photographs()):
-    capture = microscope_noise.capture(image.mean(axis=2), settings, rng)[..., None] / 65535.0
+  for path in camera_recipe.demo_photograph_paths():
+    luminance = camera_recipe.clean_photograph(path).mean(axis=2)
+    capture = microscope_noise.capture(luminance, settings, rng)[..., None] / 65535.0
     row = reading(os.path.basename(path), capture)
     results['scmos_rows'].append(row)
     print('sCMOS', row, flush=True)

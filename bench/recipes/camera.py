@@ -3,6 +3,7 @@ page that names them), its learning test (tests/test_shipped_models.py) and the 
 of that test's figure over seeds (python -m bench.camera_model --held_out_seeds=6): a
 photograph the model never saw, through a camera of the calibrated profile 1."""
 
+import glob
 import os
 
 import imageio.v3 as iio
@@ -30,6 +31,11 @@ HELD_OUT = ('datasets/demo/val/chelsea.png', 'datasets/demo/val/coffee.png')
 # bench/camera_calibration.py's profile 1 (noise reduction), calibrated to real photographs.
 PROFILE = {'shot_range': (0.0015, 0.0015), 'chroma_blur': 2.0, 'luma_blur': 0.45,
            'optics_blur': 0.65}
+
+
+def demo_photograph_paths():
+  """The demo's photographs (datasets/demo/train and val), absolute paths, sorted."""
+  return sorted(glob.glob(os.path.join(REPO_ROOT, 'datasets', 'demo', '*', '*.png')))
 
 
 def clean_photograph(path):
