@@ -146,7 +146,7 @@ def test_converted_code_keeps_its_source_once_its_file_is_gone():
 ], ids=['pairs', 'neighbor2neighbor', 'blind_spot_rows_jit'])
 def test_training_converts_no_n2n_function_with_autograph(tfrecord_dir, image_folder, tmp_path,
                                                           settings):
-  # Converting the training step and the input pipeline took about 1 s of a 4-step
+  # Converting the training step and the input pipeline took about 1.5 s of a 4-step
   # train.py's 6 (bench/autograph_startup.py); a function given to tf.data without
   # traced.as_written, or a tf.function without autograph=False, shows here.
   script = tmp_path / 'count.py'

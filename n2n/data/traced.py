@@ -2,8 +2,8 @@
 
 AutoGraph rewrites a traced Python function, and every n2n function it calls,
 into graph control flow: about 40 functions for a training run's input pipeline
-and step, converted anew in every process (a 4-step train.py took 5.8 s with
-them, 4.7 s without), with nothing to rewrite in n2n's graph code,
+and step, converted anew in every process (a 4-step train.py took a median 6.0 s
+before, 4.5 s since: docs/performance.md), with nothing to rewrite in n2n's graph code,
 whose branches are on Python values or written as tf.cond / tf.where /
 tf.while_loop. Without AutoGraph a Python `if`, `for` or len() on a tensor
 fails when traced (a TypeError), and a Python print() of a tensor prints once,

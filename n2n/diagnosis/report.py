@@ -24,7 +24,8 @@ LINE_OTHER_AXIS = 0.03
 # ...if it also keeps this share of its lag-2 value there: a line's offset is shared
 # at every lag, while correlated pixel noise decays. On single demo photographs the
 # sCMOS simulator's rows keep 0.56-1.06 of it; camera noise on one small photograph
-# (chelsea) still read 0.09-0.11 at lag 4 but kept only 0.23-0.24.
+# (chelsea, 6 cameras) still read 0.085-0.113 at lag 4 along x but kept only 0.20-0.27
+# (docs/bench/line_noise_rule.json).
 LINE_KEPT = 0.4
 CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}
 
