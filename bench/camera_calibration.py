@@ -193,17 +193,8 @@ def timed_gains(denoisers, noisy, references):
 # rendering, 0-1).
 CLASSICAL_METHODS = {
     'bm3d': classical.true_sigma,
-    'bm3d_estimated': lambda capture, _: diagnosed_level(capture),
+    'bm3d_estimated': lambda capture, _: camera_recipe.diagnosed_level(capture),
 }
-
-
-def diagnosed_level(capture):
-  """[C] the level n2n.diagnose reads from one capture ([H, W, C], 0-1), mean over its
-  signal bins; ValueError where a channel has no flat patch to read it from."""
-  level = np.nanmean(n2n.diagnose([capture]).profile.sigma, axis=0)
-  if not np.all(np.isfinite(level)):
-    raise ValueError(f'diagnose read no level in some channel of a capture: {level}')
-  return level
 
 
 # --methods=model:NAME: a trained model as is, untrained on these captures.

@@ -1255,3 +1255,26 @@ def test_the_pages_camera_model_rows_are_its_jsons_means_on_the_same_captures():
                   runs['neighbor2neighbor'], runs['pairs'], runs['bm3d'],
                   runs['bm3d_estimated']]
       assert rows[(title, label)] == [f'{mean(gains):+.2f}' for gains in expected]
+
+
+def test_the_camera_crops_on_the_page_are_their_jsons_and_the_picture_has_every_tile():
+  """The calibrated cameras' crops (bench/camera_crops.py): the page's table holds each
+  crop's PSNRs as the JSON has them, and the picture has a tile for every crop and
+  column, at the scale the script draws."""
+  import json  # pylint: disable=g-import-not-at-top
+  from PIL import Image  # pylint: disable=g-import-not-at-top
+  from bench import camera_crops  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_crops.json')) as source:
+    results = json.load(source)
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  assert len(results['crops']) == 4 and {'noisy', 'camera_srgb'} <= set(
+      results['crops'][0]['psnr_db'])
+  for crop in results['crops']:
+    cells = ' | '.join(f'{value:.2f}' for value in crop['psnr_db'].values())
+    assert f'| {crop["crop"]} | {crop["mean_luminance"]:.2f} | {cells} |' in page
+  picture = Image.open(os.path.join(REPO_ROOT, 'docs', 'results', 'camera_crops.png'))
+  tile = results['crop'] * camera_crops.SCALE
+  assert picture.size == (tile * len(results['columns']),
+                          (tile + camera_crops.LABEL_HEIGHT) * len(results['crops']))
+  assert '(results/camera_crops.png)' in page

@@ -10,6 +10,7 @@ import imageio.v3 as iio
 import numpy as np
 
 from bench import REPO_ROOT
+import n2n
 from n2n.data import camera_pipeline
 
 # The cameras the model learns, each drawn per scene: uniform in each range (the shot
@@ -55,6 +56,15 @@ def held_out_capture(path, seed):
   settings = camera_pipeline.random_settings(rng, **PROFILE)
   captures, reference = camera_pipeline.captures_of(clean_photograph(path), settings, 1, rng)
   return captures[0], reference
+
+
+def diagnosed_level(capture):
+  """[C] the level n2n.diagnose reads from one capture ([H, W, C], 0-1), mean over its
+  signal bins; ValueError where a channel has no flat patch to read it from."""
+  level = np.nanmean(n2n.diagnose([capture]).profile.sigma, axis=0)
+  if not np.all(np.isfinite(level)):
+    raise ValueError(f'diagnose read no level in some channel of a capture: {level}')
+  return level
 
 
 def psnr(image, reference):

@@ -122,6 +122,34 @@ def outside_training_sentence(path=OUTSIDE_TRAINING):
           + '; '.join(readings) + '.')
 
 
+# Pictures of a shadow and a highlight crop of the unseen photographs (bench/camera_crops.py).
+CROPS = os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_crops.json')
+CROPS_PICTURE = 'results/camera_crops.png'
+
+
+def crops_lines(path=CROPS):
+  """The section's picture of crops and their PSNRs, from the JSON at path; [] if none."""
+  if not os.path.exists(path):
+    return []
+  with open(path) as source:
+    results = json.load(source)
+  columns = results['columns'][:-1]
+  rows = [f'| {crop["crop"]} | {crop["mean_luminance"]:.2f} | '
+          + ' | '.join(f'{crop["psnr_db"][column]:.2f}' for column in columns) + ' |'
+          for crop in results['crops']]
+  return ['', f'Crops of {results["crop"]} x {results["crop"]} pixels of the 2 photographs '
+          f'{SHIPPED_MODEL} never saw, through a profile-1 camera (seed {results["seed"]}): in '
+          'each, the darkest (mean at least 0.1: darker is clipped black) and the brightest '
+          'window (mean at most 0.9) of the noise-free rendering, denoised by what needs no '
+          'training on them, at 2x; PSNR of each crop in dB. The trained methods are not '
+          f'pictured. Made by `bench/camera_crops.py` at {results["commit"]} '
+          f'([json](bench/{os.path.basename(path)})).', '',
+          f'![Shadow and highlight crops, noisy, {SHIPPED_MODEL}, CBM3D and noise-free]'
+          f'({CROPS_PICTURE})', '',
+          '| crop | mean (0-1) | ' + ' | '.join(columns) + ' |',
+          '|---' * (len(columns) + 2) + '|'] + rows
+
+
 def _training_ranges():
   """The shipped model's training cameras (bench/recipes/camera.py), in words."""
   ranges = camera_recipe.TRAINING_CAMERAS
@@ -193,7 +221,8 @@ def section(found, models=None):
          'capture alone. PSNR gains in dB against the camera\'s noise-free rendering, mean '
          'over the photographs; one seed. The benchmark rows are issue 52\'s, measured '
          'outside on real photographs at its defaults then (one orientation). Not measured '
-         'yet: clean targets (N2C), CAREamics at equal wall time, pictures of crops. Made by '
+         'yet: clean targets (N2C), CAREamics at equal wall time, pictures of the trained '
+         'methods\' crops. Made by '
          '`bench/camera_calibration.py`; the section by `bench/results/camera_profiles.py`.',
          '', header, rule]
   for name, real in REAL_GAINS.items():
@@ -257,6 +286,7 @@ def section(found, models=None):
     sentence = outside_training_sentence()
     if sentence:
       out += ['', sentence]
+    out += crops_lines()
   return out + ['']
 
 

@@ -1,0 +1,116 @@
+"""Pictures of a shadow and a highlight crop of each held-out photograph through a
+calibrated camera, denoised by what needs no training on them: the shipped model
+camera_srgb (as is, and with --tta) and CBM3D at the level diagnose reads; the
+noisy capture and its noise-free rendering beside them, each crop's PSNR under it.
+
+  python -m bench.camera_crops --picture=docs/results/camera_crops.png \
+      --output=docs/bench/camera_crops.json
+
+The captures are the shipped model's learning test's (bench/recipes/camera.py: the
+demo's chelsea and coffee, which it never trained on, through a camera of the
+calibrated profile 1, seed --seed). The crops are CROP pixels square, on a grid of
+CROP/4: in the noise-free rendering's luminance, the darkest whose mean is at least
+SHADOW_FLOOR (darker is clipped black in these photographs) and the brightest whose
+mean is at most HIGHLIGHT_CEILING. Shown at 2x, nearest neighbour. Needs bm3d
+(pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph).
+"""
+
+import os
+
+from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
+from absl import flags  # pylint: disable=g-import-not-at-top
+import numpy as np  # pylint: disable=g-import-not-at-top
+from PIL import Image  # pylint: disable=g-import-not-at-top
+from PIL import ImageDraw  # pylint: disable=g-import-not-at-top
+
+import n2n  # pylint: disable=g-import-not-at-top
+from n2n import shipped  # pylint: disable=g-import-not-at-top
+from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
+from bench import classical  # pylint: disable=g-import-not-at-top
+from bench import json_output  # pylint: disable=g-import-not-at-top
+from bench import provenance  # pylint: disable=g-import-not-at-top
+from bench.recipes import camera as camera_recipe  # pylint: disable=g-import-not-at-top
+
+flags.DEFINE_integer('seed', 3, 'The camera and noise seed of each held-out capture.')
+flags.DEFINE_string('picture', '', 'Write the picture here (PNG).')
+flags.DEFINE_string('output', '', 'Write the crops\' places and PSNRs here as JSON.')
+FLAGS = flags.FLAGS
+
+CROP = 96
+SHADOW_FLOOR = 0.1
+HIGHLIGHT_CEILING = 0.9
+SCALE = 2
+LABEL_HEIGHT = 16
+COLUMNS = ('noisy', f'{shipped.CAMERA_SRGB}', f'{shipped.CAMERA_SRGB} --tta',
+           'CBM3D, diagnosed level', 'noise-free')
+
+
+def crop_corners(reference):
+  """{'shadow': (y, x), 'highlight': (y, x)}: the crops' top-left corners in reference
+  ([H, W, 3] uint8), chosen as the module docstring says."""
+  luminance = reference.astype(np.float64).mean(axis=2) / 255.0
+  step = CROP // 4
+  means = {(y, x): luminance[y:y + CROP, x:x + CROP].mean()
+           for y in range(0, luminance.shape[0] - CROP + 1, step)
+           for x in range(0, luminance.shape[1] - CROP + 1, step)}
+  shadows = {corner: mean for corner, mean in means.items() if mean >= SHADOW_FLOOR}
+  highlights = {corner: mean for corner, mean in means.items() if mean <= HIGHLIGHT_CEILING}
+  return {'shadow': min(shadows, key=shadows.get),
+          'highlight': max(highlights, key=highlights.get)}
+
+
+def in_8_bits(image):
+  return np.round(np.clip(image, 0.0, 1.0) * 255.0).astype(np.uint8)
+
+
+def denoised_versions(capture):
+  """[len(COLUMNS) - 1] uint8 images: the capture, then each way of denoising it."""
+  model = n2n.Denoiser.load(shipped.folder(shipped.CAMERA_SRGB))
+  as_float = capture.astype(np.float32) / 255.0
+  level = camera_recipe.diagnosed_level(as_float)
+  cbm3d = in_8_bits(classical.bm3d_denoiser(level)(as_float))
+  return [capture, model(capture), model(capture, tta=True), cbm3d]
+
+
+def tile(image, text):
+  """The crop at SCALE x with text on a strip beneath: a PIL image."""
+  enlarged = Image.fromarray(image).resize((CROP * SCALE, CROP * SCALE), Image.NEAREST)
+  canvas = Image.new('RGB', (CROP * SCALE, CROP * SCALE + LABEL_HEIGHT), (255, 255, 255))
+  canvas.paste(enlarged, (0, 0))
+  ImageDraw.Draw(canvas).text((4, CROP * SCALE + 2), text, fill=(0, 0, 0))
+  return canvas
+
+
+def main(argv):
+  del argv
+  classical.bm3d_version()
+  results = {**provenance.stamp(REPO_ROOT), 'seed': FLAGS.seed, 'crop': CROP,
+             'profile': camera_recipe.PROFILE, 'columns': list(COLUMNS), 'crops': []}
+  rows = []
+  for path in camera_recipe.HELD_OUT:
+    capture, reference = camera_recipe.held_out_capture(path, FLAGS.seed)
+    versions = denoised_versions(capture) + [reference]
+    for kind, (y, x) in crop_corners(reference).items():
+      crops = [version[y:y + CROP, x:x + CROP] for version in versions]
+      truth = crops[-1]
+      psnrs = [round(camera_recipe.psnr(crop, truth), 2) for crop in crops[:-1]]
+      name = f'{os.path.splitext(os.path.basename(path))[0]}, {kind}'
+      results['crops'].append({'crop': name, 'corner_yx': [y, x],
+                               'mean_luminance': round(float(truth.mean()) / 255.0, 3),
+                               'psnr_db': dict(zip(COLUMNS[:-1], psnrs))})
+      print(results['crops'][-1], flush=True)
+      labels = [f'{column}: {value:.2f} dB' for column, value in zip(COLUMNS, psnrs)]
+      rows.append([tile(crop, label) for crop, label in zip(crops, labels + [name])])
+  json_output.write_results(FLAGS.output, results)
+  if FLAGS.picture:
+    width, height = rows[0][0].size
+    picture = Image.new('RGB', (width * len(COLUMNS), height * len(rows)), (255, 255, 255))
+    for row, tiles in enumerate(rows):
+      for column, image in enumerate(tiles):
+        picture.paste(image, (column * width, row * height))
+    picture.save(FLAGS.picture)
+    print('wrote', FLAGS.picture)
+
+
+if __name__ == '__main__':
+  app.run(main)
