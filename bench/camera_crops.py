@@ -9,9 +9,9 @@ noisy capture and its noise-free rendering beside them, each crop's PSNR under i
 The captures are the shipped model's learning test's (bench/recipes/camera.py: the
 demo's chelsea and coffee, which it never trained on, through a camera of the
 calibrated profile 1, seed --seed). The crops are CROP pixels square, on a grid of
-CROP/4: in the noise-free rendering's luminance, the darkest whose mean is at least
-SHADOW_FLOOR (darker is clipped black in these photographs) and the brightest whose
-mean is at most HIGHLIGHT_CEILING. Shown at 2x, nearest neighbour. Needs bm3d
+CROP/4: in the noise-free rendering's luminance (the mean of its sRGB channels, 0-1),
+the darkest whose mean is at least SHADOW_FLOOR and the brightest whose mean is at most
+HIGHLIGHT_CEILING, so that neither is a flat black or white area. Shown at 2x, nearest neighbour. Needs bm3d
 (pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph).
 """
 

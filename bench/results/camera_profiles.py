@@ -139,8 +139,8 @@ def crops_lines(path=CROPS):
           for crop in results['crops']]
   return ['', f'Crops of {results["crop"]} x {results["crop"]} pixels of the 2 photographs '
           f'{SHIPPED_MODEL} never saw, through a profile-1 camera (seed {results["seed"]}): in '
-          'each, the darkest (mean at least 0.1: darker is clipped black) and the brightest '
-          'window (mean at most 0.9) of the noise-free rendering, denoised by what needs no '
+          'each, the darkest window whose mean is at least 0.1 and the brightest whose mean '
+          'is at most 0.9, both in 0-1 sRGB values, of the noise-free rendering, denoised by what needs no '
           'training on them, at 2x; PSNR of each crop in dB. The trained methods are not '
           f'pictured. Made by `bench/camera_crops.py` at {results["commit"]} '
           f'([json](bench/{os.path.basename(path)})).', '',
