@@ -69,8 +69,11 @@ def main(argv):
   runs = {setting: [] for setting in settings}
   with tempfile.TemporaryDirectory() as folder:
     baseline = os.path.join(folder, 'baseline')
-    subprocess.run(['git', 'worktree', 'add', '--detach', baseline, FLAGS.baseline],
-                   cwd=REPO_ROOT, check=True, capture_output=True)
+    added = subprocess.run(['git', 'worktree', 'add', '--detach', baseline, FLAGS.baseline],
+                           cwd=REPO_ROOT, check=False, capture_output=True, text=True)
+    if added.returncode:
+      raise app.UsageError(f'--baseline={FLAGS.baseline}: git worktree add failed: '
+                           + (added.stderr.strip().splitlines() or ['no message'])[-1])
     try:
       checkouts = {'baseline': baseline, 'this checkout': REPO_ROOT}
       records = os.path.join(folder, 'records')
@@ -84,6 +87,8 @@ def main(argv):
     finally:
       subprocess.run(['git', 'worktree', 'remove', '--force', baseline], cwd=REPO_ROOT,
                      check=False, capture_output=True)
+      subprocess.run(['git', 'worktree', 'prune'], cwd=REPO_ROOT, check=False,
+                     capture_output=True)
   for setting in settings:
     results['seconds'][setting] = {'runs': runs[setting], 'median': statistics.median(runs[setting])}
   results['saved_per_start_s'] = round(results['seconds']['baseline']['median'] -

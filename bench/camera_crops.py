@@ -11,7 +11,7 @@ demo's chelsea and coffee, which it never trained on, through a camera of the
 calibrated profile 1, seed --seed). The crops are CROP pixels square, on a grid of
 CROP/4: in the noise-free rendering's luminance (the mean of its sRGB channels, 0-1),
 the darkest whose mean is at least SHADOW_FLOOR and the brightest whose mean is at most
-HIGHLIGHT_CEILING, so that neither is a flat black or white area. Shown at 2x, nearest neighbour. Needs bm3d
+HIGHLIGHT_CEILING. Shown at 2x, nearest neighbour. Needs bm3d
 (pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph).
 """
 
@@ -83,8 +83,9 @@ def tile(image, text):
 
 def main(argv):
   del argv
-  classical.bm3d_version()
   results = {**provenance.stamp(REPO_ROOT), 'seed': FLAGS.seed, 'crop': CROP,
+             'shadow_floor': SHADOW_FLOOR, 'highlight_ceiling': HIGHLIGHT_CEILING,
+             'scale': SCALE, 'label_height': LABEL_HEIGHT, 'bm3d': classical.bm3d_version(),
              'profile': camera_recipe.PROFILE, 'columns': list(COLUMNS), 'crops': []}
   rows = []
   for path in camera_recipe.HELD_OUT:
@@ -100,7 +101,8 @@ def main(argv):
                                'psnr_db': dict(zip(COLUMNS[:-1], psnrs))})
       print(results['crops'][-1], flush=True)
       labels = [f'{column}: {value:.2f} dB' for column, value in zip(COLUMNS, psnrs)]
-      rows.append([tile(crop, label) for crop, label in zip(crops, labels + [name])])
+      rows.append([tile(crop, label)
+                   for crop, label in zip(crops, labels + [f'{COLUMNS[-1]} ({name})'])])
   json_output.write_results(FLAGS.output, results)
   if FLAGS.picture:
     width, height = rows[0][0].size

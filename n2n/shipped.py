@@ -10,6 +10,7 @@ was trained on. A run or export of that name in the working folder comes first
 Nothing is downloaded.
 """
 
+import json
 import os
 
 CAMERA_SRGB = 'camera_srgb'
@@ -19,15 +20,19 @@ MODELS = {
                   'correlated noise, as they are: no training. Trained on noise simulated '
                   'through a camera\'s processing (bench/camera_model.py)'),
 }
-# Name -> the pixel type it was trained on (numpy's name): other data is refused where a
-# user chooses the model from a list (the napari plugin).
-PIXEL_TYPES = {CAMERA_SRGB: 'uint8'}
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
 
 
 def folder(name):
   """The package folder of the shipped model `name` (a key of MODELS)."""
   return os.path.join(FOLDER, name)
+
+
+def pixel_type(name):
+  """The pixel type (numpy's name, e.g. 'uint8') the shipped model `name` was trained on,
+  from its config.json: other data is refused where a user picks it from a list (napari)."""
+  with open(os.path.join(folder(name), 'config.json')) as config_file:
+    return json.load(config_file)['data']['dtype']
 
 
 def resolve(path):

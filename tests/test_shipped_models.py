@@ -67,6 +67,12 @@ def test_every_shipped_model_is_a_run_folder_with_its_training_record_and_licenc
     assert size < 6e6, size
 
 
+def test_the_camera_model_says_it_was_trained_on_8_bit_photographs():
+  # The napari plugin refuses other layers by it: bench/camera_model.py trains on 8-bit
+  # renderings of the camera simulator.
+  assert shipped.pixel_type(shipped.CAMERA_SRGB) == 'uint8'
+
+
 def test_denoise_py_lists_the_shipped_models_in_its_help():
   flag_values = config_flags.flags.FlagValues()
   config_flags.define_flags(denoise_config.DenoiseConfig, flag_values)

@@ -139,11 +139,12 @@ def crops_lines(path=CROPS):
           for crop in results['crops']]
   return ['', f'Crops of {results["crop"]} x {results["crop"]} pixels of the 2 photographs '
           f'{SHIPPED_MODEL} never saw, through a profile-1 camera (seed {results["seed"]}): in '
-          'each, the darkest window whose mean is at least 0.1 and the brightest whose mean '
-          'is at most 0.9, both in 0-1 sRGB values, of the noise-free rendering, denoised by what needs no '
-          'training on them, at 2x; PSNR of each crop in dB. The trained methods are not '
-          f'pictured. Made by `bench/camera_crops.py` at {results["commit"]} '
-          f'([json](bench/{os.path.basename(path)})).', '',
+          f'each, the darkest window whose mean is at least {results["shadow_floor"]:g} and the '
+          f'brightest whose mean is at most {results["highlight_ceiling"]:g}, both in 0-1 sRGB '
+          'values, of the noise-free rendering, denoised by what needs no training on them '
+          f'(CBM3D: bm3d {results["bm3d"]}), at {results["scale"]}x; PSNR of each crop in dB. '
+          'The trained methods are not pictured. Made by `bench/camera_crops.py` at '
+          f'{results["commit"]} ([json](bench/{os.path.basename(path)})).', '',
           f'![Shadow and highlight crops, noisy, {SHIPPED_MODEL}, CBM3D and noise-free]'
           f'({CROPS_PICTURE})', '',
           '| crop | mean (0-1) | ' + ' | '.join(columns) + ' |',

@@ -22,9 +22,11 @@ CORRELATED = 0.2
 LINE_FAR = 0.05
 LINE_OTHER_AXIS = 0.03
 # ...if it also keeps this share of its lag-2 value there: a line's offset is shared
-# at every lag, while correlated pixel noise decays. On single demo photographs the
-# sCMOS simulator's rows keep 0.56-1.06 of it; camera noise on one small photograph
-# (chelsea, 6 cameras) still read 0.085-0.113 at lag 4 along x but kept only 0.20-0.27
+# at every lag, while correlated pixel noise decays. Through the sCMOS simulator, one
+# demo photograph at a time, the 7 of 11 whose rows still read over LINE_FAR at lag 4
+# keep 0.56-1.06 of lag 2 there (on the other 4 the photograph's texture hides the
+# rows at lag 4 already); camera noise on one small photograph (chelsea, 6 cameras)
+# read 0.085-0.113 at lag 4 along x but kept only 0.20-0.27
 # (docs/bench/line_noise_rule.json).
 LINE_KEPT = 0.4
 CHANNEL_NAMES = {1: ('grey',), 3: ('R', 'G', 'B')}

@@ -75,11 +75,11 @@ class DenoiseWidget(widgets.Container):
     shipped model was trained on."""
     name = self.shipped.value
     if name != OWN_MODEL:
-      pixel_type = np.dtype(layer.dtype).name
-      if pixel_type != shipped.PIXEL_TYPES[name]:
+      pixel_type, trained_on = np.dtype(layer.dtype).name, shipped.pixel_type(name)
+      if pixel_type != trained_on:
         self.status.value = running.show_error(
-            f'{name} denoises {shipped.PIXEL_TYPES[name]} images; layer {layer.name!r} is '
-            f'{pixel_type}: choose a model trained on such data')
+            f'{name} denoises {trained_on} images; layer {layer.name!r} is {pixel_type}: '
+            'choose a model trained on such data')
         return None
       return shipped.folder(name)
     path = os.path.abspath(os.path.expanduser(str(self.model.value).strip()))

@@ -138,7 +138,11 @@ def test_one_photograph_reads_decaying_camera_noise_as_correlated_and_scmos_rows
   chelsea = camera_recipe.HELD_OUT[0]
   capture, _ = camera_recipe.held_out_capture(chelsea, 3)
   camera = noise_statistics.estimate_single([capture.astype(np.float32) / 255.0])
-  assert camera.correlation_x[-1] > report.LINE_FAR  # what made it look like rows
+  # What made it look like rows: over LINE_FAR at lag 4 along x, under LINE_OTHER_AXIS
+  # along y; what the rule sees now: it kept under LINE_KEPT of its lag-2 reading.
+  assert camera.correlation_x[-1] > report.LINE_FAR
+  assert abs(camera.correlation_y[-1]) < report.LINE_OTHER_AXIS
+  assert camera.correlation_x[-1] < report.LINE_KEPT * camera.correlation_x[1]
   assert report.kind_of(camera) == 'correlated'
   # The same photograph's luminance through the sCMOS simulator: offsets along whole rows.
   luminance = camera_recipe.clean_photograph(chelsea).mean(axis=2)
