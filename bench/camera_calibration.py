@@ -34,6 +34,15 @@ optional extra: bench/classical.py; --variants do not apply to it). Every method
 recorded in seconds per megapixel of denoising, on the host the run names. BM3D runs on
 several threads; two runs of profile 1 gave the same gains to 0.01 dB.
 
+--methods=clean_targets trains Noise2Clean on the same two captures of each scene as pairs,
+against the camera's noise-free renderings (what supervision would reach at the same steps),
+and denoises the first captures:
+
+  python -m bench.camera_calibration --shots=0.0015 --chroma_blur=2 --luma_blur=0.45 \
+      --sharpen=0 --jpeg_quality=0 --optics_blur=0.65 --train_steps=1200 \
+      --methods=clean_targets --output=docs/bench/camera_profile_noise_reduced_clean.json
+  (and --shots=0.0003 --chroma_blur=0 --luma_blur=0 ... camera_profile_plain_clean.json)
+
 --methods=model:camera_srgb scores the model n2n ships (bench/camera_model.py) as it is, on
 the same captures (the same --seed draws the same cameras and noise), with and without the
 mean over the 8 orientations; it never saw the validation photographs (the last two):
@@ -55,6 +64,7 @@ import time
 
 from absl import app
 from absl import flags
+import imageio.v3 as imageio
 import numpy as np
 
 from bench import REPO_ROOT
@@ -81,7 +91,9 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
                      'and score them against the noise-free rendering (0: no training).',
                      lower_bound=0)
 flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-image ones on the '
-                  'first captures; pairs (Noise2Noise) on both captures of each scene; each '
+                  'first captures; pairs (Noise2Noise) on both captures of each scene; '
+                  'clean_targets (Noise2Clean: both captures against their noise-free '
+                  'rendering, the supervised ceiling); each '
                   'optionally with train.py settings of its own after a colon, joined by '
                   'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1. '
                   'And classical peers, untrained (needs pip install bm3d): '
@@ -235,10 +247,48 @@ def classical_gain(scenes, references, method):
           'gain_db': float(np.mean(gains))}
 
 
+# --methods=clean_targets: Noise2Clean, each capture against the camera's noise-free
+# rendering (train.py --target=clean on scenes with a reference; a scene holds both
+# captures, as pairs trains on): the supervised ceiling.
+CLEAN_TARGETS = 'clean_targets'
+
+
+def clean_target_records(scenes, references, folder):
+  """TFRecords of one scene per photograph: its two captures and, as reference.png, its
+  noise-free rendering rounded to 8 bits (n2n/data/scenes.py's layout)."""
+  from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
+  scenes_dir = os.path.join(folder, 'clean_target_scenes')
+  for index, (captures, reference) in enumerate(zip(scenes, references)):
+    scene = os.path.join(scenes_dir, f'photograph_{index:02d}')
+    os.makedirs(scene)
+    for number, capture in enumerate(captures):
+      imageio.imwrite(os.path.join(scene, f'capture_{number}.png'), capture)
+    imageio.imwrite(os.path.join(scene, 'reference.png'),
+                    np.round(np.clip(reference, 0, 255)).astype(np.uint8))
+  records = os.path.join(folder, 'clean_target_records')
+  scene_writer.write_scene_dataset(scenes_dir, records)
+  return records
+
+
 def train_gain(scenes, references, method_and_settings, steps, folder):
   """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
   'gain_db': the mean PSNR gain, ...} of `method` trained `steps` steps on the first
-  captures and denoising those same captures (as issue 52's outside check does)."""
+  captures and denoising those same captures (as issue 52's outside check does);
+  CLEAN_TARGETS trains them against their noise-free renderings."""
+  if method_and_settings == CLEAN_TARGETS:
+    config = n2n.train_config(model_dir=os.path.join(folder, CLEAN_TARGETS),
+                              train_data=clean_target_records(scenes, references, folder),
+                              noise='none', method='pairs', target='clean', crop_size=128,
+                              batch_size=8, train_steps=steps, precision=FLAGS.precision)
+    n2n.train(config, progress_bar=False)
+    noisy = [first for first, _ in scenes]
+    denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
+    gains, cost = timed_gains([denoiser] * len(noisy), noisy, references)
+    return {'variants': {}, 'method': CLEAN_TARGETS, 'steps': steps, 'crop_size': 128,
+            'batch_size': 8, 'precision': FLAGS.precision,
+            'learning_rate': config_lib.peak_learning_rate(config), 'seed': config.run.seed,
+            'scheme': {}, 'seconds_per_megapixel': cost,
+            'gains_db': [float(gain) for gain in gains], 'gain_db': float(np.mean(gains))}
   method, _, settings = method_and_settings.partition(':')
   overrides = {}
   for pair in filter(None, settings.split(';')):
