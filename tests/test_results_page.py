@@ -1288,3 +1288,26 @@ def test_the_camera_crops_on_the_page_are_their_jsons_and_the_picture_shows_them
       if column in crop['psnr_db']:
         psnr = 10 * np.log10(255.0 ** 2 / np.mean((tile - truth) ** 2))
         assert abs(psnr - crop['psnr_db'][column]) < 0.01, (crop['crop'], column, psnr)
+
+
+def test_the_pages_clean_targets_are_their_jsons_on_the_same_captures():
+  """Noise2Clean on each calibrated profile (bench/camera_calibration.py
+  --methods=clean_targets): trained on the same captures as the profile's other methods
+  (the same input PSNR), 1200 steps, and the page's sentence holds its gain beside two
+  captures' and the best single-image default's, read here from the JSONs."""
+  import json  # pylint: disable=g-import-not-at-top
+  with open(os.path.join(REPO_ROOT, 'docs', 'results.md')) as page_file:
+    page = page_file.read()
+  for name in ('noise_reduced', 'plain'):
+    runs = {}
+    for kind in ('trained', 'clean'):
+      with open(os.path.join(REPO_ROOT, 'docs', 'bench',
+                             f'camera_profile_{name}_{kind}.json')) as source:
+        (runs[kind],) = json.load(source)['settings']
+    assert runs['clean']['input_psnr'] == runs['trained']['input_psnr']
+    (clean,) = runs['clean']['trained']
+    assert clean['method'] == 'clean_targets' and clean['steps'] == 1200
+    trained = {run['method']: run['gain_db'] for run in runs['trained']['trained']}
+    best = max(trained['neighbor2neighbor'], trained['blind_spot'])
+    assert (f'{clean["gain_db"]:+.2f} dB, against {trained["pairs"]:+.2f} for two captures '
+            f'and {best:+.2f} for the best single-image default') in page

@@ -122,6 +122,39 @@ def outside_training_sentence(path=OUTSIDE_TRAINING):
           + '; '.join(readings) + '.')
 
 
+def clean_json_path(name):
+  """Noise2Clean on a profile's captures: bench/camera_calibration.py --methods=clean_targets."""
+  return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_profile_{name}_clean.json')
+
+
+CLEAN_TARGETS = 'clean_targets'
+
+
+def clean_targets_sentence(found, path_of=clean_json_path):
+  """The section's sentence on clean targets beside two captures and the best single-image
+  default, for the profiles of found (read_results()) with such a JSON; '' if none."""
+  readings, commits = [], set()
+  for name, title in PROFILES:
+    if name not in found or not os.path.exists(path_of(name)):
+      continue
+    with open(path_of(name)) as source:
+      clean = json.load(source)
+    (setting,) = clean['settings']
+    (run,) = [run for run in setting['trained'] if run['method'] == CLEAN_TARGETS]
+    columns, best = measured(found[name]), _best(measured(found[name]))
+    commits.add(clean['commit'])
+    readings.append(f'{title}: {run["gain_db"]:+.2f} dB, against '
+                    f'{columns["pairs"]["gain_db"]:+.2f} for two captures and {columns[best]["gain_db"]:+.2f} for the best '
+                    f'single-image default ([json](bench/{os.path.basename(path_of(name))}))')
+  if not readings:
+    return ''
+  return ('Clean targets (Noise2Clean), what supervision reaches at the same 1200 steps, crop '
+          '128 and batch 8: both captures of each scene trained against the camera\'s '
+          'noise-free rendering, denoising the first captures (the same seed, so the same '
+          f'captures as above; trained at {", ".join(sorted(commits))}): '
+          + '; '.join(readings) + '.')
+
+
 # Pictures of a shadow and a highlight crop of the unseen photographs (bench/camera_crops.py).
 CROPS = os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_crops.json')
 CROPS_PICTURE = 'results/camera_crops.png'
@@ -222,7 +255,7 @@ def section(found, models=None):
          'capture alone. PSNR gains in dB against the camera\'s noise-free rendering, mean '
          'over the photographs; one seed. The benchmark rows are issue 52\'s, measured '
          'outside on real photographs at its defaults then (one orientation). Not measured '
-         'yet: clean targets (N2C), CAREamics at equal wall time, pictures of the trained '
+         'yet: CAREamics at equal wall time, pictures of the trained '
          'methods\' crops. Made by '
          '`bench/camera_calibration.py`; the section by `bench/results/camera_profiles.py`.',
          '', header, rule]
@@ -254,6 +287,8 @@ def section(found, models=None):
           '', '| camera | measured at | ' + ' | '.join(title for _, title in COLUMNS) + ' |',
           rule] + costs
   met = all(_met(measured(found[name])) for name, _ in PROFILES if name in found)
+  clean_sentence = clean_targets_sentence(found)
+  out += ['', clean_sentence] if clean_sentence else []
   out += ['', f'The best single-image default: {"; ".join(goal)}. Issue 52\'s goal, '
           f'{GOAL_GAIN_DB:+g} dB and within {GOAL_GAP_DB:g} dB of two captures, is '
           + ('met.' if met else 'not met.')]
