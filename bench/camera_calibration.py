@@ -35,8 +35,8 @@ recorded in seconds per megapixel of denoising, on the host the run names. BM3D 
 several threads; two runs of profile 1 gave the same gains to 0.01 dB.
 
 --methods=clean_targets trains Noise2Clean on the same two captures of each scene as pairs,
-against the camera's noise-free renderings (what supervision would reach at the same steps),
-and denoises the first captures:
+against the camera's noise-free renderings, and denoises the first captures (whose
+renderings it trained on):
 
   python -m bench.camera_calibration --shots=0.0015 --chroma_blur=2 --luma_blur=0.45 \
       --sharpen=0 --jpeg_quality=0 --optics_blur=0.65 --train_steps=1200 \
@@ -93,7 +93,7 @@ flags.DEFINE_integer('train_steps', 0, 'Also train each --methods method on each
 flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-image ones on the '
                   'first captures; pairs (Noise2Noise) on both captures of each scene; '
                   'clean_targets (Noise2Clean: both captures against their noise-free '
-                  'rendering, the supervised ceiling); each '
+                  'rendering); each '
                   'optionally with train.py settings of its own after a colon, joined by '
                   'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1. '
                   'And classical peers, untrained (needs pip install bm3d): '
@@ -249,13 +249,15 @@ def classical_gain(scenes, references, method):
 
 # --methods=clean_targets: Noise2Clean, each capture against the camera's noise-free
 # rendering (train.py --target=clean on scenes with a reference; a scene holds both
-# captures, as pairs trains on): the supervised ceiling.
+# captures, as pairs trains on). It trains on the renderings it is scored against: an
+# optimistic bound. --variants do not apply to it.
 CLEAN_TARGETS = 'clean_targets'
 
 
 def clean_target_records(scenes, references, folder):
   """TFRecords of one scene per photograph: its two captures and, as reference.png, its
-  noise-free rendering rounded to 8 bits (n2n/data/scenes.py's layout)."""
+  noise-free rendering (8-bit already: the rounding only keeps it so) (n2n/data/scenes.py's
+  layout)."""
   from n2n.data import scene_writer  # pylint: disable=g-import-not-at-top
   scenes_dir = os.path.join(folder, 'clean_target_scenes')
   for index, (captures, reference) in enumerate(zip(scenes, references)):

@@ -1307,7 +1307,14 @@ def test_the_pages_clean_targets_are_their_jsons_on_the_same_captures():
     assert runs['clean']['input_psnr'] == runs['trained']['input_psnr']
     (clean,) = runs['clean']['trained']
     assert clean['method'] == 'clean_targets' and clean['steps'] == 1200
+    (pairs,) = [run for run in runs['trained']['trained'] if run['method'] == 'pairs']
+    for key in ('steps', 'crop_size', 'batch_size', 'learning_rate', 'precision', 'seed'):
+      assert clean[key] == pairs[key], key
     trained = {run['method']: run['gain_db'] for run in runs['trained']['trained']}
     best = max(trained['neighbor2neighbor'], trained['blind_spot'])
     assert (f'{clean["gain_db"]:+.2f} dB, against {trained["pairs"]:+.2f} for two captures '
             f'and {best:+.2f} for the best single-image default') in page
+    with open(os.path.join(REPO_ROOT, 'docs', 'bench',
+                           f'camera_profile_{name}_clean.json')) as source:
+      commit = json.load(source)['commit']
+    assert '+' not in commit and f'Trained at {commit}' in page

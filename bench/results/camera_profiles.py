@@ -3,6 +3,8 @@
   python -m bench.camera_calibration ... --train_steps=1200 \
       --methods=neighbor2neighbor,blind_spot,pairs,bm3d,bm3d_estimated \
       --variants=inference_orientations=1 --output=docs/bench/camera_profile_<name>_trained.json
+  python -m bench.camera_calibration ... --train_steps=1200 --methods=clean_targets \
+      --output=docs/bench/camera_profile_<name>_clean.json   # Noise2Clean beside them
   python -m bench.results.grid --render_only     # the section, from those JSONs
 
 Each profile's JSON (bench/camera_calibration.py; the two commands are in its docstring)
@@ -132,27 +134,40 @@ CLEAN_TARGETS = 'clean_targets'
 
 def clean_targets_sentence(found, path_of=clean_json_path):
   """The section's sentence on clean targets beside two captures and the best single-image
-  default, for the profiles of found (read_results()) with such a JSON; '' if none."""
-  readings, commits = [], set()
+  default, for the profiles of found (read_results()) with such a JSON on the same
+  captures (the same input PSNR); '' if none."""
+  readings, runs, over_pairs = [], [], []
   for name, title in PROFILES:
     if name not in found or not os.path.exists(path_of(name)):
       continue
     with open(path_of(name)) as source:
       clean = json.load(source)
     (setting,) = clean['settings']
+    (trained_setting,) = found[name]['settings']
+    if setting['input_psnr'] != trained_setting['input_psnr']:
+      continue  # other captures: no comparison
     (run,) = [run for run in setting['trained'] if run['method'] == CLEAN_TARGETS]
-    columns, best = measured(found[name]), _best(measured(found[name]))
-    commits.add(clean['commit'])
+    columns = measured(found[name])
+    best = _best(columns)
+    runs.append((clean, run, found[name]))
+    over_pairs.append(run['gain_db'] - columns['pairs']['gain_db'])
     readings.append(f'{title}: {run["gain_db"]:+.2f} dB, against '
-                    f'{columns["pairs"]["gain_db"]:+.2f} for two captures and {columns[best]["gain_db"]:+.2f} for the best '
-                    f'single-image default ([json](bench/{os.path.basename(path_of(name))}))')
+                    f'{columns["pairs"]["gain_db"]:+.2f} for two captures and '
+                    f'{columns[best]["gain_db"]:+.2f} for the best single-image default '
+                    f'([json](bench/{os.path.basename(path_of(name))}))')
   if not readings:
     return ''
-  return ('Clean targets (Noise2Clean), what supervision reaches at the same 1200 steps, crop '
-          '128 and batch 8: both captures of each scene trained against the camera\'s '
-          'noise-free rendering, denoising the first captures (the same seed, so the same '
-          f'captures as above; trained at {", ".join(sorted(commits))}): '
-          + '; '.join(readings) + '.')
+  (clean, run, trained), *_ = runs
+  return ('Clean targets (Noise2Clean) at the same budget, on the same captures: both '
+          'captures of each scene trained against the camera\'s noise-free rendering '
+          f'({run["steps"]} steps, crop {run["crop_size"]}, batch {run["batch_size"]}, '
+          f'learning rate {run["learning_rate"]:g}; one seed), denoising the first captures, '
+          'whose renderings it trained on (an optimistic bound: the other methods never see '
+          f'them). Trained at {", ".join(sorted({clean["commit"] for clean, _, _ in runs}))}; '
+          'the other methods at '
+          f'{", ".join(sorted({trained["commit"] for _, _, trained in runs}))}, before '
+          'training left AutoGraph: ' + '; '.join(readings) + '. Clean targets gain '
+          f'{min(over_pairs):+.2f} to {max(over_pairs):+.2f} dB over two captures here.')
 
 
 # Pictures of a shadow and a highlight crop of the unseen photographs (bench/camera_crops.py).
