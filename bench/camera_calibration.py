@@ -237,9 +237,7 @@ def classical_gain(scenes, references, method):
   noisy = [first for first, _ in scenes]
   levels = [CLASSICAL_METHODS[method](image / 255.0, reference / 255.0)
             for image, reference in zip(noisy, references)]
-  in_8_bits = lambda bm3d: lambda image: np.round(
-      np.clip(bm3d(image.astype(np.float32) / 255), 0, 1) * 255).astype(np.uint8)
-  gains, cost = timed_gains([in_8_bits(classical.bm3d_denoiser(level)) for level in levels],
+  gains, cost = timed_gains([classical.bm3d_8_bit_denoiser(level) for level in levels],
                             noisy, references)
   return {'method': method, 'peer': f'BM3D {version}', 'variants': {},
           'sigma': [[round(float(value), 4) for value in level] for level in levels],
@@ -272,25 +270,18 @@ def clean_target_records(scenes, references, folder):
   return records
 
 
-def train_gain(scenes, references, method_and_settings, steps, folder):
-  """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
-  'gain_db': the mean PSNR gain, ...} of `method` trained `steps` steps on the first
-  captures and denoising those same captures (as issue 52's outside check does);
-  CLEAN_TARGETS trains them against their noise-free renderings."""
+def trained_run(scenes, references, method_and_settings, steps, folder):
+  """Trains one --methods entry `steps` steps in a folder under folder: a single-image
+  method on the first captures, pairs on both captures of each scene, CLEAN_TARGETS
+  (train.py's pairs with --target=clean) on both against their noise-free renderings.
+  Returns (the method train.py ran, its TrainConfig)."""
   if method_and_settings == CLEAN_TARGETS:
     config = n2n.train_config(model_dir=os.path.join(folder, CLEAN_TARGETS),
                               train_data=clean_target_records(scenes, references, folder),
                               noise='none', method='pairs', target='clean', crop_size=128,
                               batch_size=8, train_steps=steps, precision=FLAGS.precision)
     n2n.train(config, progress_bar=False)
-    noisy = [first for first, _ in scenes]
-    denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
-    gains, cost = timed_gains([denoiser] * len(noisy), noisy, references)
-    return {'variants': {}, 'method': CLEAN_TARGETS, 'steps': steps, 'crop_size': 128,
-            'batch_size': 8, 'precision': FLAGS.precision,
-            'learning_rate': config_lib.peak_learning_rate(config), 'seed': config.run.seed,
-            'scheme': {}, 'seconds_per_megapixel': cost,
-            'gains_db': [float(gain) for gain in gains], 'gain_db': float(np.mean(gains))}
+    return 'pairs', config
   method, _, settings = method_and_settings.partition(':')
   overrides = {}
   for pair in filter(None, settings.split(';')):
@@ -304,12 +295,20 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
   config = n2n.train_config(model_dir=os.path.join(folder, method_and_settings.replace(':', ' ')),
                             noise='none', method=method, crop_size=128, batch_size=8,
                             train_steps=steps, precision=FLAGS.precision, **overrides)
-  noisy = [first for first, _ in scenes]
   if method == 'pairs':
     # The two-capture baseline: Noise2Noise on both captures of each scene.
     n2n.train(config, captures=scenes, progress_bar=False)
   else:
-    n2n.train(config, noisy=noisy, progress_bar=False)
+    n2n.train(config, noisy=[first for first, _ in scenes], progress_bar=False)
+  return method, config
+
+
+def train_gain(scenes, references, method_and_settings, steps, folder):
+  """{'scheme': the method's settings as the run saved them (what the diagnosis chose),
+  'gain_db': the mean PSNR gain, ...} of `method_and_settings` trained `steps` steps
+  (trained_run) and denoising the first captures (as issue 52's outside check does)."""
+  method, config = trained_run(scenes, references, method_and_settings, steps, folder)
+  noisy = [first for first, _ in scenes]
   denoiser = n2n.Denoiser.load(config.run.model_dir, precision=FLAGS.precision)
   with open(os.path.join(config.run.model_dir, 'config.json')) as saved_file:
     saved = json.load(saved_file)

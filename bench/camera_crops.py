@@ -59,16 +59,11 @@ def crop_corners(reference):
           'highlight': max(highlights, key=highlights.get)}
 
 
-def in_8_bits(image):
-  return np.round(np.clip(image, 0.0, 1.0) * 255.0).astype(np.uint8)
-
-
 def denoised_versions(capture):
   """[len(COLUMNS) - 1] uint8 images: the capture, then each way of denoising it."""
   model = n2n.Denoiser.load(shipped.folder(shipped.CAMERA_SRGB))
-  as_float = capture.astype(np.float32) / 255.0
-  level = camera_recipe.diagnosed_level(as_float)
-  cbm3d = in_8_bits(classical.bm3d_denoiser(level)(as_float))
+  level = camera_recipe.diagnosed_level(capture.astype(np.float32) / 255.0)
+  cbm3d = classical.bm3d_8_bit_denoiser(level)(capture)
   return [capture, model(capture), model(capture, tta=True), cbm3d]
 
 

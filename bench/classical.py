@@ -33,3 +33,11 @@ def bm3d_denoiser(sigma):
       return bm3d.bm3d(noisy[..., 0], float(sigma[0]))[..., None].astype(np.float32)
     return bm3d.bm3d_rgb(noisy, list(map(float, sigma))).astype(np.float32)
   return denoise
+
+
+def bm3d_8_bit_denoiser(sigma):
+  """fn([H, W, C] uint8) -> [H, W, C] uint8: bm3d_denoiser(sigma) on the image's 0-1 values
+  (sigma on that scale), written back to 8 bits as a file would be."""
+  denoise = bm3d_denoiser(sigma)
+  return lambda image: np.round(
+      np.clip(denoise(image.astype(np.float32) / 255), 0, 1) * 255).astype(np.uint8)
