@@ -74,7 +74,6 @@ from bench import provenance
 from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import config as config_lib
-from n2n.data import camera_pipeline
 
 flags.DEFINE_list('shots', ['0.0003', '0.001', '0.003'], 'Raw shot-noise variances per unit '
                   'signal to try (the read noise follows Brooks et al.\'s line through each).')
@@ -152,16 +151,12 @@ def measure(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur, op
             seed):
   """The three readings and the input PSNR of one camera setting (see the module
   docstring); each photograph gets its own camera (colour matrix, white balance)."""
-  rng = np.random.default_rng(seed)
-  scenes, truths, inputs, references = [], [], [], []
-  for clean in photographs:
-    settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
-                                               chroma_blur, luma_blur, optics_blur)
-    captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
-    scenes.append(tuple(captures))
-    references.append(reference)
-    truths.append(lag_correlations(captures[0].astype(np.float64) - reference))
-    inputs.append(camera_recipe.psnr(captures[0], reference))
+  scenes, references = camera_recipe.camera_scenes(photographs, shot, sharpen, jpeg_quality,
+                                                   chroma_blur, luma_blur, optics_blur, seed)
+  truths = [lag_correlations(first.astype(np.float64) - reference)
+            for (first, _), reference in zip(scenes, references)]
+  inputs = [camera_recipe.psnr(first, reference)
+            for (first, _), reference in zip(scenes, references)]
   single = n2n.diagnose([first for first, _ in scenes])
   pairs = n2n.diagnose(captures=scenes)
   reading = lambda report: {

@@ -48,6 +48,22 @@ def clean_photograph(path):
   return camera_pipeline.even_crop(image.astype(np.float64) / 255.0)
 
 
+def camera_scenes(photographs, shot, sharpen, jpeg_quality, chroma_blur, luma_blur,
+                  optics_blur, seed):
+  """(scenes, references) of one camera setting: two captures ([H, W, 3] uint8) of each
+  photograph, each through its own camera (colour matrix, white balance) drawn from
+  `seed`, and each one's noise-free rendering (uint8)."""
+  rng = np.random.default_rng(seed)
+  scenes, references = [], []
+  for clean in photographs:
+    settings = camera_pipeline.random_settings(rng, (shot, shot), sharpen, jpeg_quality,
+                                               chroma_blur, luma_blur, optics_blur)
+    captures, reference = camera_pipeline.captures_of(clean, settings, 2, rng)
+    scenes.append(tuple(captures))
+    references.append(reference)
+  return scenes, references
+
+
 def held_out_capture(path, seed):
   """(capture, reference): [H, W, 3] uint8 of the photograph at path (relative to the
   repository) through a camera of PROFILE drawn with seed (colour matrix, white

@@ -85,6 +85,9 @@ class NoiseProfile:
       channel, least squares over the bins (Poisson-Gaussian).
     samples: pixels (pairs) or pixels of the kept patches (single) measured.
     mean_signal: [C] the mean signal of those pixels.
+    channel_correlation: [C, C] float, the correlation between the channels'
+      noise at the same pixel (1 on the diagonal; NaN beside a channel
+      without noise).
   """
   source: str
   channels: int
@@ -96,6 +99,7 @@ class NoiseProfile:
   fit: np.ndarray
   samples: int
   mean_signal: np.ndarray = None
+  channel_correlation: np.ndarray = None
 
   @property
   def correlation_lag1(self):
@@ -266,6 +270,7 @@ def measure_pairs(pairs, seed=0):
   products = counts = None
   signals, squares = [], []
   samples = 0
+  channel_products = 0.0
   for first, second in pairs:
     if min(np.shape(first)[:2]) <= 2 * MAX_LAG:
       raise ValueError(f'captures of {np.shape(first)[1]}x{np.shape(first)[0]} pixels are too '
@@ -280,11 +285,12 @@ def measure_pairs(pairs, seed=0):
     channels = noise.shape[-1]
     signals.append(((first + second) / 2.0).reshape(-1, channels))
     squares.append((noise**2).reshape(-1, channels))
+    channel_products = channel_products + np.einsum('yxc,yxd->cd', noise, noise)
     samples += noise.shape[0] * noise.shape[1]
   if products is None:
     raise ValueError('no pair of captures to measure')
   return _profile('pairs', products, counts, np.concatenate(signals), np.concatenate(squares),
-                  samples)
+                  samples, channel_products)
 
 
 def _plane_residuals(patches):
@@ -310,12 +316,15 @@ class _Patches:
     textures: [N] mean squared residual of the 4x4 block means.
     products, counts: [N, 2L+1, 2L+1, C] residual products and their counts
       at each lag (_autocovariance per patch).
+    channel_products: [N, C, C] sums of residual products between channels
+      at the same pixel.
   """
   means: np.ndarray
   variances: np.ndarray
   textures: np.ndarray
   products: np.ndarray
   counts: np.ndarray
+  channel_products: np.ndarray
 
 
 def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
@@ -349,7 +358,8 @@ def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
   # A plane fit takes 3 of a patch's P*P degrees of freedom from its residual.
   unbias = PATCH * PATCH / (PATCH * PATCH - 3)
   return _Patches(patches.mean(axis=(1, 2)), np.mean(residuals**2, axis=(1, 2)) * unbias,
-                  np.mean(blocks**2, axis=(1, 2, 3)), products, counts)
+                  np.mean(blocks**2, axis=(1, 2, 3)), products, counts,
+                  np.einsum('nyxc,nyxd->ncd', residuals, residuals))
 
 
 def _block_mean_share(correlation):
@@ -366,7 +376,7 @@ def _block_mean_share(correlation):
 def _estimate(patches, keep):
   return _profile('single', patches.products[keep].sum(axis=0), patches.counts[keep].sum(axis=0),
                   patches.means[keep], patches.variances[keep],
-                  int(np.sum(keep)) * PATCH * PATCH)
+                  int(np.sum(keep)) * PATCH * PATCH, patches.channel_products[keep].sum(axis=0))
 
 
 def estimate_single(images, seed=0, max_patches=MAX_PATCHES_PER_IMAGE):
@@ -414,9 +424,17 @@ def estimate_single(images, seed=0, max_patches=MAX_PATCHES_PER_IMAGE):
   return profile
 
 
-def _profile(source, products, counts, signal, squares, samples):
-  """NoiseProfile from summed lag products [2L+1, 2L+1, C] and per-sample
-  signals and squared noise values [M, C]."""
+def _channel_correlation(channel_products):
+  """[C, C] correlation from summed products between channels [C, C]; NaN
+  beside a channel without noise."""
+  deviation = np.sqrt(np.diag(channel_products))
+  with np.errstate(invalid='ignore', divide='ignore'):
+    return channel_products / np.outer(deviation, deviation)
+
+
+def _profile(source, products, counts, signal, squares, samples, channel_products):
+  """NoiseProfile from summed lag products [2L+1, 2L+1, C], per-sample signals
+  and squared noise values [M, C], and summed products between channels [C, C]."""
   correlation = _correlation(products, counts)
   centre = MAX_LAG
   centres, sigma, fit = _levels(signal, squares, signal.shape[-1])
@@ -425,4 +443,5 @@ def _profile(source, products, counts, signal, squares, samples):
       correlation_x=correlation[centre, centre + 1:].copy(),
       correlation_y=correlation[centre + 1:, centre].copy(),
       signal=centres, sigma=sigma, fit=fit, samples=int(samples),
-      mean_signal=np.mean(signal, axis=0))
+      mean_signal=np.mean(signal, axis=0),
+      channel_correlation=_channel_correlation(channel_products))

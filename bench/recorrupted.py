@@ -1,0 +1,212 @@
+"""Recorrupted-to-Recorrupted on the calibrated cameras: how far single images go when
+the noise's covariance is known, and when it is read from the images (issue 52, part 2).
+
+Recorrupted-to-Recorrupted (R2R; Pang et al., CVPR 2021) makes a Noise2Noise pair of
+one noisy image y: input y + alpha * n, target y - n / alpha, where n is drawn with the
+noise's own covariance (spatial, between channels, and its level against the signal).
+The two noises (noise + alpha * n and noise - n / alpha) are then uncorrelated, and
+independent for Gaussian noise, as two captures' are. Everything rests on n's
+covariance: a part of the noise's covariance that n lacks stays shared between input and
+target, and the network learns to keep that part.
+
+Here the photographs, cameras and training budget are bench/camera_calibration.py's
+(bench/recipes/camera.py camera_scenes: the demo's 11 photographs, each through its own
+camera of the profile asked, the first capture of each the single noisy image), and the
+noise model comes from one of:
+- truth: each first capture minus its camera's noise-free rendering, pooled over the
+  photographs (an oracle: only a simulation has it);
+- single: n2n's single-image estimate (noise_statistics.estimate_single, what diagnose.py
+  reads from the noisy photographs alone), with its channel correlation.
+A noise model is a spatial kernel whose autocorrelation is the measured one up to lag 4
+(the square root of its spectrum, negative parts clipped), the channels mixed by the
+Cholesky factor of their correlation, each scaled by the measured level at the local
+signal (a Gaussian blur of 2 pixels of y). Its channels share one spatial correlation,
+the mean over channels, which the chroma noise reduction of profile 1 does not.
+
+This is not yet an n2n method: each photograph gets --recorruptions fixed draws of n
+(the paper draws afresh every step), and the pairs train train.py's Noise2Noise
+(method pairs, through n2n.train's captures) at calibration's settings (1200 steps,
+crop 128, batch 8, defaults otherwise). y + alpha * n leaves 0-1, which n2n's arrays must
+not: every value v is trained and denoised as (v + 0.25) / 1.5, clipped to 0-1, and
+mapped back. The first captures are denoised as they are (the network trained on the
+noisier y + alpha * n), and with the mean over the 8 orientations (tta).
+
+  python -m bench.recorrupted --shot=0.0015 --chroma_blur=2 --luma_blur=0.45 \\
+      --noise_models=truth,single --output=docs/bench/recorrupted_noise_reduced.json
+  python -m bench.recorrupted --shot=0.0003 --chroma_blur=0 --luma_blur=0 \\
+      --noise_models=truth,single --output=docs/bench/recorrupted_plain.json
+
+About 5 minutes per noise model on 2 CPU cores.
+"""
+
+import os
+import tempfile
+import time
+
+from absl import app
+from absl import flags
+import numpy as np
+from scipy import ndimage
+
+from bench import REPO_ROOT
+from bench import json_output
+from bench import provenance
+from bench.recipes import camera as camera_recipe
+import n2n
+from n2n.diagnosis import noise_statistics
+
+FLAGS = flags.FLAGS
+
+flags.DEFINE_float('shot', 0.0015, 'The camera\'s raw shot-noise variance per unit signal.')
+flags.DEFINE_float('chroma_blur', 2.0, 'The camera\'s chroma noise reduction (pixels).')
+flags.DEFINE_float('luma_blur', 0.45, 'The camera\'s luma noise reduction (pixels).')
+flags.DEFINE_float('optics_blur', 0.65, 'The lens blur (pixels).')
+flags.DEFINE_list('noise_models', ['truth', 'single'], 'Where n\'s covariance comes from: '
+                  'truth (the captures minus their renderings) or single (the single-image '
+                  'estimate).')
+flags.DEFINE_integer('recorruptions', 8, 'Draws of n per photograph (pairs trained on).')
+flags.DEFINE_float('alpha', 1.0, 'R2R\'s alpha: input y + alpha n, target y - n / alpha.')
+flags.DEFINE_integer('train_steps', 1200, 'Training steps.')
+flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise (camera_calibration\'s).')
+flags.DEFINE_string('output', '', 'Write the results as JSON here.')
+
+# The half-width of the noise model's spatial kernel: past lag 4 the correlation is taken
+# as 0, and the kernel's spectrum square root reaches a little farther.
+KERNEL_RADIUS = 6
+# The local signal at which each pixel's level is read: a Gaussian blur of this many pixels.
+SIGNAL_BLUR = 2.0
+# n2n's arrays hold 0-1; y + alpha * n does not: values are trained and denoised as
+# (v + OFFSET) / SPAN.
+OFFSET, SPAN = 0.25, 1.5
+
+
+def kernel_from_correlation(correlation, size=32):
+  """[2R + 1, 2R + 1] kernel (R = KERNEL_RADIUS) whose autocorrelation is `correlation`
+  ([2L + 1, 2L + 1], 1 at the centre, L = noise_statistics.MAX_LAG) where its spectrum
+  is non-negative; white noise filtered by it has unit variance."""
+  lag = noise_statistics.MAX_LAG
+  wrapped = np.zeros((size, size))
+  for dy in range(-lag, lag + 1):
+    for dx in range(-lag, lag + 1):
+      wrapped[dy % size, dx % size] = correlation[dy + lag, dx + lag]
+  spectrum = np.maximum(np.real(np.fft.fft2(wrapped)), 0.0)
+  kernel = np.fft.fftshift(np.real(np.fft.ifft2(np.sqrt(spectrum))))
+  centre = size // 2
+  kernel = kernel[centre - KERNEL_RADIUS:centre + KERNEL_RADIUS + 1,
+                  centre - KERNEL_RADIUS:centre + KERNEL_RADIUS + 1]
+  return kernel / np.sqrt(np.sum(kernel ** 2))
+
+
+class NoiseModel:
+  """Draws noise of a NoiseProfile's covariance for an image (see the module docstring).
+
+  Args:
+    profile: noise_statistics.NoiseProfile of C channels.
+    level_scale: factor on the profile's sigma (sqrt 2 for a profile measured from a
+      capture minus its noise-free rendering, which measure_pairs divides by sqrt 2).
+  """
+
+  def __init__(self, profile, level_scale=1.0):
+    self.kernel = kernel_from_correlation(profile.correlation)
+    correlation = np.nan_to_num(profile.channel_correlation, nan=0.0)
+    np.fill_diagonal(correlation, 1.0)
+    self.mixing = np.linalg.cholesky(correlation + 1e-6 * np.eye(len(correlation)))
+    self.signal = profile.signal
+    sigma = profile.sigma.copy()
+    for channel in range(sigma.shape[1]):
+      missing = np.isnan(sigma[:, channel])
+      sigma[missing, channel] = np.nanmean(sigma[:, channel])
+    self.sigma = sigma * level_scale
+
+  def sample(self, image, rng):
+    """[H, W, C] float64 noise for `image` ([H, W, C] float, 0-1)."""
+    white = rng.standard_normal(image.shape)
+    correlated = np.stack([ndimage.convolve(white[..., channel], self.kernel, mode='wrap')
+                           for channel in range(image.shape[-1])], axis=-1) @ self.mixing.T
+    local = ndimage.gaussian_filter(image, (SIGNAL_BLUR, SIGNAL_BLUR, 0))
+    level = np.stack([np.interp(local[..., channel], self.signal, self.sigma[:, channel])
+                      for channel in range(image.shape[-1])], axis=-1)
+    return correlated * level
+
+
+def noise_model(name, noisy, references):
+  """(NoiseModel, its profile) of the first captures noisy and their renderings
+  ([H, W, 3] float64, 0-1): 'truth' or 'single'."""
+  if name == 'truth':
+    profile = noise_statistics.measure_pairs(list(zip(noisy, references)))
+    return NoiseModel(profile, level_scale=np.sqrt(2.0)), profile
+  if name == 'single':
+    profile = noise_statistics.estimate_single(noisy)
+    return NoiseModel(profile), profile
+  raise ValueError(f'--noise_models: {name!r} is not truth or single')
+
+
+def to_range(values):
+  """float32 values as trained and denoised: (v + OFFSET) / SPAN, clipped to 0-1."""
+  return np.clip((values + OFFSET) / SPAN, 0.0, 1.0).astype(np.float32)
+
+
+def from_range(values):
+  """to_range's inverse on 0-1 output, clipped to 0-1."""
+  return np.clip(values * SPAN - OFFSET, 0.0, 1.0)
+
+
+def run(name, noisy8, references8, folder):
+  """{'gain_db', 'tta_gain_db', ...} of R2R with noise model `name` on the first
+  captures noisy8 ([H, W, 3] uint8) scored against references8."""
+  noisy = [image.astype(np.float64) / 255.0 for image in noisy8]
+  model, profile = noise_model(name, noisy, [ref.astype(np.float64) / 255.0
+                                             for ref in references8])
+  rng = np.random.default_rng(FLAGS.seed + 1)
+  pairs = []
+  for image in noisy:
+    for _ in range(FLAGS.recorruptions):
+      drawn = model.sample(image, rng)
+      pairs.append((to_range(image + FLAGS.alpha * drawn), to_range(image - drawn / FLAGS.alpha)))
+  config = n2n.train_config(model_dir=os.path.join(folder, name), noise='none', method='pairs',
+                            crop_size=128, batch_size=8, train_steps=FLAGS.train_steps)
+  start = time.perf_counter()
+  n2n.train(config, captures=pairs, progress_bar=False)
+  seconds = time.perf_counter() - start
+  denoiser = n2n.Denoiser.load(config.run.model_dir)
+  result = {'noise_model': name, 'train_seconds': round(seconds, 1),
+            'correlation_x': [round(float(v), 3) for v in profile.correlation_x],
+            'correlation_y': [round(float(v), 3) for v in profile.correlation_y],
+            'channel_correlation': np.round(profile.channel_correlation, 3).tolist()}
+  for label, tta in (('', False), ('tta_', True)):
+    gains = [camera_recipe.psnr(from_range(denoiser(to_range(image), tta=tta)) * 255.0, ref)
+             - camera_recipe.psnr(image8, ref)
+             for image, image8, ref in zip(noisy, noisy8, references8)]
+    result[f'{label}gains_db'] = [round(float(gain), 3) for gain in gains]
+    result[f'{label}gain_db'] = float(np.mean(gains))
+  return result
+
+
+def main(argv):
+  del argv
+  photographs = [camera_recipe.clean_photograph(path)
+                 for path in camera_recipe.demo_photograph_paths()]
+  scenes, references = camera_recipe.camera_scenes(
+      photographs, FLAGS.shot, 0.0, 0, FLAGS.chroma_blur, FLAGS.luma_blur, FLAGS.optics_blur,
+      FLAGS.seed)
+  noisy8 = [first for first, _ in scenes]
+  results = {**provenance.stamp(REPO_ROOT), 'shot': FLAGS.shot, 'chroma_blur': FLAGS.chroma_blur,
+             'luma_blur': FLAGS.luma_blur, 'optics_blur': FLAGS.optics_blur,
+             'recorruptions': FLAGS.recorruptions, 'alpha': FLAGS.alpha,
+             'train_steps': FLAGS.train_steps, 'crop_size': 128, 'batch_size': 8,
+             'seed': FLAGS.seed, 'photographs': len(photographs),
+             'input_psnr': float(np.mean([camera_recipe.psnr(image, ref)
+                                          for image, ref in zip(noisy8, references)])),
+             'runs': []}
+  with tempfile.TemporaryDirectory() as folder:
+    for name in FLAGS.noise_models:
+      row = run(name, noisy8, references, folder)
+      results['runs'].append(row)
+      print(f"{name}: {row['gain_db']:+.2f} dB, 8 orientations {row['tta_gain_db']:+.2f} dB "
+            f"(trained {row['train_seconds']:.0f} s); read x {row['correlation_x']} "
+            f"y {row['correlation_y']}")
+      json_output.write_results(FLAGS.output, results)
+
+
+if __name__ == '__main__':
+  app.run(main)
