@@ -16,7 +16,9 @@ noise model comes from one of:
 - truth: each first capture minus its camera's noise-free rendering, pooled over the
   photographs (an oracle: only a simulation has it);
 - single: n2n's single-image estimate (noise_statistics.estimate_single, what diagnose.py
-  reads from the noisy photographs alone), with its channel correlation.
+  reads from the noisy photographs alone), with its channel correlation;
+- corrected: the same, the plane fit of its patches undone
+  (NoiseProfile.corrected_correlation and level_correction).
 A noise model is a spatial kernel whose autocorrelation is the measured one up to lag 4
 (the square root of its spectrum, negative parts clipped), the channels mixed by the
 Cholesky factor of their correlation, each scaled by the measured level at the local
@@ -32,11 +34,11 @@ mapped back. The first captures are denoised as they are (the network trained on
 noisier y + alpha * n), and with the mean over the 8 orientations (tta).
 
   python -m bench.recorrupted --shot=0.0015 --chroma_blur=2 --luma_blur=0.45 \\
-      --noise_models=truth,single --output=docs/bench/recorrupted_noise_reduced.json
+      --noise_models=truth,single,corrected --output=docs/bench/recorrupted_noise_reduced.json
   python -m bench.recorrupted --shot=0.0003 --chroma_blur=0 --luma_blur=0 \\
-      --noise_models=truth,single --output=docs/bench/recorrupted_plain.json
+      --noise_models=truth,single,corrected --output=docs/bench/recorrupted_plain.json
 
-About 5 minutes per noise model on 2 CPU cores.
+About 6 minutes per noise model on 2 CPU cores.
 """
 
 import os
@@ -61,9 +63,9 @@ flags.DEFINE_float('shot', 0.0015, 'The camera\'s raw shot-noise variance per un
 flags.DEFINE_float('chroma_blur', 2.0, 'The camera\'s chroma noise reduction (pixels).')
 flags.DEFINE_float('luma_blur', 0.45, 'The camera\'s luma noise reduction (pixels).')
 flags.DEFINE_float('optics_blur', 0.65, 'The lens blur (pixels).')
-flags.DEFINE_list('noise_models', ['truth', 'single'], 'Where n\'s covariance comes from: '
-                  'truth (the captures minus their renderings) or single (the single-image '
-                  'estimate).')
+flags.DEFINE_list('noise_models', ['truth', 'single', 'corrected'], 'Where n\'s covariance '
+                  'comes from: truth (the captures minus their renderings), single (the '
+                  'single-image estimate) or corrected (the same, its plane fit undone).')
 flags.DEFINE_integer('recorruptions', 8, 'Draws of n per photograph (pairs trained on).')
 flags.DEFINE_float('alpha', 1.0, 'R2R\'s alpha: input y + alpha n, target y - n / alpha.')
 flags.DEFINE_integer('train_steps', 1200, 'Training steps.')
@@ -104,10 +106,14 @@ class NoiseModel:
     profile: noise_statistics.NoiseProfile of C channels.
     level_scale: factor on the profile's sigma (sqrt 2 for a profile measured from a
       capture minus its noise-free rendering, which measure_pairs divides by sqrt 2).
+    corrected: take the profile's correlation and level with the plane fit undone.
   """
 
-  def __init__(self, profile, level_scale=1.0):
-    self.kernel = kernel_from_correlation(profile.correlation)
+  def __init__(self, profile, level_scale=1.0, corrected=False):
+    self.kernel = kernel_from_correlation(profile.corrected_correlation if corrected
+                                          else profile.correlation)
+    if corrected:
+      level_scale = level_scale * np.sqrt(profile.level_correction)
     correlation = np.nan_to_num(profile.channel_correlation, nan=0.0)
     np.fill_diagonal(correlation, 1.0)
     self.mixing = np.linalg.cholesky(correlation + 1e-6 * np.eye(len(correlation)))
@@ -135,10 +141,10 @@ def noise_model(name, noisy, references):
   if name == 'truth':
     profile = noise_statistics.measure_pairs(list(zip(noisy, references)))
     return NoiseModel(profile, level_scale=np.sqrt(2.0)), profile
-  if name == 'single':
+  if name in ('single', 'corrected'):
     profile = noise_statistics.estimate_single(noisy)
-    return NoiseModel(profile), profile
-  raise ValueError(f'--noise_models: {name!r} is not truth or single')
+    return NoiseModel(profile, corrected=name == 'corrected'), profile
+  raise ValueError(f'--noise_models: {name!r} is not truth, single or corrected')
 
 
 def to_range(values):
@@ -172,6 +178,9 @@ def run(name, noisy8, references8, folder):
   result = {'noise_model': name, 'train_seconds': round(seconds, 1),
             'correlation_x': [round(float(v), 3) for v in profile.correlation_x],
             'correlation_y': [round(float(v), 3) for v in profile.correlation_y],
+            'corrected_x': [round(float(v), 3) for v in profile.corrected_correlation[
+                noise_statistics.MAX_LAG, noise_statistics.MAX_LAG + 1:]],
+            'level_correction': [round(float(v), 3) for v in profile.level_correction],
             'channel_correlation': np.round(profile.channel_correlation, 3).tolist()}
   for label, tta in (('', False), ('tta_', True)):
     gains = [camera_recipe.psnr(from_range(denoiser(to_range(image), tta=tta)) * 255.0, ref)

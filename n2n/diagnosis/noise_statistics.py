@@ -19,6 +19,7 @@ Two ways, both pure numpy on [H, W, C] float images on a 0-1 scale:
 """
 
 import dataclasses
+import functools
 
 import numpy as np
 
@@ -88,6 +89,14 @@ class NoiseProfile:
     channel_correlation: [C, C] float, the correlation between the channels'
       noise at the same pixel (1 on the diagonal; NaN beside a channel
       without noise).
+    level_correction: [C] float, single images only (1 for pairs): what the
+      variance measured on patch residuals is multiplied by to undo the
+      plane fit, which takes more of correlated noise than of independent
+      noise (plane_corrected_covariance).
+    corrected_correlation: [2L + 1, 2L + 1] float, correlation as the
+      noise's own, the plane fit undone (the same as correlation for pairs).
+      The single-image reading of correlation is left as it was measured:
+      diagnose.py's thresholds were set on it.
   """
   source: str
   channels: int
@@ -100,6 +109,8 @@ class NoiseProfile:
   samples: int
   mean_signal: np.ndarray = None
   channel_correlation: np.ndarray = None
+  level_correction: np.ndarray = None
+  corrected_correlation: np.ndarray = None
 
   @property
   def correlation_lag1(self):
@@ -432,10 +443,59 @@ def _channel_correlation(channel_products):
     return channel_products / np.outer(deviation, deviation)
 
 
+@functools.lru_cache(maxsize=1)
+def _plane_fit_operator():
+  """[(2L+1)^2, (2L+1)^2] float: the mean product of two PATCH x PATCH patch
+  residuals (after _plane_residuals) at each lag (row, flattened (dy, dx)),
+  per unit of the noise's covariance at each lag (column; a lag and its
+  opposite together, as a covariance has them), for noise whose covariance
+  vanishes past MAX_LAG. Worked out exactly: the residual is Q n, Q = I - the
+  plane's projector, so its covariance is Q S Q for the noise's S."""
+  size = 2 * MAX_LAG + 1
+  rows, columns = np.meshgrid(np.arange(PATCH), np.arange(PATCH), indexing='ij')
+  rows, columns = rows.ravel(), columns.ravel()
+  design = np.stack([np.ones(PATCH * PATCH), rows, columns], axis=1).astype(np.float64)
+  keep = np.eye(PATCH * PATCH) - design @ np.linalg.pinv(design)
+  lag_y, lag_x = rows[np.newaxis] - rows[:, np.newaxis], columns[np.newaxis] - columns[:, np.newaxis]
+  at_lag = {(dy, dx): (lag_y == dy) & (lag_x == dx)
+            for dy in range(-MAX_LAG, MAX_LAG + 1) for dx in range(-MAX_LAG, MAX_LAG + 1)}
+  operator = np.zeros((size * size, size * size))
+  for (dy, dx), pairs in at_lag.items():
+    residual = keep @ (pairs | at_lag[(-dy, -dx)]).astype(np.float64) @ keep
+    operator[:, (dy + MAX_LAG) * size + dx + MAX_LAG] = [residual[where].mean()
+                                                        for where in at_lag.values()]
+  return operator
+
+
+def plane_corrected_covariance(covariance):
+  """The noise's covariance [2L+1, 2L+1, C] at lags (dy, dx) from the mean
+  products of its patch residuals at those lags (the plane fit undone by
+  least squares through _plane_fit_operator, taking the covariance past
+  MAX_LAG as 0)."""
+  size = 2 * MAX_LAG + 1
+  solved = np.linalg.lstsq(_plane_fit_operator(), covariance.reshape(size * size, -1),
+                           rcond=None)[0].reshape(covariance.shape)
+  # The operator has one column per lag and another, the same, for its opposite:
+  # the least-squares solution splits each covariance evenly between them.
+  corrected = solved + solved[::-1, ::-1]
+  corrected[MAX_LAG, MAX_LAG] = solved[MAX_LAG, MAX_LAG]
+  return corrected
+
+
 def _profile(source, products, counts, signal, squares, samples, channel_products):
   """NoiseProfile from summed lag products [2L+1, 2L+1, C], per-sample signals
   and squared noise values [M, C], and summed products between channels [C, C]."""
   correlation = _correlation(products, counts)
+  level_correction = np.ones(signal.shape[-1])
+  corrected_correlation = correlation
+  if source == 'single':
+    covariance = products / np.maximum(counts, 1)
+    corrected = plane_corrected_covariance(covariance)
+    centre_raw, centre_corrected = covariance[MAX_LAG, MAX_LAG], corrected[MAX_LAG, MAX_LAG]
+    noisy = (centre_raw > 0) & (centre_corrected > 0)
+    level_correction[noisy] = centre_corrected[noisy] / centre_raw[noisy]
+    if np.any(noisy):
+      corrected_correlation = np.mean(corrected[..., noisy] / centre_corrected[noisy], axis=-1)
   centre = MAX_LAG
   centres, sigma, fit = _levels(signal, squares, signal.shape[-1])
   return NoiseProfile(
@@ -444,4 +504,5 @@ def _profile(source, products, counts, signal, squares, samples, channel_product
       correlation_y=correlation[centre + 1:, centre].copy(),
       signal=centres, sigma=sigma, fit=fit, samples=int(samples),
       mean_signal=np.mean(signal, axis=0),
-      channel_correlation=_channel_correlation(channel_products))
+      channel_correlation=_channel_correlation(channel_products),
+      level_correction=level_correction, corrected_correlation=corrected_correlation)
