@@ -14,6 +14,8 @@ test module calls) at every seed, float32, and prints what its assertion compare
     white-level run on stretched 16-bit data and a percentile run on the same data
     squeezed into 1000-1400; the test asserts the stretched run's gain over its input
     and the percentile run's distance below it;
+  - recorrupted: tests/methods/test_recorrupted_learning.py: the gain in dB of
+    Recorrupted-to-Recorrupted on the pixel-shuffle test's data; the test bounds it;
   - single_image_neighbor2neighbor, single_image_blind_spot:
     tests/training/test_single_image.py's short runs on single noisy images: the
     PSNR gain in dB, the reference-free score trained over untrained, and the first
@@ -61,9 +63,9 @@ from bench.recipes import arrays  # pylint: disable=g-import-not-at-top
 from bench.recipes import single_image  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_list('tests', ['pixel_shuffle', 'structn2v', 'percentile'], 'Which tests\' setups, '
-                  'of pixel_shuffle, structn2v, percentile, single_image_neighbor2neighbor, '
-                  'single_image_blind_spot, few_dozen_steps, scenes, outlier_batch and '
-                  'arrays_captures.')
+                  'of pixel_shuffle, recorrupted, structn2v, percentile, '
+                  'single_image_neighbor2neighbor, single_image_blind_spot, few_dozen_steps, '
+                  'scenes, outlier_batch and arrays_captures.')
 flags.DEFINE_list('seeds', ['1', '2', '3', '4'], 'Training seeds.')
 flags.DEFINE_integer('steps', 0, 'Steps of every run; 0: each test\'s own.')
 flags.DEFINE_integer('network_width', 0, "Every run's --network_width; 0: each test's own.")
@@ -74,6 +76,10 @@ FLAGS = flags.FLAGS
 def _pixel_shuffle(root, unused_data, seed, steps, network_width):
   plain, shuffled = correlated.stride_gains(root, seed, steps, network_width)
   return {'plain_db': plain, 'shuffled_db': shuffled, 'difference_db': shuffled - plain}
+
+
+def _recorrupted(root, unused_data, seed, steps, network_width):
+  return {'gain_db': correlated.recorrupted_gain(root, seed, steps, network_width)}
 
 
 def _structn2v(root, unused_data, seed, steps, network_width):
@@ -149,6 +155,8 @@ def _arrays_captures(root, unused_data, seed, steps, network_width):
 TESTS = {
     'pixel_shuffle': (correlated.write_pixel_shuffle_data, _pixel_shuffle,
                       correlated.PIXEL_SHUFFLE_STEPS, correlated.PIXEL_SHUFFLE_WIDTH),
+    'recorrupted': (correlated.write_pixel_shuffle_data, _recorrupted,
+                    correlated.PIXEL_SHUFFLE_STEPS, correlated.PIXEL_SHUFFLE_WIDTH),
     'structn2v': (correlated.write_row_noise_data, _structn2v,
                   correlated.LINE_STEPS, correlated.LINE_WIDTH),
     'percentile': (percentile.write_datasets, _percentile,

@@ -19,14 +19,13 @@ noise model comes from one of:
   reads from the noisy photographs alone), with its channel correlation;
 - corrected: the same, the plane fit of its patches undone
   (NoiseProfile.corrected_correlation and level_correction).
-A noise model is a spatial kernel whose autocorrelation is the measured one up to lag 4
-(the square root of its spectrum, negative parts clipped), the channels mixed by the
-Cholesky factor of their correlation, each scaled by the measured level at the local
-signal (a Gaussian blur of 2 pixels of y). Its channels share one spatial correlation,
-the mean over channels, which the chroma noise reduction of profile 1 does not.
+The noise model and its draws are --method=recorrupted's (n2n/noise_model.py,
+n2n/pipelines/recorrupted.py). Its channels share one spatial correlation, the mean over
+channels, which the chroma noise reduction of profile 1 does not.
 
-This is not yet an n2n method: each photograph gets --recorruptions fixed draws of n
-(the paper draws afresh every step), and the pairs train train.py's Noise2Noise
+Unlike --method=recorrupted (bench/camera_calibration.py --methods=recorrupted measures it),
+which draws n afresh at every step from the model of its first 8 images, each photograph
+here gets --recorruptions fixed draws of n, and the pairs train train.py's Noise2Noise
 (method pairs, through n2n.train's captures) at calibration's settings (1200 steps,
 crop 128, batch 8, defaults otherwise). y + alpha * n leaves 0-1, which n2n's arrays must
 not: every value v is trained and denoised as (v + 0.25) / 1.5, clipped to 0-1, and
@@ -41,6 +40,7 @@ noisier y + alpha * n), and with the mean over the 8 orientations (tta).
 About 6 minutes per noise model on 2 CPU cores.
 """
 
+import dataclasses
 import os
 import tempfile
 import time
@@ -48,14 +48,16 @@ import time
 from absl import app
 from absl import flags
 import numpy as np
-from scipy import ndimage
+import tensorflow as tf
 
 from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
 from bench.recipes import camera as camera_recipe
 import n2n
+from n2n import noise_model as n2n_noise_model
 from n2n.diagnosis import noise_statistics
+from n2n.pipelines import recorrupted
 
 FLAGS = flags.FLAGS
 
@@ -72,79 +74,30 @@ flags.DEFINE_integer('train_steps', 1200, 'Training steps.')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise (camera_calibration\'s).')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 
-# The half-width of the noise model's spatial kernel: past lag 4 the correlation is taken
-# as 0, and the kernel's spectrum square root reaches a little farther.
-KERNEL_RADIUS = 6
-# The local signal at which each pixel's level is read: a Gaussian blur of this many pixels.
-SIGNAL_BLUR = 2.0
 # n2n's arrays hold 0-1; y + alpha * n does not: values are trained and denoised as
 # (v + OFFSET) / SPAN.
 OFFSET, SPAN = 0.25, 1.5
 
 
-def kernel_from_correlation(correlation, size=32):
-  """[2R + 1, 2R + 1] kernel (R = KERNEL_RADIUS) whose autocorrelation is `correlation`
-  ([2L + 1, 2L + 1], 1 at the centre, L = noise_statistics.MAX_LAG) where its spectrum
-  is non-negative; white noise filtered by it has unit variance."""
-  lag = noise_statistics.MAX_LAG
-  wrapped = np.zeros((size, size))
-  for dy in range(-lag, lag + 1):
-    for dx in range(-lag, lag + 1):
-      wrapped[dy % size, dx % size] = correlation[dy + lag, dx + lag]
-  spectrum = np.maximum(np.real(np.fft.fft2(wrapped)), 0.0)
-  kernel = np.fft.fftshift(np.real(np.fft.ifft2(np.sqrt(spectrum))))
-  centre = size // 2
-  kernel = kernel[centre - KERNEL_RADIUS:centre + KERNEL_RADIUS + 1,
-                  centre - KERNEL_RADIUS:centre + KERNEL_RADIUS + 1]
-  return kernel / np.sqrt(np.sum(kernel ** 2))
-
-
-class NoiseModel:
-  """Draws noise of a NoiseProfile's covariance for an image (see the module docstring).
-
-  Args:
-    profile: noise_statistics.NoiseProfile of C channels.
-    level_scale: factor on the profile's sigma (sqrt 2 for a profile measured from a
-      capture minus its noise-free rendering, which measure_pairs divides by sqrt 2).
-    corrected: take the profile's correlation and level with the plane fit undone.
-  """
-
-  def __init__(self, profile, level_scale=1.0, corrected=False):
-    self.kernel = kernel_from_correlation(profile.corrected_correlation if corrected
-                                          else profile.correlation)
-    if corrected:
-      level_scale = level_scale * np.sqrt(profile.level_correction)
-    correlation = np.nan_to_num(profile.channel_correlation, nan=0.0)
-    np.fill_diagonal(correlation, 1.0)
-    self.mixing = np.linalg.cholesky(correlation + 1e-6 * np.eye(len(correlation)))
-    self.signal = profile.signal
-    sigma = profile.sigma.copy()
-    for channel in range(sigma.shape[1]):
-      missing = np.isnan(sigma[:, channel])
-      sigma[missing, channel] = np.nanmean(sigma[:, channel])
-    self.sigma = sigma * level_scale
-
-  def sample(self, image, rng):
-    """[H, W, C] float64 noise for `image` ([H, W, C] float, 0-1)."""
-    white = rng.standard_normal(image.shape)
-    correlated = np.stack([ndimage.convolve(white[..., channel], self.kernel, mode='wrap')
-                           for channel in range(image.shape[-1])], axis=-1) @ self.mixing.T
-    local = ndimage.gaussian_filter(image, (SIGNAL_BLUR, SIGNAL_BLUR, 0))
-    level = np.stack([np.interp(local[..., channel], self.signal, self.sigma[:, channel])
-                      for channel in range(image.shape[-1])], axis=-1)
-    return correlated * level
-
-
 def noise_model(name, noisy, references):
-  """(NoiseModel, its profile) of the first captures noisy and their renderings
-  ([H, W, 3] float64, 0-1): 'truth' or 'single'."""
+  """(n2n.noise_model.NoiseModel, the profile it came from) of the first captures noisy
+  and their renderings ([H, W, 3] float64, 0-1): 'truth', 'single' or 'corrected'."""
   if name == 'truth':
     profile = noise_statistics.measure_pairs(list(zip(noisy, references)))
-    return NoiseModel(profile, level_scale=np.sqrt(2.0)), profile
+    model = n2n_noise_model.model_of_profile(profile)
+    # measure_pairs reads (a - b) / sqrt(2): a capture minus its rendering holds one noise.
+    return dataclasses.replace(model, sigma=model.sigma * np.sqrt(2.0)), profile
   if name in ('single', 'corrected'):
     profile = noise_statistics.estimate_single(noisy)
-    return NoiseModel(profile, corrected=name == 'corrected'), profile
+    return n2n_noise_model.model_of_profile(profile, corrected=name == 'corrected'), profile
   raise ValueError(f'--noise_models: {name!r} is not truth, single or corrected')
+
+
+def draw(image, model, seed):
+  """[H, W, C] float64 noise drawn like the model's for image ([H, W, C], 0-1), as
+  --method=recorrupted draws it (n2n/pipelines/recorrupted.py)."""
+  batch = tf.constant(image[np.newaxis], tf.float32)
+  return recorrupted.draw(batch, model, tf.constant([seed, FLAGS.seed], tf.int32))[0].numpy()
 
 
 def to_range(values):
@@ -163,11 +116,10 @@ def run(name, noisy8, references8, folder):
   noisy = [image.astype(np.float64) / 255.0 for image in noisy8]
   model, profile = noise_model(name, noisy, [ref.astype(np.float64) / 255.0
                                              for ref in references8])
-  rng = np.random.default_rng(FLAGS.seed + 1)
   pairs = []
-  for image in noisy:
-    for _ in range(FLAGS.recorruptions):
-      drawn = model.sample(image, rng)
+  for index, image in enumerate(noisy):
+    for draw_index in range(FLAGS.recorruptions):
+      drawn = draw(image, model, index * FLAGS.recorruptions + draw_index)
       pairs.append((to_range(image + FLAGS.alpha * drawn), to_range(image - drawn / FLAGS.alpha)))
   config = n2n.train_config(model_dir=os.path.join(folder, name), noise='none', method='pairs',
                             crop_size=128, batch_size=8, train_steps=FLAGS.train_steps)

@@ -157,6 +157,8 @@ def _legacy(name):
 # test_a_config_from_before_the_schemes_runs_without_one).
 _NO_SCHEME = dict(stride=0, inference_stride=0, refinement_passes=0, inference_orientations=0)
 _NO_BLIND_SPOT_SCHEME = dict(_NO_SCHEME, line='auto', line_span=0)
+# A method added after both files: its defaults.
+_RECORRUPTED_DEFAULTS = dict(alpha=1.0, noise_model='', inference_orientations=0)
 
 
 def test_a_config_from_before_the_schemes_runs_without_one():
@@ -187,7 +189,8 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
                       noise_captures=1),
       method=dict(name='blind_spot', target='noisy', loss='masked_l2',
                   neighbor2neighbor=dict(gamma=1.5, cells='xy', **_NO_SCHEME),
-                  blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME)),
+                  blind_spot=dict(fraction=0.01, **_NO_BLIND_SPOT_SCHEME),
+                  recorrupted=_RECORRUPTED_DEFAULTS),
       model=dict(architecture='n2n_unet', channels=3, downsampling='max_blur_pool',
                  top_skip=False, network_width=48, spatial_dims=0, z_pools=3,
                  xy_conv_levels=0),
@@ -220,7 +223,8 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
       corruption=dict(noise='none', noise_range=(), eval_noise_levels=(), noise_captures=0),
       method=dict(name='neighbor2neighbor', target='noisy', loss='l1',
                   neighbor2neighbor=dict(gamma=1.0, cells='xy', **_NO_SCHEME),
-                  blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME)),
+                  blind_spot=dict(fraction=0.004, **_NO_BLIND_SPOT_SCHEME),
+                  recorrupted=_RECORRUPTED_DEFAULTS),
       model=dict(architecture='n2n_unet', channels=1, downsampling='max_blur_pool',
                  top_skip=False, network_width=48, spatial_dims=0, z_pools=3,
                  xy_conv_levels=0),

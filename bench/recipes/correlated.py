@@ -1,5 +1,6 @@
 """Spatially correlated noise and the learning runs on it: what pixel-shuffle
-(tests/methods/test_pixel_shuffle_learning.py) and structN2V lines
+(tests/methods/test_pixel_shuffle_learning.py), recorruptions
+(tests/methods/test_recorrupted_learning.py) and structN2V lines
 (tests/methods/test_structn2v_learning.py) gain over their plain methods."""
 
 import numpy as np
@@ -85,6 +86,14 @@ def stride_gains(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUF
                   neighbor2neighbor_stride=2, neighbor2neighbor_inference_stride=2,
                   network_width=network_width)
   return plain, shuffled
+
+
+def recorrupted_gain(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUFFLE_WIDTH):
+  """Gain in dB of Recorrupted-to-Recorrupted on write_pixel_shuffle_data's data, its
+  noise model from the diagnosis of the captures it trains on (the pixel-shuffle run's
+  budget; bench/learning_test_spread.py runs it at other seeds)."""
+  return gain(root, f'recorrupted_{seed}', steps, seed, method='recorrupted',
+              recorrupted_inference_orientations=1, network_width=network_width)
 
 
 # StructN2V lines: blind-spot, crop 64, batch 8, 5% masked, float32, at half the paper's

@@ -28,14 +28,18 @@ def with_noise_correlation(config, correlation):
       config.data, noise_correlation=round(value, 2)))
 
 
-def with_settings_for_noise(config, kind):
+def with_settings_for_noise(config, kind, profile=None):
   """(config with the settings its method leaves to the diagnosis (a stride
-  of 0, a line of auto) set for noise of kind, {flag: value} of those set).
+  of 0, a line of auto, a noise model) set for noise of kind, {flag: value}
+  of those set).
 
   kind: n2n/diagnosis/report.py's kind of the training data's noise
   ('independent' for pixel-independent synthetic noise).
+  profile: the diagnosis's NoiseProfile, or None.
   """
-  chosen = methods_registry.get(config.method.name).defaults_for_noise(config, kind)
+  method = methods_registry.get(config.method.name)
+  chosen = {**method.defaults_for_noise(config, kind),
+            **method.defaults_for_profile(config, profile)}
   if not chosen:
     return config, {}
   return settings_lib.with_flag_values(config, chosen), chosen

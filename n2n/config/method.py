@@ -6,6 +6,7 @@ import dataclasses
 from n2n.corruptions import catalog
 from n2n.methods import blind_spot as blind_spot_method
 from n2n.methods import neighbor2neighbor as neighbor2neighbor_method
+from n2n.methods import recorrupted as recorrupted_method
 from n2n.methods import registry as methods_registry
 from n2n.settings import check_settings
 from n2n.settings import section
@@ -33,6 +34,8 @@ class MethodConfig:
       neighbor2neighbor_method.Settings, neighbor2neighbor_method.METHOD.flag_prefix)
   blind_spot: blind_spot_method.Settings = section(blind_spot_method.Settings,
                                                    blind_spot_method.METHOD.flag_prefix)
+  recorrupted: recorrupted_method.Settings = section(recorrupted_method.Settings,
+                                                     recorrupted_method.METHOD.flag_prefix)
 
   def __post_init__(self):
     check_settings(self)

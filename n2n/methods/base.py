@@ -138,6 +138,13 @@ class Method(abc.ABC):
     gave none; {} when it has none."""
     return {}
 
+  def defaults_for_profile(self, config, profile):
+    """{flag: value} for the settings this method reads from the training
+    data's noise profile itself (n2n/diagnosis/noise_statistics.py
+    NoiseProfile; None where it was not diagnosed) where the user gave none;
+    {} when it has none."""
+    return {}
+
   def noise_advice(self, config, kind):
     """What train.py's start-up warning advises where the training data's noise
     (n2n/diagnosis/report.py kind) breaks an assumption the run makes as set,

@@ -10,9 +10,11 @@ from n2n.methods import blind_spot
 from n2n.methods import neighbor2neighbor
 from n2n.methods import neighbouring_frames
 from n2n.methods import pairs
+from n2n.methods import recorrupted
 
 _METHODS = {method.name: method for method in (pairs.METHOD, neighbor2neighbor.METHOD,
-                                               blind_spot.METHOD, neighbouring_frames.METHOD)}
+                                               blind_spot.METHOD, recorrupted.METHOD,
+                                               neighbouring_frames.METHOD)}
 NAMES = tuple(_METHODS)
 SINGLE_IMAGE_NAMES = tuple(name for name, method in _METHODS.items() if method.single_image)
 

@@ -6,10 +6,11 @@ from n2n.pipelines import blind_spot
 from n2n.pipelines import neighbor2neighbor
 from n2n.pipelines import neighbouring_frames
 from n2n.pipelines import pairs
+from n2n.pipelines import recorrupted
 
 _PIPELINES = {pipeline.method.name: pipeline
               for pipeline in (pairs.PIPELINE, neighbor2neighbor.PIPELINE, blind_spot.PIPELINE,
-                               neighbouring_frames.PIPELINE)}
+                               recorrupted.PIPELINE, neighbouring_frames.PIPELINE)}
 
 
 def get(name):

@@ -276,7 +276,8 @@ def _with_settings_for_noise(config, noise_profile):
   if noise_profile is None and config.corruption.noise == config_lib.NO_NOISE:
     return config, {}
   kind = diagnosis_report.kind_of(noise_profile[0]) if noise_profile else 'independent'
-  config, chosen = config_lib.with_settings_for_noise(config, kind)
+  config, chosen = config_lib.with_settings_for_noise(
+      config, kind, noise_profile[0] if noise_profile else None)
   saved = run_dir.read_config(config.run.model_dir)
   if chosen and saved is not None:
     trained, _ = config_lib.with_settings_for_noise(config_lib.read_train_config(saved),

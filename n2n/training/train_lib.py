@@ -62,6 +62,17 @@ def _log_noise(config, profile, records):
                     profile.correlation_lag1, advice)
 
 
+# A chosen value longer than this (a noise model's JSON) is named, not printed.
+LONGEST_SHOWN_VALUE = 60
+
+
+def _shown(flag, value):
+  """--flag=value as the start-up log shows a chosen setting."""
+  text = str(value)
+  return (f'--{flag}=({len(text)} characters, in config.json)' if len(text) > LONGEST_SHOWN_VALUE
+          else f'--{flag}={text}')
+
+
 def _noise_kind(inputs):
   """'correlated', 'rows'... of real captures as diagnosed, else 'pixel-independent
   synthetic' (real captures the diagnosis cannot read have nothing chosen)."""
@@ -106,7 +117,7 @@ def train_and_evaluate(config, strategy, stop=None, progress=None):
                os.path.join(config.run.model_dir, run_dir.CONFIG_NAME))
   if chief and inputs.chosen_settings:
     logging.info('Chosen for the %s noise of the training data, where no flag gave them: %s.',
-                 _noise_kind(inputs), ' '.join(f'--{flag}={value}' for flag, value
+                 _noise_kind(inputs), ' '.join(_shown(flag, value) for flag, value
                                                in inputs.chosen_settings.items()))
   if chief and inputs.noise_profile:
     _log_noise(config, *inputs.noise_profile)

@@ -19,7 +19,7 @@ def test_every_method_declares_itself_and_its_settings_are_flags():
   flags = {spec.flag for spec in settings_lib.settings_of(config_lib.TrainConfig)}
   config = config_lib.train_config(train_data='x', model_dir='y', crop_size=64)
   assert registry.NAMES == config_lib.METHODS == ('pairs', 'neighbor2neighbor', 'blind_spot',
-                                                  'neighbouring_frames')
+                                                  'recorrupted', 'neighbouring_frames')
   for name in registry.NAMES:
     method = registry.get(name)
     assert isinstance(method, base.Method) and method.name == name
@@ -30,7 +30,7 @@ def test_every_method_declares_itself_and_its_settings_are_flags():
       settings = method.settings(config)
       for field in settings.__dataclass_fields__:
         assert method.flag_prefix + field in flags
-  assert registry.SINGLE_IMAGE_NAMES == ('neighbor2neighbor', 'blind_spot')
+  assert registry.SINGLE_IMAGE_NAMES == ('neighbor2neighbor', 'blind_spot', 'recorrupted')
   with pytest.raises(ValueError, match=r"--method='noise2self' is not one of pairs, "):
     registry.get('noise2self')
 

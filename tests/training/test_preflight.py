@@ -132,3 +132,45 @@ def test_the_diagnosis_chooses_the_scheme_unless_resuming_or_undiagnosed(tmp_pat
                    crop_size=128, model_dir=str(tmp_path / 'other'))
   checked = preflight.check_training_inputs(config, strategy)
   assert checked.chosen_settings == {} and checked.config.method.neighbor2neighbor.stride == 0
+
+
+def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_resumed(
+    tmp_path, monkeypatch):
+  """Camera captures: --method=recorrupted gets the noise model the diagnosis
+  measures (two captures here: their correlation, channels and levels), kept
+  in its config; a resumed run keeps the model it trained with; undiagnosed
+  data get none, and training then refuses in one line."""
+  from n2n import noise_model  # pylint: disable=g-import-not-at-top
+  from n2n.methods import recorrupted  # pylint: disable=g-import-not-at-top
+  photos = os.path.join(REPO_ROOT, 'datasets', 'demo', 'val')
+  simulated_scenes.write_scenes(photos, str(tmp_path / 'raw'), captures=2, pipeline='camera',
+                                crop=192)
+  scene_writer.write_scene_dataset(str(tmp_path / 'raw'), str(tmp_path / 'records'))
+  strategy = tf.distribute.get_strategy()
+  config = _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
+                   model_dir=str(tmp_path / 'run'))
+  checked = preflight.check_training_inputs(config, strategy)
+  profile, _ = checked.noise_profile
+  assert checked.chosen_settings['recorrupted_inference_orientations'] == 8
+  model = recorrupted.METHOD.noise_model(checked.config)
+  lag = noise_model.MAX_LAG
+  assert model.correlation[lag, lag + 1] == pytest.approx(profile.correlation_x[0], abs=1e-5)
+  assert model.correlation[lag, lag + 1] > 0.3
+  assert model.sigma.shape == (len(profile.signal), 3)
+  assert model.sigma[0, 0] == pytest.approx(profile.sigma[0, 0], abs=1e-5)
+  # Resumed with other data, the run keeps the model it trained with.
+  (tmp_path / 'run').mkdir()
+  (tmp_path / 'run' / 'config.json').write_text(checked.config.to_json())
+  monkeypatch.setattr(preflight.run_dir, 'check_compatible', lambda *args: None)
+  other = noise_model.NoiseModel(model.correlation, model.channel_correlation, model.signal,
+                                  model.sigma * 2)
+  monkeypatch.setattr(noise_model, 'model_of_profile', lambda *args, **kwargs: other)
+  resumed = preflight.check_training_inputs(config, strategy)
+  assert resumed.config.method.recorrupted.noise_model == checked.config.method.recorrupted.noise_model
+  monkeypatch.setattr(preflight.training_data, 'diagnose_records', lambda *args: (None, 0))
+  undiagnosed = preflight.check_training_inputs(
+      _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
+              model_dir=str(tmp_path / 'other')), strategy)
+  with pytest.raises(ValueError, match='--method=recorrupted has no noise model: .*give '
+                                       '--recorrupted_noise_model'):
+    recorrupted.METHOD.noise_model(undiagnosed.config)

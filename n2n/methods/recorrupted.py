@@ -1,0 +1,115 @@
+"""Recorrupted-to-Recorrupted (R2R; Pang et al., CVPR 2021): Noise2Noise on two
+recorruptions of one noisy image, input y + alpha * n and target y - n / alpha,
+with n drawn afresh at every step with the noise's own covariance
+(n2n/noise_model.py; the pipeline: n2n/pipelines/recorrupted.py).
+
+Unlike the neighbour sub-images of Neighbor2Neighbor or a blind spot, nothing
+assumes the noise independent between pixels: the noise model carries its
+correlation up to lag 4, between channels and its level against the signal.
+It comes from the diagnosis of the training data when training starts (from
+two captures where the records hold them, else the single-image estimate with
+its patches' plane fit undone) and is kept in the run's config; a part of the
+noise's covariance the model lacks stays shared between input and target, and
+the network learns to keep that part.
+"""
+
+import dataclasses
+
+from n2n.corruptions import catalog
+from n2n import noise_model
+from n2n.methods import base
+from n2n.methods import single_image
+from n2n.settings import setting
+
+# --recorrupted_noise_model '': estimated from the training data when training starts.
+CHOSEN_MODEL = ''
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+  """--recorrupted_* flags."""
+  alpha: float = setting(
+      1.0, 'R2R\'s alpha: the network maps y + alpha * n to y - n / alpha (1: both as noisy; '
+      'smaller: an input closer to the image, a noisier target).', minimum=0.05, maximum=20.0)
+  noise_model: str = setting(
+      CHOSEN_MODEL, 'The noise recorruptions are drawn from, as the JSON a run\'s config.json '
+      'keeps (its correlation at lags up to 4, between channels and its level against the '
+      'signal); empty: estimated from the training data when training starts.')
+  inference_orientations: int = setting(
+      single_image.CHOSEN, 'Test-time augmentation inside the inference scheme: 8 averages it '
+      'over the image\'s 8 flips and rotations (8 times the time, everywhere the model runs); '
+      '1: off; 0: chosen (8 for spatially correlated noise, else 1).', minimum=0, maximum=8)
+
+
+class Recorrupted(single_image.SingleImageMethod):
+  name = 'recorrupted'
+  summary = ('from single noisy images: the network maps the image plus noise drawn like its '
+             'own to the image minus that noise (Recorrupted-to-Recorrupted), the noise '
+             'model read from the training data.')
+  settings_class = Settings
+  flag_prefix = 'recorrupted_'
+  volumes = False
+  title = 'Recorrupted-to-Recorrupted (single noisy images)'
+  citations = (('Pang et al. Recorrupted-to-Recorrupted: Unsupervised Deep Learning for Image '
+                'Denoising. CVPR 2021.', '10.1109/CVPR46437.2021.00208'),)
+  line_noise_advice = ('Its noise model reaches lag 4 only, not whole lines; --method=blind_spot '
+                       'trains with a structN2V line chosen for it')
+
+  def training_stride(self, config):
+    return 1
+
+  def assumes_independent_pixels(self, config):
+    return False
+
+  def inference_scheme(self, config):
+    return base.InferenceScheme(
+        orientations=max(1, self.settings(config).inference_orientations))
+
+  def noise_advice(self, config, kind):
+    return None if kind in ('independent', 'correlated') else self.line_noise_advice
+
+  def defaults_for_noise(self, config, kind):
+    if self.settings(config).inference_orientations != single_image.CHOSEN:
+      return {}
+    return {f'{self.flag_prefix}inference_orientations': 8 if kind == 'correlated' else 1}
+
+  def defaults_for_profile(self, config, profile):
+    if self.settings(config).noise_model != CHOSEN_MODEL or profile is None:
+      return {}
+    model = noise_model.model_of_profile(profile)
+    if model.sigma.shape[1] != config.data.channels:
+      return {}
+    return {f'{self.flag_prefix}noise_model': model.to_json()}
+
+  def noise_model(self, config):
+    """The run's noise_model.NoiseModel; ValueError where it has none."""
+    text = self.settings(config).noise_model
+    if text == CHOSEN_MODEL:
+      raise ValueError(f'--method={self.name} has no noise model: the training data\'s noise '
+                       'was not diagnosed; give --recorrupted_noise_model')
+    return noise_model.NoiseModel.from_json(text, f'--{self.flag_prefix}noise_model')
+
+  def check(self, config):
+    if config.method.target == 'clean':
+      raise ValueError(f'--target=clean trains on clean targets; --method={self.name} trains '
+                       'from single noisy images (use --method=pairs for the clean baseline)')
+    settings = self.settings(config)
+    if config.corruption.noise != catalog.NO_NOISE and settings.noise_model == CHOSEN_MODEL:
+      raise ValueError(f'--method={self.name} draws its recorruptions like the noise of real '
+                       f'captures, diagnosed when training starts (--noise=none); for '
+                       f'--noise={config.corruption.noise} give --recorrupted_noise_model')
+    if settings.inference_orientations not in (single_image.CHOSEN, 1, 8):
+      raise ValueError(f'--{self.flag_prefix}inference_orientations='
+                       f'{settings.inference_orientations}: 1 (off), 8 (every flip and '
+                       'rotation) or 0 (chosen)')
+    if settings.noise_model != CHOSEN_MODEL:
+      model = self.noise_model(config)
+      if model.sigma.shape[1] != config.data.channels:
+        raise ValueError(f'--{self.flag_prefix}noise_model has {model.sigma.shape[1]} '
+                         f'channel(s); the data have {config.data.channels}')
+    if config.data.crop_size % self.crop_multiple:
+      raise ValueError(f'--crop_size={config.data.crop_size}: --method={self.name} needs a '
+                       f'multiple of {self.crop_multiple}: {self.crop_note}')
+
+
+METHOD = Recorrupted()

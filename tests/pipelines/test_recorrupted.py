@@ -1,0 +1,92 @@
+"""Recorruptions are drawn like the noise model says, and the pair they make has
+input and target noises that share nothing: the property Recorrupted-to-
+Recorrupted rests on. References are worked out by hand or measured with plain
+numpy products, not with the code under test."""
+
+import numpy as np
+import pytest
+import tensorflow as tf
+
+from n2n import noise_model
+from n2n.pipelines import recorrupted
+
+LAG = noise_model.MAX_LAG
+
+
+def _correlation(along_x, along_y):
+  """[9, 9] correlation of noise correlated along x and along y only (their
+  product off the axes: separable noise), 1 at the centre."""
+  rows = np.concatenate([[1.0], along_y])
+  columns = np.concatenate([[1.0], along_x])
+  full_rows = np.concatenate([rows[:0:-1], rows])
+  full_columns = np.concatenate([columns[:0:-1], columns])
+  return np.outer(full_rows, full_columns)
+
+
+# Channels correlated as R-G 0.6, R-B -0.6, G-B -0.36.
+_CHANNELS = np.array([[1.0, 0.6, -0.6], [0.6, 1.0, -0.36], [-0.6, -0.36, 1.0]])
+# Separable 3-tap smoothing along x and y: 2/3 at lag 1, 1/3 at lag 2 on each axis.
+_MODEL = noise_model.NoiseModel(_correlation([2 / 3, 1 / 3, 0, 0], [2 / 3, 1 / 3, 0, 0]),
+                                 _CHANNELS, np.array([0.2, 0.8]),
+                                 np.array([[0.02, 0.03, 0.04], [0.01, 0.015, 0.02]]))
+
+
+def _lag_correlation(noise, lag, axis):
+  """Mean over channels of the correlation at `lag` along axis (1: y, 2: x) of
+  [B, H, W, C] noise."""
+  first = np.take(noise, range(noise.shape[axis] - lag), axis=axis)
+  second = np.take(noise, range(lag, noise.shape[axis]), axis=axis)
+  return np.mean(np.mean(first * second, axis=(0, 1, 2)) / np.mean(noise ** 2, axis=(0, 1, 2)))
+
+
+def test_drawn_noise_has_the_models_correlation_channels_and_level():
+  flat = np.full((8, 96, 96, 3), 0.2, np.float32)
+  noise = recorrupted.draw(tf.constant(flat), _MODEL, tf.constant([3, 4], tf.int32)).numpy()
+  for axis in (1, 2):
+    measured = [_lag_correlation(noise, lag, axis) for lag in (1, 2, 3)]
+    np.testing.assert_allclose(measured, [2 / 3, 1 / 3, 0], atol=0.03)
+  channels = np.corrcoef(noise.reshape(-1, 3).T)
+  np.testing.assert_allclose(channels, _CHANNELS, atol=0.03)
+  np.testing.assert_allclose(noise.std(axis=(0, 1, 2)), [0.02, 0.03, 0.04], rtol=0.05)
+  # Between the bins the level is interpolated; past them it is held.
+  for signal, expected in ((0.5, [0.015, 0.0225, 0.03]), (0.95, [0.01, 0.015, 0.02])):
+    noise = recorrupted.draw(tf.constant(np.full((4, 64, 64, 3), signal, np.float32)), _MODEL,
+                             tf.constant([5, 6], tf.int32)).numpy()
+    np.testing.assert_allclose(noise.std(axis=(0, 1, 2)), expected, rtol=0.06)
+
+
+@pytest.mark.parametrize('alpha', [1.0, 0.5])
+def test_the_pairs_noises_are_uncorrelated_when_the_model_is_the_noises_own(alpha):
+  clean = np.full((8, 96, 96, 3), 0.2, np.float32)
+  # The capture's own noise, drawn from the model with another seed.
+  own = recorrupted.draw(tf.constant(clean), _MODEL, tf.constant([7, 8], tf.int32)).numpy()
+  pair = recorrupted.recorrupted_pair(tf.constant(clean + own), _MODEL, alpha,
+                                      tf.constant([9, 10], tf.int32))
+  into, target = pair['input'].numpy() - clean, pair['target'].numpy() - clean
+  # input noise own + alpha n, target noise own - n / alpha: their covariance is
+  # cov(own) - cov(n) = 0 at every lag and between channels.
+  for shift in (0, 1, 2):
+    shifted = np.roll(target, shift, axis=2)
+    cross = np.mean(into[..., np.newaxis] * shifted[..., np.newaxis, :], axis=(0, 1, 2))
+    scale = np.sqrt(np.outer(np.mean(into ** 2, axis=(0, 1, 2)),
+                             np.mean(target ** 2, axis=(0, 1, 2))))
+    assert np.abs(cross / scale).max() < 0.03, (shift, cross / scale)
+  # A model missing the correlation leaves input and target sharing it.
+  white = noise_model.NoiseModel(_correlation([0, 0, 0, 0], [0, 0, 0, 0]), _CHANNELS,
+                                  _MODEL.signal, _MODEL.sigma)
+  pair = recorrupted.recorrupted_pair(tf.constant(clean + own), white, alpha,
+                                      tf.constant([9, 10], tf.int32))
+  into, target = pair['input'].numpy() - clean, pair['target'].numpy() - clean
+  shifted = np.roll(target, 1, axis=2)
+  cross = np.mean(into * shifted) / np.sqrt(np.mean(into ** 2) * np.mean(target ** 2))
+  assert cross > 0.2
+
+
+def test_a_model_survives_the_config_and_bad_text_names_the_flag():
+  again = noise_model.NoiseModel.from_json(_MODEL.to_json())
+  for name in ('correlation', 'channel_correlation', 'signal', 'sigma'):
+    np.testing.assert_allclose(getattr(again, name), getattr(_MODEL, name), atol=1e-6)
+  with pytest.raises(ValueError, match='--recorrupted_noise_model is not a noise model'):
+    noise_model.NoiseModel.from_json('{"correlation": [1]}', '--recorrupted_noise_model')
+  with pytest.raises(ValueError, match='--recorrupted_noise_model is not a noise model'):
+    noise_model.NoiseModel.from_json('not json', '--recorrupted_noise_model')
