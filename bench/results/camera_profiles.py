@@ -38,11 +38,17 @@ COLUMNS = (
     ('neighbor2neighbor 1', 'Neighbor2Neighbor, 1 orientation'),
     ('blind_spot', 'blind-spot, 8 orientations (default)'),
     ('blind_spot 1', 'blind-spot, 1 orientation'),
+    ('recorrupted', 'Recorrupted-to-Recorrupted, 8 orientations (default)'),
+    ('recorrupted 1', 'Recorrupted-to-Recorrupted, 1 orientation'),
     ('pairs', 'two captures (pairs)'),
     ('bm3d', 'CBM3D, true level'),
     ('bm3d_estimated', 'CBM3D, level from diagnose'),
 )
-SINGLE_IMAGE_DEFAULTS = ('neighbor2neighbor', 'blind_spot')
+SINGLE_IMAGE_DEFAULTS = ('neighbor2neighbor', 'blind_spot', 'recorrupted')
+# Methods added after the trained JSONs, each profile's runs in a JSON of its own
+# (bench/camera_calibration.py --methods=NAME ... camera_profile_<profile>_NAME.json) on the
+# same captures, shown in the same table.
+LATER_METHODS = ('recorrupted',)
 ONE_ORIENTATION = 'inference_orientations=1'
 # Issue 52's goal on the calibrated sets: the best single-image default gains this much
 # near 34 dB input, and comes within GOAL_GAP_DB of two captures.
@@ -56,13 +62,53 @@ def json_path(name):
 
 def read_results(path_of=json_path):
   """{profile name: its JSON at path_of(name)} for the profiles measured so far (path_of
-  model_json_path: the shipped model's)."""
+  model_json_path: the shipped model's). The trained JSONs (json_path) also hold the runs of
+  LATER_METHODS' JSONs on the same captures (the same input PSNR), each run with the
+  'commit' that trained it."""
   found = {}
   for name, _ in PROFILES:
     if os.path.exists(path_of(name)):
       with open(path_of(name)) as source:
         found[name] = json.load(source)
+      if path_of is json_path:
+        _add_later_runs(name, found[name])
   return found
+
+
+def later_json_path(name, method):
+  return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_profile_{name}_{method}.json')
+
+
+def _add_later_runs(name, results):
+  (setting,) = results['settings']
+  for method in LATER_METHODS:
+    path = later_json_path(name, method)
+    if not os.path.exists(path):
+      continue
+    with open(path) as source:
+      later = json.load(source)
+    (later_setting,) = later['settings']
+    if later_setting['input_psnr'] != setting['input_psnr']:
+      continue  # other captures: not comparable
+    setting['trained'] += [dict(run, commit=later['commit'], machine=later['machine'],
+                                date=later['date']) for run in later_setting['trained']]
+
+
+def later_sentence(found):
+  """Where the LATER_METHODS' columns were trained, from their runs in found; ''
+  if none."""
+  trained = {}
+  for name, _ in PROFILES:
+    for run in (found[name]['settings'][0]['trained'] if name in found else []):
+      if 'commit' in run:
+        trained.setdefault(run['method'], set()).add(
+            f'{run["commit"]} on {run["machine"]}, {run["date"]}')
+  return ' '.join(f'{dict(COLUMNS)[method].split(",")[0]} was trained at '
+                  f'{"; ".join(sorted(where))} ([json](bench/'
+                  f'{os.path.basename(later_json_path(PROFILES[0][0], method))}), [json](bench/'
+                  f'{os.path.basename(later_json_path(PROFILES[1][0], method))})); the other '
+                  'columns at the commit the costs table names.'
+                  for method, where in trained.items())
 
 
 def measured(results):
@@ -168,6 +214,49 @@ def clean_targets_sentence(found, path_of=clean_json_path):
           f'{", ".join(sorted({trained["commit"] for _, _, trained in runs}))}, before '
           'training left AutoGraph: ' + '; '.join(readings) + '. Clean targets gain '
           f'{min(over_pairs):+.2f} to {max(over_pairs):+.2f} dB over two captures here.')
+
+
+# Recorrupted-to-Recorrupted with the noise model from the truth, from the single-image
+# estimate and with its plane fit undone (bench/recorrupted.py): one JSON per profile and
+# noise-model set.
+NOISE_MODELS = (('truth', 'the true covariance (each capture minus its rendering: an oracle '
+                 'only a simulation has)'),
+                ('single', 'the single-image estimate'),
+                ('corrected', 'the single-image estimate with its plane fit undone'))
+
+
+def noise_model_json_paths(name):
+  """bench/recorrupted.py's JSONs of a profile."""
+  return [os.path.join(REPO_ROOT, 'docs', 'bench', f'recorrupted_{name}{suffix}.json')
+          for suffix in ('', '_corrected')]
+
+
+def noise_model_sentence(paths_of=noise_model_json_paths):
+  """The section's sentence on how far Recorrupted-to-Recorrupted's gain rests on its
+  noise model, from bench/recorrupted.py's JSONs; '' if none."""
+  readings, commits, settings = [], set(), None
+  for name, title in PROFILES:
+    runs = {}
+    for path in paths_of(name):
+      if os.path.exists(path):
+        with open(path) as source:
+          results = json.load(source)
+        commits.add(results['commit'])
+        settings = results
+        runs.update({run['noise_model']: (run, os.path.basename(path))
+                     for run in results['runs']})
+    if runs:
+      readings.append(f'{title}: ' + ', '.join(
+          f'{label} {run["gain_db"]:+.2f} ({run["tta_gain_db"]:+.2f} with 8 orientations; '
+          f'[json](bench/{path}))' for key, label in NOISE_MODELS if key in runs
+          for run, path in [runs[key]]))
+  if not readings:
+    return ''
+  return ('How far Recorrupted-to-Recorrupted rests on its noise model '
+          f'(`bench/recorrupted.py` at {", ".join(sorted(commits))}: the same photographs, '
+          f'cameras and budget, but {settings["recorruptions"]} fixed draws per photograph, '
+          f'alpha {settings["alpha"]:g}, the model from all 11 first captures), PSNR gains in '
+          'dB with the model from ' + '; '.join(readings) + '.')
 
 
 # Pictures of a shadow and a highlight crop of the unseen photographs (bench/camera_crops.py).
@@ -296,6 +385,10 @@ def section(found, models=None):
                       zip(columns['bm3d_estimated']['sigma'], columns['bm3d']['sigma']))
       levels.append(f'{title}: median {ratios[len(ratios) // 2]:.2f} times, from '
                     f'{ratios[0]:.2f} to {ratios[-1]:.2f}')
+  sentence = later_sentence(found)
+  out += ['', sentence] if sentence else []
+  sentence = noise_model_sentence()
+  out += ['', sentence] if sentence else []
   out += ['', 'What denoising costs, in seconds per megapixel on the host named (the median '
           'over the photographs after the first, whose call also traces the network; the '
           'photographs are 0.1-0.9 megapixels; training, for the trained columns, is on top):',

@@ -7,8 +7,8 @@ Unlike the neighbour sub-images of Neighbor2Neighbor or a blind spot, nothing
 assumes the noise independent between pixels: the noise model carries its
 correlation up to lag 4, between channels and its level against the signal.
 It comes from the diagnosis of the training data when training starts (from
-two captures where the records hold them, else the single-image estimate with
-its patches' plane fit undone) and is kept in the run's config; a part of the
+two captures where the records hold them, else the single-image estimate) and
+is kept in the run's config; a part of the
 noise's covariance the model lacks stays shared between input and target, and
 the network learns to keep that part.
 """
