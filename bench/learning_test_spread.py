@@ -15,7 +15,8 @@ test module calls) at every seed, float32, and prints what its assertion compare
     squeezed into 1000-1400; the test asserts the stretched run's gain over its input
     and the percentile run's distance below it;
   - recorrupted: tests/methods/test_recorrupted_learning.py: the gain in dB of
-    Recorrupted-to-Recorrupted on the pixel-shuffle test's data; the test bounds it;
+    Recorrupted-to-Recorrupted on the pixel-shuffle test's data, given that noise's own
+    model; the test bounds it;
   - single_image_neighbor2neighbor, single_image_blind_spot:
     tests/training/test_single_image.py's short runs on single noisy images: the
     PSNR gain in dB, the reference-free score trained over untrained, and the first

@@ -7,6 +7,7 @@ import numpy as np
 
 from bench.recipes import images
 from n2n import config as config_lib
+from n2n import noise_model
 from n2n.data import native_images
 from n2n.data import scene_writer
 from n2n.training import distribute
@@ -88,12 +89,29 @@ def stride_gains(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUF
   return plain, shuffled
 
 
+def correlated_noise_model(sigma=25.0):
+  """correlated_noise's own model, worked out by hand (n2n.noise_model.NoiseModel): the
+  mean of 2 x 2 white pixels is correlated 0.5 at lag 1 along x or y and 0.25 at (1, 1),
+  0 farther; its 3 channels are drawn apart; its level is sigma / 255 at every signal."""
+  lag = noise_model.MAX_LAG
+  correlation = np.zeros((2 * lag + 1, 2 * lag + 1))
+  for dy in (-1, 0, 1):
+    for dx in (-1, 0, 1):
+      correlation[lag + dy, lag + dx] = (2 - abs(dy)) * (2 - abs(dx)) / 4.0
+  return noise_model.NoiseModel(correlation, np.eye(3), np.array([0.5]),
+                                np.full((1, 3), sigma / 255.0))
+
+
 def recorrupted_gain(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUFFLE_WIDTH):
-  """Gain in dB of Recorrupted-to-Recorrupted on write_pixel_shuffle_data's data, its
-  noise model from the diagnosis of the captures it trains on (the pixel-shuffle run's
-  budget; bench/learning_test_spread.py runs it at other seeds)."""
+  """Gain in dB of Recorrupted-to-Recorrupted on write_pixel_shuffle_data's data, given
+  the noise's own model (correlated_noise_model), at the pixel-shuffle run's budget
+  (bench/learning_test_spread.py runs it at other seeds). The diagnosis cannot read this
+  data's noise from the single images (smooth random images, textured everywhere and
+  clipped at black and white): the run would refuse without a model."""
   return gain(root, f'recorrupted_{seed}', steps, seed, method='recorrupted',
-              recorrupted_inference_orientations=1, network_width=network_width)
+              recorrupted_inference_orientations=1,
+              recorrupted_noise_model=correlated_noise_model().to_json(),
+              network_width=network_width)
 
 
 # StructN2V lines: blind-spot, crop 64, batch 8, 5% masked, float32, at half the paper's

@@ -79,6 +79,9 @@ class Method(abc.ABC):
   images = True
   clean_stacks = False
   frames_per_crop_plane = 1
+  # What the method assumes of the noise, for train.py's warning where the diagnosis
+  # says otherwise (noise_advice).
+  noise_assumption = 'noise independent from pixel to pixel'
 
   def settings(self, config):
     """This method's settings object of a TrainConfig, or None."""

@@ -23,6 +23,15 @@ from n2n.settings import setting
 
 # --recorrupted_noise_model '': estimated from the training data when training starts.
 CHOSEN_MODEL = ''
+# A noise model is read from at least this many pixels (of two captures, or of flat
+# patches of single images: 16 patches of 16 x 16, the fewest the single-image estimate
+# selects by). On 4 images of 192 x 192 clipped at black and white, where few patches
+# are free of clipping, the diagnosis read sigma 0.1235 for noise made at 25/255 (0.098)
+# and took it for row noise; recorruptions drawn from that gained -0.28 and +0.13 dB
+# (seeds 1 and 2), where plain Neighbor2Neighbor gains 0.81-0.90
+# (bench/recipes/correlated.py's pixel-shuffle data;
+# docs/bench/learning_test_spread_recorrupted_clipped.json at bcfad4d).
+MIN_MODEL_SAMPLES = 16 * 16 * 16
 
 
 @dataclasses.dataclass(frozen=True)
@@ -54,6 +63,7 @@ class Recorrupted(single_image.SingleImageMethod):
                 'Denoising. CVPR 2021.', '10.1109/CVPR46437.2021.00208'),)
   line_noise_advice = ('Its noise model reaches lag 4 only, not whole lines; --method=blind_spot '
                        'trains with a structN2V line chosen for it')
+  noise_assumption = 'noise correlated over 4 pixels at most'
 
   def training_stride(self, config):
     return 1
@@ -74,7 +84,8 @@ class Recorrupted(single_image.SingleImageMethod):
     return {f'{self.flag_prefix}inference_orientations': 8 if kind == 'correlated' else 1}
 
   def defaults_for_profile(self, config, profile):
-    if self.settings(config).noise_model != CHOSEN_MODEL or profile is None:
+    if (self.settings(config).noise_model != CHOSEN_MODEL or profile is None
+        or profile.samples < MIN_MODEL_SAMPLES):
       return {}
     model = noise_model.model_of_profile(profile)
     if model.sigma.shape[1] != config.data.channels:
@@ -86,7 +97,9 @@ class Recorrupted(single_image.SingleImageMethod):
     text = self.settings(config).noise_model
     if text == CHOSEN_MODEL:
       raise ValueError(f'--method={self.name} has no noise model: the training data\'s noise '
-                       'was not diagnosed; give --recorrupted_noise_model')
+                       'was not diagnosed, or read from fewer than '
+                       f'{MIN_MODEL_SAMPLES} pixels of flat patches (images clipped at black '
+                       'or white, or textured everywhere); give --recorrupted_noise_model')
     return noise_model.NoiseModel.from_json(text, f'--{self.flag_prefix}noise_model')
 
   def check(self, config):

@@ -1,11 +1,15 @@
 """Recorrupted-to-Recorrupted's tensors (n2n/methods/recorrupted.py): noise drawn
 like the run's noise model (n2n/noise_model.py) and the pair it makes."""
 
+import itertools
+
 import numpy as np
 import tensorflow as tf
 
-from n2n.data import gaussian_blur
+from n2n import config as config_lib
 from n2n import noise_model
+from n2n.data import gaussian_blur
+from n2n.data import noisy_crops
 from n2n.diagnosis import noise_statistics
 from n2n.methods import recorrupted
 from n2n.pipelines import single_image
@@ -65,12 +69,41 @@ def recorrupted_pair(noisy, model, alpha, seed):
   return {'input': noisy + alpha * drawn, 'target': noisy - drawn / alpha}
 
 
+# Folded into a batch's seed for its channel permutations (the recorruption uses it as is).
+_PERMUTATION_KEY = 1
+
+
+def permuted_channels(images, seed):
+  """{name: [B, H, W, 3]} with each example's channels put in one of the 6 orders at
+  random, the same order for every name; seed: [2] int32 stateless seed."""
+  orders = tf.constant(list(itertools.permutations(range(3))), tf.int32)
+  first = next(iter(images.values()))
+  choice = tf.random.stateless_uniform([tf.shape(first)[0]], seed, 0, 6, dtype=tf.int32)
+  order = tf.gather(orders, choice)  # [B, 3]
+  return {name: tf.gather(image, order, axis=3, batch_dims=1) for name, image in images.items()}
+
+
 class RecorruptedPipeline(single_image.SingleImagePipeline):
   method = recorrupted.METHOD
 
+  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
+    # The noise model is per channel (its levels, the channels' correlation): crops are
+    # recorrupted in their own channel order, and --augment_channel_permutations then
+    # reorders input and target together (elements).
+    unpermuted = config_lib.replace_settings(config, augment_channel_permutations=False)
+    crops = noisy_crops.build_noisy_crops_dataset(unpermuted, per_replica_batch, cache,
+                                                  start_step, input_context)
+    pipeline_id = input_context.input_pipeline_id if input_context else 0
+    seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
+    return self.elements_dataset(crops, seed, config)
+
   def elements(self, noisy, seed, config):
-    return recorrupted_pair(noisy, self.method.noise_model(config),
+    pair = recorrupted_pair(noisy, self.method.noise_model(config),
                             self.method.settings(config).alpha, seed)
+    if config.data.augment.channel_permutations and noisy.shape[-1] == 3:
+      pair = permuted_channels(pair, tf.random.experimental.stateless_fold_in(
+          seed, _PERMUTATION_KEY))
+    return pair
 
   def held_out_view_loss(self, denoise, noisy, seed, config=None):
     """Mean squared error of the denoised input y + alpha * n against the target

@@ -55,10 +55,11 @@ def _log_noise(config, profile, records):
   kind = diagnosis_report.kind_of(profile)
   advice = methods_registry.get(config.method.name).noise_advice(config, kind)
   if advice:
-    logging.warning('--method=%s as set assumes noise independent from pixel to pixel, but this '
-                    'data\'s noise is %s (correlation at lag 1 %.2f): the network learns to '
-                    'keep much of it. %s; two captures of each scene, trained with '
-                    '--method=pairs, need only independent captures.', config.method.name, kind,
+    method = methods_registry.get(config.method.name)
+    logging.warning('--method=%s as set assumes %s, but this data\'s noise is %s (correlation '
+                    'at lag 1 %.2f): the network learns to keep much of it. %s; two captures '
+                    'of each scene, trained with --method=pairs, need only independent '
+                    'captures.', config.method.name, method.noise_assumption, kind,
                     profile.correlation_lag1, advice)
 
 

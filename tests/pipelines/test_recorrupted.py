@@ -90,3 +90,22 @@ def test_a_model_survives_the_config_and_bad_text_names_the_flag():
     noise_model.NoiseModel.from_json('{"correlation": [1]}', '--recorrupted_noise_model')
   with pytest.raises(ValueError, match='--recorrupted_noise_model is not a noise model'):
     noise_model.NoiseModel.from_json('not json', '--recorrupted_noise_model')
+
+
+def test_channel_permutations_reorder_input_and_target_alike_after_the_recorruption():
+  rng = np.random.default_rng(11)
+  pair = {'input': tf.constant(rng.uniform(size=(64, 4, 4, 3)), tf.float32)}
+  pair['target'] = pair['input'] + 1.0
+  permuted = recorrupted.permuted_channels(pair, tf.constant([1, 2], tf.int32))
+  into, target = permuted['input'].numpy(), permuted['target'].numpy()
+  np.testing.assert_allclose(target - into, 1.0, atol=1e-6)
+  source = pair['input'].numpy()
+  orders = set()
+  for example in range(64):
+    # Each example's channels are its own, in some order.
+    order = tuple(int(np.argmin([np.abs(source[example, ..., c] - into[example, ..., k]).max()
+                                 for c in range(3)])) for k in range(3))
+    assert sorted(order) == [0, 1, 2]
+    np.testing.assert_array_equal(into[example], source[example][..., list(order)])
+    orders.add(order)
+  assert len(orders) == 6

@@ -1,5 +1,6 @@
 """Checks that run before the first step: each bad input fails with one line."""
 
+import dataclasses
 import json
 import os
 
@@ -167,10 +168,15 @@ def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_re
   monkeypatch.setattr(noise_model, 'model_of_profile', lambda *args, **kwargs: other)
   resumed = preflight.check_training_inputs(config, strategy)
   assert resumed.config.method.recorrupted.noise_model == checked.config.method.recorrupted.noise_model
-  monkeypatch.setattr(preflight.training_data, 'diagnose_records', lambda *args: (None, 0))
-  undiagnosed = preflight.check_training_inputs(
-      _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
-              model_dir=str(tmp_path / 'other')), strategy)
-  with pytest.raises(ValueError, match='--method=recorrupted has no noise model: .*give '
-                                       '--recorrupted_noise_model'):
-    recorrupted.METHOD.noise_model(undiagnosed.config)
+  # A profile read from too few pixels (clipped or textured images) makes no model.
+  few = dataclasses.replace(profile, samples=recorrupted.MIN_MODEL_SAMPLES - 1)
+  for diagnosis, folder in (((few, 2), 'few'), ((None, 0), 'undiagnosed')):
+    monkeypatch.setattr(preflight.training_data, 'diagnose_records',
+                        lambda *args, diagnosis=diagnosis: diagnosis)
+    checked = preflight.check_training_inputs(
+        _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
+                model_dir=str(tmp_path / folder)), strategy)
+    assert 'recorrupted_noise_model' not in checked.chosen_settings
+    with pytest.raises(ValueError, match='--method=recorrupted has no noise model: .*fewer than '
+                                         '4096 pixels.*give --recorrupted_noise_model'):
+      recorrupted.METHOD.noise_model(checked.config)

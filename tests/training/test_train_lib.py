@@ -265,7 +265,9 @@ def test_a_single_image_method_on_correlated_captures_is_warned_at_start(
 
 @pytest.mark.parametrize('method,scheme,advice', [
     ('blind_spot', {'blind_spot_line': 'none'}, 'Leave --blind_spot_line at auto'),
-    ('neighbor2neighbor', {}, 'No stride separates noise shared by whole lines')])
+    ('neighbor2neighbor', {}, 'No stride separates noise shared by whole lines'),
+    ('recorrupted', {}, 'assumes noise correlated over 4 pixels at most, but this data\'s noise '
+     'is rows')])
 def test_the_warning_on_row_noise_advises_a_line_not_a_stride(method, scheme, advice,
                                                               monkeypatch):
   size = 2 * noise_statistics.MAX_LAG + 1
