@@ -18,7 +18,10 @@ noise model comes from one of:
 - single: n2n's single-image estimate (noise_statistics.estimate_single, what diagnose.py
   reads from the noisy photographs alone), with its channel correlation;
 - corrected: the same, the plane fit of its patches undone
-  (NoiseProfile.corrected_correlation and level_correction).
+  (NoiseProfile.corrected_correlation and level_correction);
+- first_records: the single-image estimate from the first 8 photographs only, as train.py
+  reads its first records (n2n/diagnosis/training_data.py MAX_RECORDS) for
+  --method=recorrupted.
 The noise model and its draws are --method=recorrupted's (n2n/noise_model.py,
 n2n/pipelines/recorrupted.py). Its channels share one spatial correlation, the mean over
 channels, which the chroma noise reduction of profile 1 does not.
@@ -32,11 +35,19 @@ not: every value v is trained and denoised as (v + 0.25) / 1.5, clipped to 0-1, 
 mapped back. The first captures are denoised as they are (the network trained on the
 noisier y + alpha * n), and with the mean over the 8 orientations (tta).
 
-  python -m bench.recorrupted --shot=0.0015 --chroma_blur=2 --luma_blur=0.45 \\
-      --noise_models=truth,single,corrected --output=docs/bench/recorrupted_noise_reduced.json
-  python -m bench.recorrupted --shot=0.0003 --chroma_blur=0 --luma_blur=0 \\
-      --noise_models=truth,single,corrected --output=docs/bench/recorrupted_plain.json
+  python -m bench.recorrupted --shot=0.0015 --chroma_blur=2 --luma_blur=0.45 \
+      --noise_models=truth,single --output=docs/bench/recorrupted_noise_reduced.json
+  python -m bench.recorrupted --shot=0.0003 --chroma_blur=0 --luma_blur=0 \
+      --noise_models=truth,single --output=docs/bench/recorrupted_plain.json
+  python -m bench.recorrupted --noise_models=corrected \
+      --output=docs/bench/recorrupted_noise_reduced_corrected.json
+  python -m bench.recorrupted --noise_models=single --recorruptions=24 \
+      --output=docs/bench/recorrupted_noise_reduced_k24.json
+  python -m bench.recorrupted --noise_models=first_records --recorruptions=24 \
+      --output=docs/bench/recorrupted_noise_reduced_first_records.json
 
+(the first two JSONs were made at e9d02f8 and ffb1b4a, whose draws were this script's own
+numpy code, not yet --method=recorrupted's; the others draw as the method does).
 About 6 minutes per noise model on 2 CPU cores.
 """
 
@@ -57,6 +68,7 @@ from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import noise_model as n2n_noise_model
 from n2n.diagnosis import noise_statistics
+from n2n.diagnosis import training_data
 from n2n.pipelines import recorrupted
 
 FLAGS = flags.FLAGS
@@ -67,7 +79,8 @@ flags.DEFINE_float('luma_blur', 0.45, 'The camera\'s luma noise reduction (pixel
 flags.DEFINE_float('optics_blur', 0.65, 'The lens blur (pixels).')
 flags.DEFINE_list('noise_models', ['truth', 'single', 'corrected'], 'Where n\'s covariance '
                   'comes from: truth (the captures minus their renderings), single (the '
-                  'single-image estimate) or corrected (the same, its plane fit undone).')
+                  'single-image estimate), corrected (the same, its plane fit undone) or '
+                  'first_records (the estimate from the first 8 photographs).')
 flags.DEFINE_integer('recorruptions', 8, 'Draws of n per photograph (pairs trained on).')
 flags.DEFINE_float('alpha', 1.0, 'R2R\'s alpha: input y + alpha n, target y - n / alpha.')
 flags.DEFINE_integer('train_steps', 1200, 'Training steps.')
@@ -90,7 +103,12 @@ def noise_model(name, noisy, references):
   if name in ('single', 'corrected'):
     profile = noise_statistics.estimate_single(noisy)
     return n2n_noise_model.model_of_profile(profile, corrected=name == 'corrected'), profile
-  raise ValueError(f'--noise_models: {name!r} is not truth, single or corrected')
+  if name == 'first_records':
+    # What train.py reads for --method=recorrupted: its first records only.
+    profile = noise_statistics.estimate_single(noisy[:training_data.MAX_RECORDS])
+    return n2n_noise_model.model_of_profile(profile), profile
+  raise ValueError(f'--noise_models: {name!r} is not truth, single, corrected or '
+                   'first_records')
 
 
 def draw(image, model, seed):

@@ -83,9 +83,9 @@ def model_of_profile(profile, corrected=False):
   corrected: for a single-image profile, its correlation and level with the
   patches' plane fit undone (NoiseProfile.corrected_correlation). Not the
   default: on the calibrated camera simulator's profile 1 it gained 0.80 dB
-  less than the reading as measured (bench/recorrupted.py), although its
-  correlation came closer to the truth (its level, raised with it, rose
-  further above the truth's). Bins without a level take the channel's mean
+  less than the reading as measured (bench/recorrupted.py, one seed),
+  although its correlation came closer to the truth; it also raises the
+  level, and which of the two cost the gain was not measured. Bins without a level take the channel's mean
   level; channels without noise are drawn uncorrelated with the others.
   """
   sigma = np.array(profile.sigma, np.float64)

@@ -255,7 +255,8 @@ def noise_model_sentence(paths_of=noise_model_json_paths):
   return ('How far Recorrupted-to-Recorrupted rests on its noise model '
           f'(`bench/recorrupted.py` at {", ".join(sorted(commits))}: the same photographs, '
           f'cameras and budget, but {settings["recorruptions"]} fixed draws per photograph, '
-          f'alpha {settings["alpha"]:g}, the model from all 11 first captures), PSNR gains in '
+          f'alpha {settings["alpha"]:g}, the model from all {settings["photographs"]} first '
+          'captures unless said), PSNR gains in '
           'dB with the model from ' + '; '.join(readings) + '.')
 
 

@@ -493,7 +493,10 @@ def _profile(source, products, counts, signal, squares, samples, channel_product
     corrected = plane_corrected_covariance(covariance)
     centre_raw, centre_corrected = covariance[MAX_LAG, MAX_LAG], corrected[MAX_LAG, MAX_LAG]
     noisy = (centre_raw > 0) & (centre_corrected > 0)
-    level_correction[noisy] = centre_corrected[noisy] / centre_raw[noisy]
+    # The levels (sigma) already hold _patches' unbiasing for the plane's 3 parameters,
+    # which the correction makes for any correlation: the ratio is to the unbiased variance.
+    unbiased = centre_raw * PATCH * PATCH / (PATCH * PATCH - 3)
+    level_correction[noisy] = centre_corrected[noisy] / unbiased[noisy]
     if np.any(noisy):
       corrected_correlation = np.mean(corrected[..., noisy] / centre_corrected[noisy], axis=-1)
   centre = MAX_LAG

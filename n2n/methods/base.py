@@ -141,6 +141,10 @@ class Method(abc.ABC):
     gave none; {} when it has none."""
     return {}
 
+  def check_resolved(self, config):
+    """Refuses, in one line (ValueError), a config the diagnosis left without
+    what the method needs (train.py calls it before writing the run's config)."""
+
   def defaults_for_profile(self, config, profile):
     """{flag: value} for the settings this method reads from the training
     data's noise profile itself (n2n/diagnosis/noise_statistics.py

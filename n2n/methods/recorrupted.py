@@ -25,12 +25,12 @@ from n2n.settings import setting
 CHOSEN_MODEL = ''
 # A noise model is read from at least this many pixels (of two captures, or of flat
 # patches of single images: 16 patches of 16 x 16, the fewest the single-image estimate
-# selects by). On 4 images of 192 x 192 clipped at black and white, where few patches
-# are free of clipping, the diagnosis read sigma 0.1235 for noise made at 25/255 (0.098)
-# and took it for row noise; recorruptions drawn from that gained -0.28 and +0.13 dB
-# (seeds 1 and 2), where plain Neighbor2Neighbor gains 0.81-0.90
-# (bench/recipes/correlated.py's pixel-shuffle data;
-# docs/bench/learning_test_spread_recorrupted_clipped.json at bcfad4d).
+# selects by). On 4 images of 192 x 192 textured everywhere and clipped at black and
+# white, where few patches are flat and free of clipping, recorruptions drawn from the
+# diagnosis's model gained -0.28 and +0.13 dB (seeds 1 and 2), where plain
+# Neighbor2Neighbor gains 0.81-0.90 (bench/recipes/correlated.py's pixel-shuffle data at
+# bcfad4d, when its recipe still let the diagnosis choose the model:
+# docs/bench/learning_test_spread_recorrupted_clipped.json).
 MIN_MODEL_SAMPLES = 16 * 16 * 16
 
 
@@ -89,8 +89,16 @@ class Recorrupted(single_image.SingleImageMethod):
       return {}
     model = noise_model.model_of_profile(profile)
     if model.sigma.shape[1] != config.data.channels:
-      return {}
+      raise ValueError(f'--method={self.name}: the training data\'s noise was read with '
+                       f'{model.sigma.shape[1]} channel(s), the data have '
+                       f'{config.data.channels}')
     return {f'{self.flag_prefix}noise_model': model.to_json()}
+
+  def check_resolved(self, config):
+    model = self.noise_model(config)
+    if model.sigma.shape[1] != config.data.channels:
+      raise ValueError(f'--{self.flag_prefix}noise_model has {model.sigma.shape[1]} '
+                       f'channel(s); the training data have {config.data.channels}')
 
   def noise_model(self, config):
     """The run's noise_model.NoiseModel; ValueError where it has none."""
@@ -116,10 +124,7 @@ class Recorrupted(single_image.SingleImageMethod):
                        f'{settings.inference_orientations}: 1 (off), 8 (every flip and '
                        'rotation) or 0 (chosen)')
     if settings.noise_model != CHOSEN_MODEL:
-      model = self.noise_model(config)
-      if model.sigma.shape[1] != config.data.channels:
-        raise ValueError(f'--{self.flag_prefix}noise_model has {model.sigma.shape[1]} '
-                         f'channel(s); the data have {config.data.channels}')
+      self.noise_model(config)  # refuses text that is no model
     if config.data.crop_size % self.crop_multiple:
       raise ValueError(f'--crop_size={config.data.crop_size}: --method={self.name} needs a '
                        f'multiple of {self.crop_multiple}: {self.crop_note}')

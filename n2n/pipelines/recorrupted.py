@@ -113,7 +113,12 @@ class RecorruptedPipeline(single_image.SingleImagePipeline):
     if config is not None and self.method.settings(config).noise_model:
       model, alpha = self.method.noise_model(config), self.method.settings(config).alpha
     else:
-      model = noise_model.model_of_profile(noise_statistics.estimate_single([noisy]))
+      profile = noise_statistics.estimate_single([noisy])
+      if profile.samples < recorrupted.MIN_MODEL_SAMPLES:
+        raise ValueError(f'the held-out image\'s noise was read from {profile.samples} pixels of '
+                         f'flat patches, fewer than {recorrupted.MIN_MODEL_SAMPLES}: give the run '
+                         'a --recorrupted_noise_model')
+      model = noise_model.model_of_profile(profile)
       alpha = (self.method.settings(config) if config else recorrupted.Settings()).alpha
     pair = recorrupted_pair(tf.constant(noisy[np.newaxis], tf.float32), model, alpha, seed)
     return float(np.mean(np.square(denoise(pair['input'][0].numpy())

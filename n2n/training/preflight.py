@@ -257,6 +257,7 @@ def check_training_inputs(config, strategy):
   check_spatial_dims(config, manifests)
   config, noise_profile = _with_noise_correlation(config, files)
   config, chosen = _with_settings_for_noise(config, noise_profile)
+  methods_registry.get(config.method.name).check_resolved(config)
   run_dir.check_compatible(config.run.model_dir, config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:

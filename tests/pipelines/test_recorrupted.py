@@ -3,11 +3,15 @@ input and target noises that share nothing: the property Recorrupted-to-
 Recorrupted rests on. References are worked out by hand or measured with plain
 numpy products, not with the code under test."""
 
+import json
+
 import numpy as np
 import pytest
 import tensorflow as tf
 
+from n2n import config as config_lib
 from n2n import noise_model
+from n2n.methods import registry as methods_registry
 from n2n.pipelines import recorrupted
 
 LAG = noise_model.MAX_LAG
@@ -23,8 +27,10 @@ def _correlation(along_x, along_y):
   return np.outer(full_rows, full_columns)
 
 
-# Channels correlated as R-G 0.6, R-B -0.6, G-B -0.36.
+# Channels correlated as R-G 0.6, R-B -0.6, G-B -0.36: _MIXING's rows have norm 1 and
+# these dot products.
 _CHANNELS = np.array([[1.0, 0.6, -0.6], [0.6, 1.0, -0.36], [-0.6, -0.36, 1.0]])
+_MIXING = np.array([[1.0, 0.0, 0.0], [0.6, 0.8, 0.0], [-0.6, 0.0, 0.8]])
 # Separable 3-tap smoothing along x and y: 2/3 at lag 1, 1/3 at lag 2 on each axis.
 _MODEL = noise_model.NoiseModel(_correlation([2 / 3, 1 / 3, 0, 0], [2 / 3, 1 / 3, 0, 0]),
                                  _CHANNELS, np.array([0.2, 0.8]),
@@ -58,8 +64,13 @@ def test_drawn_noise_has_the_models_correlation_channels_and_level():
 @pytest.mark.parametrize('alpha', [1.0, 0.5])
 def test_the_pairs_noises_are_uncorrelated_when_the_model_is_the_noises_own(alpha):
   clean = np.full((8, 96, 96, 3), 0.2, np.float32)
-  # The capture's own noise, drawn from the model with another seed.
-  own = recorrupted.draw(tf.constant(clean), _MODEL, tf.constant([7, 8], tf.int32)).numpy()
+  # The capture's own noise, made here as _MODEL describes it: white noise summed over 3
+  # neighbours along y and along x (/3: unit variance), mixed by _MIXING, at the level
+  # of signal 0.2.
+  white = np.random.default_rng(12).standard_normal((8, 98, 98, 3))
+  along_y = white[:, :-2] + white[:, 1:-1] + white[:, 2:]
+  box = (along_y[:, :, :-2] + along_y[:, :, 1:-1] + along_y[:, :, 2:]) / 3.0
+  own = (box @ _MIXING.T * _MODEL.sigma[0]).astype(np.float32)
   pair = recorrupted.recorrupted_pair(tf.constant(clean + own), _MODEL, alpha,
                                       tf.constant([9, 10], tf.int32))
   into, target = pair['input'].numpy() - clean, pair['target'].numpy() - clean
@@ -83,13 +94,20 @@ def test_the_pairs_noises_are_uncorrelated_when_the_model_is_the_noises_own(alph
 
 
 def test_a_model_survives_the_config_and_bad_text_names_the_flag():
-  again = noise_model.NoiseModel.from_json(_MODEL.to_json())
+  config = config_lib.train_config(method='recorrupted', noise='none',
+                                   recorrupted_noise_model=_MODEL.to_json())
+  again = methods_registry.get('recorrupted').noise_model(
+      config_lib.read_train_config(json.loads(config.to_json())))
   for name in ('correlation', 'channel_correlation', 'signal', 'sigma'):
     np.testing.assert_allclose(getattr(again, name), getattr(_MODEL, name), atol=1e-6)
-  with pytest.raises(ValueError, match='--recorrupted_noise_model is not a noise model'):
-    noise_model.NoiseModel.from_json('{"correlation": [1]}', '--recorrupted_noise_model')
-  with pytest.raises(ValueError, match='--recorrupted_noise_model is not a noise model'):
-    noise_model.NoiseModel.from_json('not json', '--recorrupted_noise_model')
+  for text in ('{"correlation": [1]}', 'not json'):
+    with pytest.raises(ValueError, match='^--recorrupted_noise_model is not a noise model'):
+      config_lib.train_config(method='recorrupted', noise='none', recorrupted_noise_model=text)
+  # Synthetic noise needs a model given.
+  with pytest.raises(ValueError, match='^--method=recorrupted draws its recorruptions like the '
+                                       'noise of real captures.*--noise=gaussian give '
+                                       '--recorrupted_noise_model$'):
+    config_lib.train_config(method='recorrupted', noise='gaussian')
 
 
 def test_channel_permutations_reorder_input_and_target_alike_after_the_recorruption():

@@ -140,7 +140,8 @@ def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_re
   """Camera captures: --method=recorrupted gets the noise model the diagnosis
   measures (two captures here: their correlation, channels and levels), kept
   in its config; a resumed run keeps the model it trained with; undiagnosed
-  data get none, and training then refuses in one line."""
+  data, or data read from too few pixels, get none, and the start refuses in
+  one line before writing anything."""
   from n2n import noise_model  # pylint: disable=g-import-not-at-top
   from n2n.methods import recorrupted  # pylint: disable=g-import-not-at-top
   photos = os.path.join(REPO_ROOT, 'datasets', 'demo', 'val')
@@ -173,10 +174,10 @@ def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_re
   for diagnosis, folder in (((few, 2), 'few'), ((None, 0), 'undiagnosed')):
     monkeypatch.setattr(preflight.training_data, 'diagnose_records',
                         lambda *args, diagnosis=diagnosis: diagnosis)
-    checked = preflight.check_training_inputs(
-        _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
-                model_dir=str(tmp_path / folder)), strategy)
-    assert 'recorrupted_noise_model' not in checked.chosen_settings
-    with pytest.raises(ValueError, match='--method=recorrupted has no noise model: .*fewer than '
-                                         '4096 pixels.*give --recorrupted_noise_model'):
-      recorrupted.METHOD.noise_model(checked.config)
+    # Refused before the run's config is written: nothing to resume from.
+    with pytest.raises(ValueError, match='^--method=recorrupted has no noise model: .*fewer '
+                                         'than 4096 pixels.*give --recorrupted_noise_model$'):
+      preflight.check_training_inputs(
+          _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
+                  model_dir=str(tmp_path / folder)), strategy)
+    assert not (tmp_path / folder / 'config.json').exists()
