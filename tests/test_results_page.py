@@ -2,6 +2,7 @@
 shown is the one given, the SVG is well formed, runs made from a changed
 checkout are marked on the page, and the grid refuses to make them."""
 
+import glob
 import json
 import os
 import subprocess
@@ -1231,6 +1232,16 @@ def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
     assert (f'{title}: median {np.median(ratios):.2f} times, from {ratios.min():.2f} to '
             f'{ratios.max():.2f}') in section
   assert section.count('is met.') == all(met) and section.count('is not met.') == (not all(met))
+  # Recorruptions with each noise model (bench/recorrupted.py): every run's gains, read
+  # from its JSON, and its JSON linked.
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'docs', 'bench', 'recorrupted_*.json'))):
+    name = os.path.basename(path)
+    if name.endswith(('_k24.json', '_first_records.json')):
+      continue  # the guide's table shows these (docs/correlated_noise.md)
+    with open(path) as source:
+      for run in json.load(source)['runs']:
+        assert (f'{run["gain_db"]:+.2f} ({run["tta_gain_db"]:+.2f} with 8 orientations; '
+                f'[json](bench/{name}))') in section, (name, run['noise_model'])
   # The real benchmarks' rows: issue 52's figures, as the issue gives them.
   assert rows['benchmark 1 (real)'] == ['33.41', '-', '+0.92', '-', '+0.59', '-', '-', '-',
                                         '+1.50', '-']
