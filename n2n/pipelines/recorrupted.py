@@ -9,7 +9,6 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import noise_model
 from n2n.data import gaussian_blur
-from n2n.data import noisy_crops
 from n2n.diagnosis import noise_statistics
 from n2n.methods import recorrupted
 from n2n.pipelines import single_image
@@ -86,16 +85,11 @@ def permuted_channels(images, seed):
 class RecorruptedPipeline(single_image.SingleImagePipeline):
   method = recorrupted.METHOD
 
-  def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
+  def crops_config(self, config):
     # The noise model is per channel (its levels, the channels' correlation): crops are
     # recorrupted in their own channel order, and --augment_channel_permutations then
     # reorders input and target together (elements).
-    unpermuted = config_lib.replace_settings(config, augment_channel_permutations=False)
-    crops = noisy_crops.build_noisy_crops_dataset(unpermuted, per_replica_batch, cache,
-                                                  start_step, input_context)
-    pipeline_id = input_context.input_pipeline_id if input_context else 0
-    seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
-    return self.elements_dataset(crops, seed, config)
+    return config_lib.replace_settings(config, augment_channel_permutations=False)
 
   def elements(self, noisy, seed, config):
     pair = recorrupted_pair(noisy, self.method.noise_model(config),

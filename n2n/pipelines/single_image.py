@@ -30,12 +30,17 @@ class SingleImagePipeline(base.Pipeline):
     base.Pipeline.held_out_loss), a python float; config None: the method's
     default settings."""
 
+  def crops_config(self, config):
+    """The config the noisy crops are drawn with (the run's own, unless the method
+    augments otherwise)."""
+    return config
+
   def build_dataset(self, config, per_replica_batch, cache, start_step, input_context):
     if config.model.spatial_dims == 3:
       build = volume_pipeline.build_noisy_volume_dataset
     else:
       build = noisy_crops.build_noisy_crops_dataset
-    crops = build(config, per_replica_batch, cache, start_step, input_context)
+    crops = build(self.crops_config(config), per_replica_batch, cache, start_step, input_context)
     pipeline_id = input_context.input_pipeline_id if input_context else 0
     seed = noisy_crops.stream_seeds(config, pipeline_id, start_step)[noisy_crops.METHOD_STREAM]
     return self.elements_dataset(crops, seed, config)
