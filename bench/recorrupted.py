@@ -46,6 +46,15 @@ noisier y + alpha * n), and with the mean over the 8 orientations (tta).
   python -m bench.recorrupted --noise_models=first_records --recorruptions=24 \
       --output=docs/bench/recorrupted_noise_reduced_first_records.json
 
+With --train_steps=0 it only reads each noise model's level against the truth's (the
+model's sigma over the truth's at each of its signal bins, the mean over channels):
+
+  python -m bench.recorrupted --train_steps=0 --noise_models=single,first_records \
+      --output=docs/bench/noise_model_levels_noise_reduced_mean.json
+  python -m bench.recorrupted --train_steps=0 --noise_models=single,first_records \
+      --shot=0.0003 --chroma_blur=0 --luma_blur=0 \
+      --output=docs/bench/noise_model_levels_plain_mean.json
+
 (the first two JSONs were made at e9d02f8 and ffb1b4a, whose draws were this script's own
 numpy code, not yet --method=recorrupted's; the others draw as the method does).
 About 6 minutes per noise model on 2 CPU cores.
@@ -83,7 +92,7 @@ flags.DEFINE_list('noise_models', ['truth', 'single', 'corrected'], 'Where n\'s 
                   'first_records (the estimate from the first 8 photographs).')
 flags.DEFINE_integer('recorruptions', 8, 'Draws of n per photograph (pairs trained on).')
 flags.DEFINE_float('alpha', 1.0, 'R2R\'s alpha: input y + alpha n, target y - n / alpha.')
-flags.DEFINE_integer('train_steps', 1200, 'Training steps.')
+flags.DEFINE_integer('train_steps', 1200, 'Training steps (0: the noise models\' readings only).')
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise (camera_calibration\'s).')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 
@@ -111,6 +120,14 @@ def noise_model(name, noisy, references):
                    'first_records')
 
 
+def level_ratio(model, truth):
+  """[bins] float: model's sigma over truth's (interpolated at model's signal bins),
+  each the mean over the channels."""
+  true_sigma = np.stack([np.interp(model.signal, truth.signal, truth.sigma[:, channel])
+                         for channel in range(truth.sigma.shape[1])], axis=1)
+  return np.mean(model.sigma / true_sigma, axis=1)
+
+
 def draw(image, model, seed):
   """[H, W, C] float64 noise drawn like the model's for image ([H, W, C], 0-1), as
   --method=recorrupted draws it (n2n/pipelines/recorrupted.py)."""
@@ -132,8 +149,13 @@ def run(name, noisy8, references8, folder):
   """{'gain_db', 'tta_gain_db', ...} of R2R with noise model `name` on the first
   captures noisy8 ([H, W, 3] uint8) scored against references8."""
   noisy = [image.astype(np.float64) / 255.0 for image in noisy8]
-  model, profile = noise_model(name, noisy, [ref.astype(np.float64) / 255.0
-                                             for ref in references8])
+  renderings = [ref.astype(np.float64) / 255.0 for ref in references8]
+  model, profile = noise_model(name, noisy, renderings)
+  readings = {'noise_model': name, 'signal': [round(float(v), 3) for v in model.signal],
+              'level_ratio': [round(float(v), 3)
+                              for v in level_ratio(model, noise_model('truth', noisy, renderings)[0])]}
+  if not FLAGS.train_steps:
+    return readings
   pairs = []
   for index, image in enumerate(noisy):
     for draw_index in range(FLAGS.recorruptions):
@@ -145,7 +167,7 @@ def run(name, noisy8, references8, folder):
   n2n.train(config, captures=pairs, progress_bar=False)
   seconds = time.perf_counter() - start
   denoiser = n2n.Denoiser.load(config.run.model_dir)
-  result = {'noise_model': name, 'train_seconds': round(seconds, 1),
+  result = {**readings, 'train_seconds': round(seconds, 1),
             'correlation_x': [round(float(v), 3) for v in profile.correlation_x],
             'correlation_y': [round(float(v), 3) for v in profile.correlation_y],
             'corrected_x': [round(float(v), 3) for v in profile.corrected_correlation[
@@ -181,6 +203,10 @@ def main(argv):
     for name in FLAGS.noise_models:
       row = run(name, noisy8, references, folder)
       results['runs'].append(row)
+      print(f"{name}: level over the truth's {row['level_ratio']} at signal {row['signal']}")
+      if not FLAGS.train_steps:
+        json_output.write_results(FLAGS.output, results)
+        continue
       print(f"{name}: {row['gain_db']:+.2f} dB, 8 orientations {row['tta_gain_db']:+.2f} dB "
             f"(trained {row['train_seconds']:.0f} s); read x {row['correlation_x']} "
             f"y {row['correlation_y']}")
