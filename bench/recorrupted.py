@@ -55,6 +55,9 @@ model's sigma over the truth's at each of its signal bins, the mean over channel
       --shot=0.0003 --chroma_blur=0 --luma_blur=0 \
       --output=docs/bench/noise_model_levels_plain_mean.json
 
+(the _mean JSONs at 990daa9, before estimate_single's selection measured patches against
+the median level; the _median ones, the same commands, after it).
+
 (the first two JSONs were made at e9d02f8 and ffb1b4a, whose draws were this script's own
 numpy code, not yet --method=recorrupted's; the others draw as the method does).
 About 6 minutes per noise model on 2 CPU cores.
