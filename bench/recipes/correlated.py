@@ -104,14 +104,15 @@ def correlated_noise_model(sigma=25.0):
 
 def recorrupted_gain(root, seed, steps=PIXEL_SHUFFLE_STEPS, network_width=PIXEL_SHUFFLE_WIDTH):
   """Gain in dB of Recorrupted-to-Recorrupted on write_pixel_shuffle_data's data, given
-  the noise's own model (correlated_noise_model), at the pixel-shuffle run's budget
+  the noise's own model (correlated_noise_model) at its own level (level scale 1: the
+  default's shrink is for estimated models), at the pixel-shuffle run's budget
   (bench/learning_test_spread.py runs it at other seeds). The diagnosis cannot read this
   data's noise from the single images (smooth random images, textured everywhere and
   clipped at black and white): the run would refuse without a model."""
   return gain(root, f'recorrupted_{seed}', steps, seed, method='recorrupted',
               recorrupted_inference_orientations=1,
               recorrupted_noise_model=correlated_noise_model().to_json(),
-              network_width=network_width)
+              recorrupted_level_scale=1.0, network_width=network_width)
 
 
 # StructN2V lines: blind-spot, crop 64, batch 8, 5% masked, float32, at half the paper's

@@ -32,6 +32,12 @@ CHOSEN_MODEL = ''
 # bcfad4d, when its recipe still let the diagnosis choose the model:
 # docs/bench/learning_test_spread_recorrupted_clipped.json).
 MIN_MODEL_SAMPLES = 16 * 16 * 16
+# The recorruptions are drawn at this share of the model's level. A level read too high
+# makes the target's noise anti-correlated with the input's (their covariance is the
+# noise's minus the drawn noise's), which costs far more than one read too low, whose
+# small shared part the network keeps; the single-image estimate reads textured patches
+# as noise and errs high (docs/correlated_noise.md, "What recorruptions gain, so far").
+LEVEL_SCALE = 0.85
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,6 +50,10 @@ class Settings:
       CHOSEN_MODEL, 'The noise recorruptions are drawn from, as the JSON a run\'s config.json '
       'keeps (its correlation at lags up to 4, between channels and its level against the '
       'signal); empty: estimated from the training data when training starts.')
+  level_scale: float = setting(
+      LEVEL_SCALE, 'The recorruptions are drawn at this share of the noise model\'s level: '
+      'an estimate read too high costs far more than one read too low (1: the model as it is).',
+      minimum=0.1, maximum=2.0)
   inference_orientations: int = setting(
       single_image.CHOSEN, 'Test-time augmentation inside the inference scheme: 8 averages it '
       'over the image\'s 8 flips and rotations (8 times the time, everywhere the model runs); '
@@ -99,6 +109,12 @@ class Recorrupted(single_image.SingleImageMethod):
     if model.sigma.shape[1] != config.data.channels:
       raise ValueError(f'--{self.flag_prefix}noise_model has {model.sigma.shape[1]} '
                        f'channel(s); the training data have {config.data.channels}')
+
+  def recorruption_model(self, config):
+    """The run's noise_model.NoiseModel at --recorrupted_level_scale of its level:
+    what the recorruptions are drawn from."""
+    model = self.noise_model(config)
+    return dataclasses.replace(model, sigma=model.sigma * self.settings(config).level_scale)
 
   def noise_model(self, config):
     """The run's noise_model.NoiseModel; ValueError where it has none."""

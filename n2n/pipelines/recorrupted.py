@@ -1,6 +1,7 @@
 """Recorrupted-to-Recorrupted's tensors (n2n/methods/recorrupted.py): noise drawn
 like the run's noise model (n2n/noise_model.py) and the pair it makes."""
 
+import dataclasses
 import itertools
 
 import numpy as np
@@ -92,7 +93,7 @@ class RecorruptedPipeline(single_image.SingleImagePipeline):
     return config_lib.replace_settings(config, augment_channel_permutations=False)
 
   def elements(self, noisy, seed, config):
-    pair = recorrupted_pair(noisy, self.method.noise_model(config),
+    pair = recorrupted_pair(noisy, self.method.recorruption_model(config),
                             self.method.settings(config).alpha, seed)
     if config.data.augment.channel_permutations and noisy.shape[-1] == 3:
       pair = permuted_channels(pair, tf.random.experimental.stateless_fold_in(
@@ -101,19 +102,21 @@ class RecorruptedPipeline(single_image.SingleImagePipeline):
 
   def held_out_view_loss(self, denoise, noisy, seed, config=None):
     """Mean squared error of the denoised input y + alpha * n against the target
-    y - n / alpha; its expected value is the network's error on the noisier
-    input plus the target's noise variance. Without a config (or a noise model)
+    y - n / alpha (n at the run's --recorrupted_level_scale); its expected value
+    is the network's error on the noisier input plus the target's noise variance. Without a config (or a noise model)
     the model is the single-image estimate of this image's noise."""
     if config is not None and self.method.settings(config).noise_model:
-      model, alpha = self.method.noise_model(config), self.method.settings(config).alpha
+      model, alpha = self.method.recorruption_model(config), self.method.settings(config).alpha
     else:
       profile = noise_statistics.estimate_single([noisy])
       if profile.samples < recorrupted.MIN_MODEL_SAMPLES:
         raise ValueError(f'the held-out image\'s noise was read from {profile.samples} pixels of '
                          f'flat patches, fewer than {recorrupted.MIN_MODEL_SAMPLES}: give the run '
                          'a --recorrupted_noise_model')
+      settings = self.method.settings(config) if config else recorrupted.Settings()
       model = noise_model.model_of_profile(profile)
-      alpha = (self.method.settings(config) if config else recorrupted.Settings()).alpha
+      model = dataclasses.replace(model, sigma=model.sigma * settings.level_scale)
+      alpha = settings.alpha
     pair = recorrupted_pair(tf.constant(noisy[np.newaxis], tf.float32), model, alpha, seed)
     return float(np.mean(np.square(denoise(pair['input'][0].numpy())
                                    - pair['target'][0].numpy())))

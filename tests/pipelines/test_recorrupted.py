@@ -127,3 +127,21 @@ def test_channel_permutations_reorder_input_and_target_alike_after_the_recorrupt
     np.testing.assert_array_equal(into[example], source[example][..., list(order)])
     orders.add(order)
   assert len(orders) == 6
+
+
+def test_the_level_scale_draws_that_share_of_the_models_noise_in_the_pipelines_pairs():
+  noisy = tf.constant(np.random.default_rng(3).uniform(0.1, 0.9, (2, 32, 32, 3)), tf.float32)
+  seed = tf.constant([4, 5], tf.int32)
+  drawn = {}
+  for scale in (1.0, 0.85, 0.5):
+    config = config_lib.train_config(method='recorrupted', noise='none',
+                                     recorrupted_noise_model=_MODEL.to_json(),
+                                     recorrupted_level_scale=scale,
+                                     augment_channel_permutations=False)
+    pair = recorrupted.PIPELINE.elements(noisy, seed, config)
+    # alpha 1: input y + n, target y - n.
+    drawn[scale] = (pair['input'] - noisy).numpy()
+    np.testing.assert_allclose((noisy - pair['target']).numpy(), drawn[scale], atol=1e-6)
+  for scale in (0.85, 0.5):
+    np.testing.assert_allclose(drawn[scale], scale * drawn[1.0], atol=1e-6)
+  assert np.std(drawn[1.0]) > 0.001
