@@ -281,7 +281,7 @@ def trained_run(scenes, references, method_and_settings, steps, folder):
   overrides = {}
   for pair in filter(None, settings.split(';')):
     name, _, value = pair.partition('=')
-    defaults = getattr(n2n.train_config(method=method).method, method, None)
+    defaults = getattr(n2n.train_config(method=method, noise='none').method, method, None)
     field = name.removeprefix(f'{method}_')
     if not value or defaults is None or not hasattr(defaults, field):
       raise ValueError(f'--methods={method_and_settings}: {pair!r} is not NAME=VALUE of one of '

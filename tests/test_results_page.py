@@ -1211,6 +1211,12 @@ def test_the_pages_camera_profiles_section_shows_its_jsons_figures():
         (later,) = json.load(source)['settings']
       assert later['input_psnr'] == setting['input_psnr']
       runs.update({run['method']: run for run in later['trained']})
+      # Its runs with one setting changed have no column: a sentence gives their gains.
+      for run in later['trained']:
+        changed = run['method'].partition(':')[2]
+        if changed:
+          assert (f'{title}, `{changed}`: {run["gain_db"]:+.2f} dB (' in section
+                  and f'against the default\'s {runs["recorrupted"]["gain_db"]:+.2f}' in section)
     one = lambda method: runs[method]['variants']['inference_orientations=1']
     missing = {'gain_db': None, 'seconds_per_megapixel': None}
     recorrupted = runs.get('recorrupted')

@@ -100,7 +100,7 @@ def later_sentence(found):
   trained = {}
   for name, _ in PROFILES:
     for run in (found[name]['settings'][0]['trained'] if name in found else []):
-      if 'commit' in run:
+      if 'commit' in run and run['method'] in dict(COLUMNS):
         trained.setdefault(run['method'], set()).add(
             f'{run["commit"]} on {run["machine"]}, {run["date"]}')
   return ' '.join(f'{dict(COLUMNS)[method].split(",")[0]} was trained at '
@@ -109,6 +109,24 @@ def later_sentence(found):
                   f'{os.path.basename(later_json_path(PROFILES[1][0], method))})); the other '
                   'columns at the commit the costs table names.'
                   for method, where in trained.items())
+
+
+def settings_sentence(found):
+  """The LATER_METHODS' runs with settings of their own (METHOD:NAME=VALUE, no column of
+  their own): one clause per run, beside the method's default; '' if none."""
+  clauses = []
+  for name, title in PROFILES:
+    columns = measured(found[name]) if name in found else {}
+    for run in (found[name]['settings'][0]['trained'] if name in found else []):
+      method, _, settings = run['method'].partition(':')
+      if 'commit' not in run or not settings or method not in columns:
+        continue
+      one = run['variants'].get(ONE_ORIENTATION)
+      clauses.append(f'{title}, `{settings}`: {run["gain_db"]:+.2f} dB'
+                     + (f' ({one["gain_db"]:+.2f} with 1 orientation)' if one else '')
+                     + f' against the default\'s {columns[method]["gain_db"]:+.2f}')
+  return ('The same runs with one setting changed (8 orientations unless said): '
+          + '; '.join(clauses) + '.') if clauses else ''
 
 
 def measured(results):
@@ -387,6 +405,8 @@ def section(found, models=None):
       levels.append(f'{title}: median {ratios[len(ratios) // 2]:.2f} times, from '
                     f'{ratios[0]:.2f} to {ratios[-1]:.2f}')
   sentence = later_sentence(found)
+  out += ['', sentence] if sentence else []
+  sentence = settings_sentence(found)
   out += ['', sentence] if sentence else []
   sentence = noise_model_sentence()
   out += ['', sentence] if sentence else []
