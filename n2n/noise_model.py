@@ -29,6 +29,15 @@ MAX_LAG = 4
 KERNEL_RADIUS = 6
 # The local signal at which each pixel's level is read: a Gaussian of this many pixels.
 SIGNAL_BLUR = 2.0
+# A noise model is read from at least this many pixels (of two captures, or of flat
+# patches of single images: 16 patches of 16 x 16, the fewest the single-image estimate
+# selects by). On 4 images of 192 x 192 textured everywhere and clipped at black and
+# white, where few patches are flat and free of clipping, recorruptions drawn from the
+# diagnosis's model gained -0.28 and +0.13 dB (seeds 1 and 2), where plain
+# Neighbor2Neighbor gains 0.81-0.90 (bench/recipes/correlated.py's pixel-shuffle data at
+# bcfad4d, when its recipe still let the diagnosis choose the model:
+# docs/bench/learning_test_spread_recorrupted_clipped.json).
+MIN_SAMPLES = 16 * 16 * 16
 
 
 @dataclasses.dataclass(frozen=True)

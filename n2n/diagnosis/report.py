@@ -9,6 +9,7 @@ import dataclasses
 import numpy as np
 
 from n2n import noise_kinds
+from n2n import noise_model
 from n2n import shipped
 from n2n.diagnosis import noise_statistics
 
@@ -113,6 +114,19 @@ def recommend(profile, eight_bit=None):
            'correlated': f'over about {length - 1} pixel(s) in each direction'}[kind]
   pairs = ('Two captures of each scene, trained as Noise2Noise (--method=pairs on a --scenes '
            'dataset), need only independent captures: use them where you have them.')
+  camera_model = ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 and eight_bit is not False
+                  else ())
+  if kind == 'correlated' and profile.samples >= noise_model.MIN_SAMPLES:
+    return Recommendation(kind, ('--noise=none', '--method=recorrupted'), (
+        f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
+        'On one capture of each scene train Recorrupted-to-Recorrupted: the network maps the '
+        'image plus noise drawn like its own (its correlation, channels and level against the '
+        'signal) to the image minus that noise. train.py chooses the noise model from this '
+        'diagnosis of its records (--recorrupted_noise_model, drawn a little under the level '
+        'read: --recorrupted_level_scale) and the mean over the 8 flips and rotations when '
+        'denoising, where no flag gives them. It is 2D only: for stacks, '
+        '--method=neighbor2neighbor trains through pixel-shuffle strides chosen for them.',
+        pairs) + camera_model)
   if kind == 'correlated':
     return Recommendation(kind, ('--noise=none', '--method=neighbor2neighbor',
                                  '--crop_size=128'), (
@@ -123,8 +137,7 @@ def recommend(profile, eight_bit=None):
         '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2, and '
         '--neighbor2neighbor_inference_orientations=8: the mean over the 8 flips and rotations '
         'when denoising) where no flag gives them; crops must be multiples of 128.', pairs)
-        + ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 and eight_bit is not False
-           else ()))
+        + camera_model)
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
                                f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (

@@ -23,15 +23,8 @@ from n2n.settings import setting
 
 # --recorrupted_noise_model '': estimated from the training data when training starts.
 CHOSEN_MODEL = ''
-# A noise model is read from at least this many pixels (of two captures, or of flat
-# patches of single images: 16 patches of 16 x 16, the fewest the single-image estimate
-# selects by). On 4 images of 192 x 192 textured everywhere and clipped at black and
-# white, where few patches are flat and free of clipping, recorruptions drawn from the
-# diagnosis's model gained -0.28 and +0.13 dB (seeds 1 and 2), where plain
-# Neighbor2Neighbor gains 0.81-0.90 (bench/recipes/correlated.py's pixel-shuffle data at
-# bcfad4d, when its recipe still let the diagnosis choose the model:
-# docs/bench/learning_test_spread_recorrupted_clipped.json).
-MIN_MODEL_SAMPLES = 16 * 16 * 16
+# A noise model is read from at least this many pixels (noise_model.MIN_SAMPLES says why).
+MIN_MODEL_SAMPLES = noise_model.MIN_SAMPLES
 # The recorruptions are drawn at this share of the model's level. A level read too high
 # makes the target's noise anti-correlated with the input's (their covariance is the
 # noise's minus the drawn noise's), which costs far more than one read too low, whose

@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from bench.recipes import camera as camera_recipe
+from n2n import noise_model
 from n2n.data import microscope_noise
 from n2n.diagnosis import noise_statistics
 from n2n.diagnosis import report
@@ -42,12 +43,25 @@ def _profile(along_x, along_y, source='single', channels=3):
      '--method=neighbor2neighbor'),
 ])
 def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind, method):
+  # Read from 1000 pixels of flat patches: too few for a noise model to draw from.
   advice = report.recommend(_profile(along_x, along_y))
   assert advice.kind == kind and method in advice.flags
   if kind != 'independent':
     assert 'correlated' in advice.lines[0]
     # What train.py will choose for it, and the captures that need no scheme.
     assert 'train.py chooses' in advice.lines[1] and '--method=pairs' in advice.lines[2]
+  # Read from enough of them, noise correlated over a few pixels gets recorruptions drawn
+  # from that model; the other kinds keep their method.
+  enough = dataclasses.replace(_profile(along_x, along_y), samples=noise_model.MIN_SAMPLES)
+  advice = report.recommend(enough)
+  expected = '--method=recorrupted' if kind == 'correlated' else method
+  assert advice.kind == kind and expected in advice.flags
+  if kind == 'correlated':
+    assert 'train.py chooses the noise model' in advice.lines[1]
+    assert '--method=neighbor2neighbor' in advice.lines[1]  # for stacks
+    assert '--method=pairs' in advice.lines[2]
+  few = dataclasses.replace(enough, samples=noise_model.MIN_SAMPLES - 1)
+  assert method in report.recommend(few).flags
 
 
 def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():
