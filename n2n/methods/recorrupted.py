@@ -120,23 +120,14 @@ class Recorrupted(single_image.SingleImageMethod):
     return noise_model.NoiseModel.from_json(text, f'--{self.flag_prefix}noise_model')
 
   def check(self, config):
-    if config.method.target == 'clean':
-      raise ValueError(f'--target=clean trains on clean targets; --method={self.name} trains '
-                       'from single noisy images (use --method=pairs for the clean baseline)')
+    self.check_single_image(config)
     settings = self.settings(config)
     if config.corruption.noise != catalog.NO_NOISE and settings.noise_model == CHOSEN_MODEL:
       raise ValueError(f'--method={self.name} draws its recorruptions like the noise of real '
                        f'captures, diagnosed when training starts (--noise=none); for '
                        f'--noise={config.corruption.noise} give --recorrupted_noise_model')
-    if settings.inference_orientations not in (single_image.CHOSEN, 1, 8):
-      raise ValueError(f'--{self.flag_prefix}inference_orientations='
-                       f'{settings.inference_orientations}: 1 (off), 8 (every flip and '
-                       'rotation) or 0 (chosen)')
     if settings.noise_model != CHOSEN_MODEL:
       self.noise_model(config)  # refuses text that is no model
-    if config.data.crop_size % self.crop_multiple:
-      raise ValueError(f'--crop_size={config.data.crop_size}: --method={self.name} needs a '
-                       f'multiple of {self.crop_multiple}: {self.crop_note}')
-
+    self.check_crop(config)
 
 METHOD = Recorrupted()

@@ -138,17 +138,8 @@ class SingleImageMethod(base.Method):
     return noise_captures or 1
 
   def check(self, config):
-    if config.method.target == 'clean':
-      raise ValueError(f'--target=clean trains on clean targets; --method={self.name} trains '
-                       'from single noisy images (use --method=pairs for the clean baseline)')
-    if config.corruption.noise == 'bernoulli':
-      raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
-                       f'--method={self.name} has no second copy to give')
+    self.check_single_image(config)
     settings = self.settings(config)
-    if settings.inference_orientations not in (CHOSEN, 1, 8):
-      raise ValueError(f'--{self.flag_prefix}inference_orientations='
-                       f'{settings.inference_orientations}: 1 (off), 8 (every flip and '
-                       'rotation) or 0 (chosen)')
     if config.model.spatial_dims == 3:
       if settings.inference_orientations > 1:
         raise ValueError(f'--{self.flag_prefix}inference_orientations='
@@ -163,6 +154,24 @@ class SingleImageMethod(base.Method):
       if passes:
         raise ValueError(f'--{self.flag_prefix}refinement_passes={passes}: the refinement is 2D '
                          'only; leave it at 0 for --spatial_dims=3')
+    self.check_crop(config)
+
+  def check_single_image(self, config):
+    """The refusals every single-image method shares: clean targets, a synthetic
+    noise that needs a second copy, and an orientation count the scheme lacks."""
+    if config.method.target == 'clean':
+      raise ValueError(f'--target=clean trains on clean targets; --method={self.name} trains '
+                       'from single noisy images (use --method=pairs for the clean baseline)')
+    if config.corruption.noise == 'bernoulli':
+      raise ValueError(f'--noise=bernoulli needs the target\'s kept-pixel mask, which '
+                       f'--method={self.name} has no second copy to give')
+    orientations = self.settings(config).inference_orientations
+    if orientations not in (CHOSEN, 1, 8):
+      raise ValueError(f'--{self.flag_prefix}inference_orientations={orientations}: 1 (off), '
+                       '8 (every flip and rotation) or 0 (chosen)')
+
+  def check_crop(self, config):
+    """Refuses a crop the training stride's sub-images cannot pass the U-Net with."""
     multiple = self.crop_multiple_of(config)
     if config.data.crop_size % multiple:
       stride = self.training_stride(config)

@@ -166,8 +166,19 @@ def test_methods_help_names_every_method():
     assert f'{name}: ' in help_text and registry.get(name).summary in help_text
 
 
-@pytest.mark.parametrize('method', ['neighbor2neighbor', 'blind_spot'])
+@pytest.mark.parametrize('method', ['neighbor2neighbor', 'blind_spot', 'recorrupted'])
 def test_orientations_other_than_one_or_eight_are_refused_naming_the_flag(method):
   with pytest.raises(ValueError, match=rf'^--{method}_inference_orientations=4: 1 \(off\), 8 '):
-    config_lib.train_config(train_data='x', model_dir='y', method=method,
+    config_lib.train_config(train_data='x', model_dir='y', method=method, noise='none',
                             **{f'{method}_inference_orientations': 4})
+
+
+@pytest.mark.parametrize('method', ['neighbor2neighbor', 'blind_spot', 'recorrupted'])
+def test_every_single_image_method_refuses_clean_targets_and_bernoulli_noise(method):
+  with pytest.raises(ValueError, match=rf'^--target=clean trains on clean targets; '
+                                       rf'--method={method} trains from single noisy images'):
+    config_lib.train_config(train_data='x', model_dir='y', method=method, noise='none',
+                            target='clean')
+  with pytest.raises(ValueError, match=rf'^--noise=bernoulli needs the target\'s kept-pixel '
+                                       rf'mask, which --method={method} has no second copy'):
+    config_lib.train_config(train_data='x', model_dir='y', method=method, noise='bernoulli')
