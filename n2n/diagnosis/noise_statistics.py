@@ -19,9 +19,10 @@ Two ways, both pure numpy on [H, W, C] float images on a 0-1 scale:
 """
 
 import dataclasses
-import functools
 
 import numpy as np
+
+from n2n.diagnosis import plane_fit
 
 MAX_LAG = 4
 PATCH = 16
@@ -92,7 +93,7 @@ class NoiseProfile:
     level_correction: [C] float, single images only (1 for pairs): what the
       variance measured on patch residuals is multiplied by to undo the
       plane fit, which takes more of correlated noise than of independent
-      noise (plane_corrected_covariance).
+      noise (plane_fit.corrected_covariance).
     corrected_correlation: [2L + 1, 2L + 1] float, correlation as the
       noise's own, the plane fit undone (the same as correlation for pairs).
       The single-image reading of correlation is left as it was measured:
@@ -304,18 +305,6 @@ def measure_pairs(pairs, seed=0):
                   samples, channel_products)
 
 
-def _plane_residuals(patches):
-  """Each [N, P, P, C] patch minus its least-squares plane a + b*y + c*x."""
-  size = patches.shape[1]
-  rows, columns = np.meshgrid(np.arange(size, dtype=np.float64),
-                              np.arange(size, dtype=np.float64), indexing='ij')
-  design = np.stack([np.ones(size * size), rows.ravel(), columns.ravel()], axis=1)
-  projector = design @ np.linalg.pinv(design)  # [P*P, P*P]
-  flat = patches.reshape(patches.shape[0], size * size, -1)
-  fitted = np.einsum('ij,njc->nic', projector, flat)
-  return (flat - fitted).reshape(patches.shape)
-
-
 @dataclasses.dataclass(frozen=True)
 class _Patches:
   """Patches of images, each with what the selection and the estimate need.
@@ -353,7 +342,7 @@ def _patches(image, rng, max_patches=MAX_PATCHES_PER_IMAGE):
   patches = np.stack([image[top:top + PATCH, left:left + PATCH]
                       for top, left in zip(chosen // columns * PATCH, chosen % columns * PATCH)]
                      ).astype(np.float64)
-  residuals = _plane_residuals(patches)
+  residuals = plane_fit.residuals(patches)
   blocks = residuals.reshape(-1, PATCH // BLOCK, BLOCK, PATCH // BLOCK, BLOCK,
                              channels).mean(axis=(2, 4))
   # Patches with values at the image's extremes (noise clipped at black or
@@ -466,45 +455,6 @@ def _channel_correlation(channel_products):
     return channel_products / np.outer(deviation, deviation)
 
 
-@functools.lru_cache(maxsize=1)
-def _plane_fit_operator():
-  """[(2L+1)^2, (2L+1)^2] float: the mean product of two PATCH x PATCH patch
-  residuals (after _plane_residuals) at each lag (row, flattened (dy, dx)),
-  per unit of the noise's covariance at each lag (column; a lag and its
-  opposite together, as a covariance has them), for noise whose covariance
-  vanishes past MAX_LAG. Worked out exactly: the residual is Q n, Q = I - the
-  plane's projector, so its covariance is Q S Q for the noise's S."""
-  size = 2 * MAX_LAG + 1
-  rows, columns = np.meshgrid(np.arange(PATCH), np.arange(PATCH), indexing='ij')
-  rows, columns = rows.ravel(), columns.ravel()
-  design = np.stack([np.ones(PATCH * PATCH), rows, columns], axis=1).astype(np.float64)
-  keep = np.eye(PATCH * PATCH) - design @ np.linalg.pinv(design)
-  lag_y, lag_x = rows[np.newaxis] - rows[:, np.newaxis], columns[np.newaxis] - columns[:, np.newaxis]
-  at_lag = {(dy, dx): (lag_y == dy) & (lag_x == dx)
-            for dy in range(-MAX_LAG, MAX_LAG + 1) for dx in range(-MAX_LAG, MAX_LAG + 1)}
-  operator = np.zeros((size * size, size * size))
-  for (dy, dx), pairs in at_lag.items():
-    residual = keep @ (pairs | at_lag[(-dy, -dx)]).astype(np.float64) @ keep
-    operator[:, (dy + MAX_LAG) * size + dx + MAX_LAG] = [residual[where].mean()
-                                                        for where in at_lag.values()]
-  return operator
-
-
-def plane_corrected_covariance(covariance):
-  """The noise's covariance [2L+1, 2L+1, C] at lags (dy, dx) from the mean
-  products of its patch residuals at those lags (the plane fit undone by
-  least squares through _plane_fit_operator, taking the covariance past
-  MAX_LAG as 0)."""
-  size = 2 * MAX_LAG + 1
-  solved = np.linalg.lstsq(_plane_fit_operator(), covariance.reshape(size * size, -1),
-                           rcond=None)[0].reshape(covariance.shape)
-  # The operator has one column per lag and another, the same, for its opposite:
-  # the least-squares solution splits each covariance evenly between them.
-  corrected = solved + solved[::-1, ::-1]
-  corrected[MAX_LAG, MAX_LAG] = solved[MAX_LAG, MAX_LAG]
-  return corrected
-
-
 def _profile(source, products, counts, signal, squares, samples, channel_products):
   """NoiseProfile from summed lag products [2L+1, 2L+1, C], per-sample signals
   and squared noise values [M, C], and summed products between channels [C, C]."""
@@ -513,7 +463,7 @@ def _profile(source, products, counts, signal, squares, samples, channel_product
   corrected_correlation = correlation
   if source == 'single':
     covariance = products / np.maximum(counts, 1)
-    corrected = plane_corrected_covariance(covariance)
+    corrected = plane_fit.corrected_covariance(covariance, PATCH)
     centre_raw, centre_corrected = covariance[MAX_LAG, MAX_LAG], corrected[MAX_LAG, MAX_LAG]
     noisy = (centre_raw > 0) & (centre_corrected > 0)
     # The levels (sigma) already hold _patches' unbiasing for the plane's 3 parameters,

@@ -246,25 +246,3 @@ def test_pairs_and_single_photographs_read_the_correlation_between_channels():
       [(photo + 8 / 255 * rng.standard_normal(photo.shape),
         photo + 8 / 255 * rng.standard_normal(photo.shape)) for photo in photos])
   np.testing.assert_allclose(independent.channel_correlation, np.eye(3), atol=0.02)
-
-
-def test_the_plane_fit_is_undone_for_noise_correlated_over_several_pixels():
-  # White noise summed over 3 neighbours along x: correlation 2/3 at lag 1 and
-  # 1/3 at lag 2 along x, 0 elsewhere (worked out by hand). A 16x16 patch's
-  # plane fit takes more of it than of white noise, most at the far lags.
-  rng = np.random.default_rng(6)
-  white = rng.standard_normal((40 * 16, 40 * 16 + 2, 1))
-  noise = (white[:, :-2] + white[:, 1:-1] + white[:, 2:]) / np.sqrt(3)
-  patches = noise.reshape(40, 16, 40, 16, 1).transpose(0, 2, 1, 3, 4).reshape(-1, 16, 16, 1)
-  products, counts = noise_statistics._autocovariance(noise_statistics._plane_residuals(patches))
-  measured = products / counts
-  corrected = noise_statistics.plane_corrected_covariance(measured)
-  lag = noise_statistics.MAX_LAG
-  along_x = corrected[lag, lag + 1:, 0] / corrected[lag, lag, 0]
-  np.testing.assert_allclose(along_x, [2 / 3, 1 / 3, 0, 0], atol=0.01)
-  np.testing.assert_allclose(corrected[lag + 1:, lag, 0] / corrected[lag, lag, 0], 0, atol=0.01)
-  assert corrected[lag, lag, 0] == pytest.approx(1.0, rel=0.02)
-  # What the residuals read before the correction: the plane takes some of the
-  # far lags and of the variance.
-  assert np.all(measured[lag, lag + 3:, 0] / measured[lag, lag, 0] < -0.015)
-  assert measured[lag, lag, 0] < 0.98
