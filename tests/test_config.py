@@ -158,7 +158,7 @@ def _legacy(name):
 _NO_SCHEME = dict(stride=0, inference_stride=0, refinement_passes=0, inference_orientations=0)
 _NO_BLIND_SPOT_SCHEME = dict(_NO_SCHEME, line='auto', line_span=0)
 # A method added after both files: its defaults.
-_RECORRUPTED_DEFAULTS = dict(alpha=1.0, noise_model='', level_scale=0.85, inference_orientations=0)
+_RECORRUPTED_DEFAULTS = dict(alpha=1.0, noise_model='', level_scale=0.0, inference_orientations=0)
 
 
 def test_a_config_from_before_the_schemes_runs_without_one():

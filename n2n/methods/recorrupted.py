@@ -23,14 +23,22 @@ from n2n.settings import setting
 
 # --recorrupted_noise_model '': estimated from the training data when training starts.
 CHOSEN_MODEL = ''
-# A noise model is read from at least this many pixels (noise_model.MIN_SAMPLES says why).
-MIN_MODEL_SAMPLES = noise_model.MIN_SAMPLES
-# The recorruptions are drawn at this share of the model's level. A level read too high
-# makes the target's noise anti-correlated with the input's (their covariance is the
-# noise's minus the drawn noise's), which costs far more than one read too low, whose
-# small shared part the network keeps; the single-image estimate reads textured patches
-# as noise and errs high (docs/correlated_noise.md, "What recorruptions gain, so far").
-LEVEL_SCALE = 0.85
+# --recorrupted_level_scale 0: chosen with the model (ESTIMATED_LEVEL_SCALE for one read
+# from single images at start, 1 for one given or measured from two captures; a run's
+# config.json from before the setting reads as 0, a given model, and keeps its scale of 1).
+CHOSEN_SCALE = 0.0
+# A model estimated from single images is drawn at this share of its level. A level read
+# too high makes the target's noise anti-correlated with the input's (their covariance is
+# the noise's minus the drawn noise's); one read too low leaves a small part shared, which
+# the network keeps. The single-image estimate reads textured patches as noise and errs
+# high in some signal bins (docs/bench/noise_model_levels_*_median.json); what 0.85 and 1
+# gained: docs/correlated_noise.md, "What recorruptions gain".
+ESTIMATED_LEVEL_SCALE = 0.85
+
+
+def scaled(model, scale):
+  """noise_model.NoiseModel model with its level (sigma) times scale."""
+  return dataclasses.replace(model, sigma=model.sigma * scale)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -44,9 +52,10 @@ class Settings:
       'keeps (its correlation at lags up to 4, between channels and its level against the '
       'signal); empty: estimated from the training data when training starts.')
   level_scale: float = setting(
-      LEVEL_SCALE, 'The recorruptions are drawn at this share of the noise model\'s level: '
-      'an estimate read too high costs far more than one read too low (1: the model as it is).',
-      minimum=0.1, maximum=2.0)
+      CHOSEN_SCALE, 'The recorruptions are drawn at this share of the noise model\'s level '
+      '(1: the model as it is); 0: chosen, 0.85 for a model read from single images at start '
+      '(their estimate errs high, and a level too high costs more than one too low), 1 for one '
+      'given or measured from two captures.', minimum=0.0, maximum=2.0)
   inference_orientations: int = setting(
       single_image.CHOSEN, 'Test-time augmentation inside the inference scheme: 8 averages it '
       'over the image\'s 8 flips and rotations (8 times the time, everywhere the model runs); '
@@ -87,15 +96,20 @@ class Recorrupted(single_image.SingleImageMethod):
     return {f'{self.flag_prefix}inference_orientations': 8 if kind == 'correlated' else 1}
 
   def defaults_for_profile(self, config, profile):
-    if (self.settings(config).noise_model != CHOSEN_MODEL or profile is None
-        or profile.samples < MIN_MODEL_SAMPLES):
+    settings = self.settings(config)
+    if (settings.noise_model != CHOSEN_MODEL or profile is None
+        or profile.samples < noise_model.MIN_SAMPLES):
       return {}
     model = noise_model.model_of_profile(profile)
     if model.sigma.shape[1] != config.data.channels:
       raise ValueError(f'--method={self.name}: the training data\'s noise was read with '
                        f'{model.sigma.shape[1]} channel(s), the data have '
                        f'{config.data.channels}')
-    return {f'{self.flag_prefix}noise_model': model.to_json()}
+    chosen = {f'{self.flag_prefix}noise_model': model.to_json()}
+    if settings.level_scale == CHOSEN_SCALE:
+      chosen[f'{self.flag_prefix}level_scale'] = (ESTIMATED_LEVEL_SCALE
+                                                  if profile.source == 'single' else 1.0)
+    return chosen
 
   def check_resolved(self, config):
     model = self.noise_model(config)
@@ -107,7 +121,7 @@ class Recorrupted(single_image.SingleImageMethod):
     """The run's noise_model.NoiseModel at --recorrupted_level_scale of its level:
     what the recorruptions are drawn from."""
     model = self.noise_model(config)
-    return dataclasses.replace(model, sigma=model.sigma * self.settings(config).level_scale)
+    return scaled(model, self.settings(config).level_scale or 1.0)
 
   def noise_model(self, config):
     """The run's noise_model.NoiseModel; ValueError where it has none."""
@@ -115,7 +129,7 @@ class Recorrupted(single_image.SingleImageMethod):
     if text == CHOSEN_MODEL:
       raise ValueError(f'--method={self.name} has no noise model: the training data\'s noise '
                        'was not diagnosed, or read from fewer than '
-                       f'{MIN_MODEL_SAMPLES} pixels of flat patches (images clipped at black '
+                       f'{noise_model.MIN_SAMPLES} pixels of flat patches (images clipped at black '
                        'or white, or textured everywhere); give --recorrupted_noise_model')
     return noise_model.NoiseModel.from_json(text, f'--{self.flag_prefix}noise_model')
 

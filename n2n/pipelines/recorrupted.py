@@ -1,7 +1,6 @@
 """Recorrupted-to-Recorrupted's tensors (n2n/methods/recorrupted.py): noise drawn
 like the run's noise model (n2n/noise_model.py) and the pair it makes."""
 
-import dataclasses
 import itertools
 
 import numpy as np
@@ -102,24 +101,27 @@ class RecorruptedPipeline(single_image.SingleImagePipeline):
 
   def held_out_view_loss(self, denoise, noisy, seed, config=None):
     """Mean squared error of the denoised input y + alpha * n against the target
-    y - n / alpha (n at the run's --recorrupted_level_scale); its expected value
-    is the network's error on the noisier input plus the target's noise variance. Without a config (or a noise model)
-    the model is the single-image estimate of this image's noise."""
-    if config is not None and self.method.settings(config).noise_model:
-      model, alpha = self.method.recorruption_model(config), self.method.settings(config).alpha
+    y - n / alpha, n drawn as the run draws it (at its level scale). Where n's
+    covariance is the noise's own (scale 1, an exact model) its expected value is
+    the network's error on the noisier input plus the target's noise variance; at
+    another scale input and target share a part of the noise, so losses are
+    comparable between runs of one scale only. Without a config (or a noise model)
+    the model is the single-image estimate of this image's noise, at the scale a
+    model estimated at start is drawn at."""
+    settings = self.method.settings(config) if config else recorrupted.Settings()
+    if config is not None and settings.noise_model:
+      model = self.method.recorruption_model(config)
     else:
       profile = noise_statistics.estimate_single([noisy])
-      if profile.samples < recorrupted.MIN_MODEL_SAMPLES:
+      if profile.samples < noise_model.MIN_SAMPLES:
         raise ValueError(f'the held-out image\'s noise was read from {profile.samples} pixels of '
-                         f'flat patches, fewer than {recorrupted.MIN_MODEL_SAMPLES}: give the run '
+                         f'flat patches, fewer than {noise_model.MIN_SAMPLES}: give the run '
                          'a --recorrupted_noise_model')
-      settings = self.method.settings(config) if config else recorrupted.Settings()
-      model = noise_model.model_of_profile(profile)
-      model = dataclasses.replace(model, sigma=model.sigma * settings.level_scale)
-      alpha = settings.alpha
-    pair = recorrupted_pair(tf.constant(noisy[np.newaxis], tf.float32), model, alpha, seed)
+      model = recorrupted.scaled(noise_model.model_of_profile(profile),
+                                 settings.level_scale or recorrupted.ESTIMATED_LEVEL_SCALE)
+    pair = recorrupted_pair(tf.constant(noisy[np.newaxis], tf.float32), model, settings.alpha,
+                            seed)
     return float(np.mean(np.square(denoise(pair['input'][0].numpy())
                                    - pair['target'][0].numpy())))
-
 
 PIPELINE = RecorruptedPipeline()

@@ -145,3 +145,29 @@ def test_the_level_scale_draws_that_share_of_the_models_noise_in_the_pipelines_p
   for scale in (0.85, 0.5):
     np.testing.assert_allclose(drawn[scale], scale * drawn[1.0], atol=1e-6)
   assert np.std(drawn[1.0]) > 0.001
+  # A model given with the scale left at 0 (chosen), or a config.json from before the
+  # setting, draws at the model's own level.
+  given = config_lib.train_config(method='recorrupted', noise='none',
+                                  recorrupted_noise_model=_MODEL.to_json(),
+                                  augment_channel_permutations=False)
+  saved = json.loads(given.to_json())
+  del saved['method']['recorrupted']['level_scale']
+  for config in (given, config_lib.read_train_config(saved)):
+    assert config.method.recorrupted.level_scale == 0
+    pair = recorrupted.PIPELINE.elements(noisy, seed, config)
+    np.testing.assert_allclose((pair['input'] - noisy).numpy(), drawn[1.0], atol=1e-6)
+
+
+def test_the_held_out_loss_draws_at_the_runs_level_scale():
+  # An identity "denoiser" scores (y + n) - (y - n) = 2n at alpha 1: a loss of 4 n^2,
+  # so drawing n at half the level quarters it (the same seed, the same draw).
+  noisy = np.random.default_rng(8).uniform(0.2, 0.8, (48, 48, 3)).astype(np.float32)
+  losses = {}
+  for scale in (1.0, 0.5):
+    config = config_lib.train_config(method='recorrupted', noise='none',
+                                     recorrupted_noise_model=_MODEL.to_json(),
+                                     recorrupted_level_scale=scale)
+    losses[scale] = recorrupted.PIPELINE.held_out_view_loss(
+        lambda image: image, noisy, tf.constant([1, 2], tf.int32), config)
+  assert losses[0.5] == pytest.approx(0.25 * losses[1.0], rel=1e-4)
+  assert losses[1.0] > 0

@@ -154,6 +154,8 @@ def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_re
   checked = preflight.check_training_inputs(config, strategy)
   profile, _ = checked.noise_profile
   assert checked.chosen_settings['recorrupted_inference_orientations'] == 8
+  # Measured from two captures, the model is drawn at its own level.
+  assert checked.chosen_settings['recorrupted_level_scale'] == 1.0
   model = recorrupted.METHOD.noise_model(checked.config)
   lag = noise_model.MAX_LAG
   assert model.correlation[lag, lag + 1] == pytest.approx(profile.correlation_x[0], abs=1e-5)
@@ -169,8 +171,16 @@ def test_recorruptions_take_the_noise_model_of_the_diagnosis_and_keep_it_when_re
   monkeypatch.setattr(noise_model, 'model_of_profile', lambda *args, **kwargs: other)
   resumed = preflight.check_training_inputs(config, strategy)
   assert resumed.config.method.recorrupted.noise_model == checked.config.method.recorrupted.noise_model
+  assert resumed.config.method.recorrupted.level_scale == 1.0
+  # Estimated from single images, it is drawn at the estimate's share of its level.
+  single = dataclasses.replace(profile, source='single')
+  monkeypatch.setattr(preflight.training_data, 'diagnose_records', lambda *args: (single, 2))
+  estimated = preflight.check_training_inputs(
+      _config(tmp_path / 'records', noise='none', method='recorrupted', crop_size=64,
+              model_dir=str(tmp_path / 'estimated')), strategy)
+  assert estimated.chosen_settings['recorrupted_level_scale'] == recorrupted.ESTIMATED_LEVEL_SCALE
   # A profile read from too few pixels (clipped or textured images) makes no model.
-  few = dataclasses.replace(profile, samples=recorrupted.MIN_MODEL_SAMPLES - 1)
+  few = dataclasses.replace(profile, samples=noise_model.MIN_SAMPLES - 1)
   for diagnosis, folder in (((few, 2), 'few'), ((None, 0), 'undiagnosed')):
     monkeypatch.setattr(preflight.training_data, 'diagnose_records',
                         lambda *args, diagnosis=diagnosis: diagnosis)
