@@ -41,10 +41,13 @@ class Recommendation:
     kind: 'independent', 'correlated', 'rows', 'columns' or 'rows and columns'.
     flags: train.py flags, e.g. ('--method=neighbor2neighbor',).
     lines: why, in a few lines for the user.
+    stack_method: the --method for stacks (the 3D network) where the recommended
+      one is 2D only; '' where it is the same.
   """
   kind: str
   flags: tuple
   lines: tuple
+  stack_method: str = ''
 
 
 def line_axis(profile):
@@ -91,6 +94,10 @@ def all_eight_bit(dtypes):
   return all(dtype == 'uint8' for dtype in dtypes) if dtypes else None
 
 
+# The method recommended for stacks where the recommended one is 2D only.
+STACK_METHOD = 'neighbor2neighbor'
+
+
 def recommend(profile, eight_bit=None):
   """The method and flags n2n recommends for noise like profile's; eight_bit: whether
   the images were 8-bit (None: not known), for the camera model's offer."""
@@ -116,7 +123,9 @@ def recommend(profile, eight_bit=None):
            'dataset), need only independent captures: use them where you have them.')
   camera_model = ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 and eight_bit is not False
                   else ())
-  if kind == 'correlated' and profile.samples >= noise_model.MIN_SAMPLES:
+  # Recorruptions were measured on colour photographs (the calibrated camera simulator);
+  # grey images keep the pixel-shuffle scheme.
+  if kind == 'correlated' and profile.samples >= noise_model.MIN_SAMPLES and profile.channels == 3:
     return Recommendation(kind, ('--noise=none', '--method=recorrupted'), (
         f'The noise is correlated {where}: lag-1 correlation {profile.correlation_lag1:.2f}.',
         'On one capture of each scene train Recorrupted-to-Recorrupted: the network maps the '
@@ -125,8 +134,7 @@ def recommend(profile, eight_bit=None):
         'diagnosis of its records (--recorrupted_noise_model, drawn a little under the level '
         'read: --recorrupted_level_scale) and the mean over the 8 flips and rotations when '
         'denoising, where no flag gives them. It is 2D only: for stacks, '
-        '--method=neighbor2neighbor trains through pixel-shuffle strides chosen for them.',
-        pairs) + camera_model)
+        f'--method={STACK_METHOD}.', pairs) + camera_model, STACK_METHOD)
   if kind == 'correlated':
     return Recommendation(kind, ('--noise=none', '--method=neighbor2neighbor',
                                  '--crop_size=128'), (
@@ -237,6 +245,11 @@ class Diagnosis:
   def method(self):
     """The recommended --method."""
     return self.settings['method']
+
+  @property
+  def stack_method(self):
+    """The recommended --method for stacks (the 3D network)."""
+    return self.recommendation.stack_method or self.method
 
   def __str__(self):
     return '\n'.join([describe(self.profile, self.images, white_level_note(self.white_level)), '',

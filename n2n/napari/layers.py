@@ -32,6 +32,15 @@ def pixels(layer):
   return np.asarray(layer.data[0] if layer.multiscale else layer.data)
 
 
+def is_stack(layer, axes):
+  """Whether the layer, laid out in axes (n2n's letters), holds more than one plane
+  along Z or T: a stack, which trains the 3D network. False where axes do not fit it."""
+  shape = np.shape(layer.data[0] if layer.multiscale else layer.data)
+  axes = axes.strip().upper()
+  return len(axes) == len(shape) and any(
+      size > 1 for letter, size in zip(axes, shape) if letter in 'ZT')
+
+
 def axes_of(layer):
   """The layer's axes as n2n's letters, e.g. 'YX', 'YXC' (RGB), 'ZYX', 'TZYX':
   its axis labels where they are such letters (z, y, x...), else a guess from

@@ -27,10 +27,6 @@ DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
 # The widget's starting values: a run of minutes on 2 CPU cores (bench/front_door.py's 600
 # steps of batch 8 at the paper's width took about 2 minutes), crops that fit the samples.
 STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
-# Axes that make a layer a stack, which trains the 3D network; where the diagnosis (of its
-# planes) recommends a 2D-only method, the stack gets the one its advice names for stacks.
-STACK_AXES = frozenset('ZT')
-STACK_METHOD = 'neighbor2neighbor'
 
 
 def settings_text(settings):
@@ -141,11 +137,10 @@ class TrainWidget(widgets.Container):
     self._diagnosing.start(calls.diagnose, images, None, 0.0)
 
   def _diagnosed(self, diagnosis):
-    method = diagnosis.method
-    if set(self.axes.value.upper()) & STACK_AXES and not registry.get(method).volumes:
-      # The diagnosis reads planes; a 2D-only method (recorruptions) cannot train the
-      # stacks' 3D network: the method its advice names for stacks.
-      method = STACK_METHOD
+    # The diagnosis reads a stack's planes; a stack trains the 3D network, which a
+    # 2D-only method (recorruptions) cannot: the method the advice names for stacks.
+    method = (diagnosis.stack_method if layers.is_stack(self.data_layers.value[0], self.axes.value)
+              else diagnosis.method)
     self.diagnosis.value = (f'{diagnosis.kind} noise (sigma {diagnosis.noise_level:.3f}): '
                             f'{method}')
     self.diagnosis.tooltip = str(diagnosis)

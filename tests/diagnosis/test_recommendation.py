@@ -37,8 +37,9 @@ def _profile(along_x, along_y, source='single', channels=3):
     # under camera-like texture, still 0.08 at lag 4 of 0.14 at lag 2.
     ([0.21, 0.137, 0.096, 0.077], [0.114, 0.036, 0.005, -0.006], 'rows',
      '--blind_spot_line=rows'),
-    # Read on the same photograph through a calibrated camera (profile 1, seed 3): 0.11 at
-    # lag 4 along x, but decaying from 0.46 at lag 2; pixel noise spread by demosaicing.
+    # Read on the same photograph through a calibrated camera (profile 1, seed 3, before
+    # the selection's median level): 0.11 at lag 4 along x, but decaying from 0.46 at lag
+    # 2; pixel noise spread by demosaicing.
     ([0.762, 0.464, 0.253, 0.112], [0.744, 0.411, 0.177, 0.027], 'correlated',
      '--method=neighbor2neighbor'),
 ])
@@ -60,8 +61,12 @@ def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind,
     assert 'train.py chooses the noise model' in advice.lines[1]
     assert '--method=neighbor2neighbor' in advice.lines[1]  # for stacks
     assert '--method=pairs' in advice.lines[2]
+    assert advice.stack_method == 'neighbor2neighbor'
   few = dataclasses.replace(enough, samples=noise_model.MIN_SAMPLES - 1)
   assert method in report.recommend(few).flags
+  # Grey images (recorruptions were measured on colour photographs) keep their method.
+  grey = _profile(along_x, along_y, channels=1)
+  assert method in report.recommend(dataclasses.replace(grey, samples=10**6)).flags
 
 
 def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():

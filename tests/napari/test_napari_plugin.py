@@ -157,21 +157,25 @@ def test_diagnose_widget_reports_the_noise_of_two_captures(make_napari_viewer, q
 
 def test_train_widget_takes_recorruptions_for_correlated_planes_and_a_3d_method_for_stacks(
     make_napari_viewer, qtbot):
-  # Noise correlated over 2x2 pixels (lag-1 correlation 0.5) on a flat grey: read from
-  # enough flat patches for a noise model, the diagnosis recommends recorruptions, which
-  # are 2D only; a stack of the same noise gets the method the advice names for stacks.
-  white = np.random.default_rng(5).standard_normal((3, 129, 129))
+  # Colour noise correlated over 2x2 pixels (lag-1 correlation 0.5) on a flat grey: read
+  # from enough flat patches for a noise model, the diagnosis recommends recorruptions,
+  # which are 2D only; a stack of the same noise, whose planes the diagnosis reads alike,
+  # gets the method the advice names for stacks.
+  white = np.random.default_rng(5).standard_normal((3, 129, 129, 3))
   noise = (white[:, 1:, 1:] + white[:, :-1, 1:] + white[:, 1:, :-1] + white[:, :-1, :-1]) / 2
-  stack = np.round(1000 + 40 * noise).astype(np.uint16)
+  stack = np.round(128 + 12 * noise).astype(np.uint8)
   viewer = make_napari_viewer()
   widget = _dock(viewer, 'Train')
-  for data, name, axes, method in ((stack[0], 'plane', 'YX', 'recorrupted'),
-                                   (stack, 'stack', 'ZYX', 'neighbor2neighbor')):
-    widget.data_layers.value = [viewer.add_image(data, name=name)]
+  for data, name, axes, method in ((stack[0], 'plane', 'YXC', 'recorrupted'),
+                                   (stack, 'stack', 'ZYXC', 'neighbor2neighbor')):
+    qtbot.waitUntil(lambda: not widget._diagnosing.running, timeout=TIMEOUT_MS)
+    widget.data_layers.value = [viewer.add_image(data, name=name, rgb=True)]
     assert widget.axes.value == axes
     qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
                     or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
     assert widget.diagnosis.value.startswith('correlated noise'), widget.diagnosis.value
+    # What the diagnosis recommended (its report is the tooltip), and what was chosen.
+    assert '--method=recorrupted' in widget.diagnosis.tooltip
     assert widget.method.value == method, widget.diagnosis.value
     assert widget.diagnosis.value.endswith(method)
 
