@@ -55,8 +55,15 @@ model's sigma over the truth's at each of its signal bins, the mean over channel
       --shot=0.0003 --chroma_blur=0 --luma_blur=0 \
       --output=docs/bench/noise_model_levels_plain_mean.json
 
+  python -m bench.recorrupted --train_steps=0 --noise_models=single,first_records \
+      --output=docs/bench/noise_model_levels_noise_reduced_median.json
+  (and the plain profile's flags, --output=docs/bench/noise_model_levels_plain_median.json)
+
 (the _mean JSONs at 990daa9, before estimate_single's selection measured patches against
-the median level; the _median ones, the same commands, after it).
+the median level; the _median ones at 885efec, after it). The truth is pooled over all 11
+photographs' cameras, the first_records model over the first 8 (each photograph has its
+own camera of the profile's ranges). The fixed draws here are at the model's own level:
+--method=recorrupted draws a model estimated from single images at 0.85 of it.
 
 (the first two JSONs were made at e9d02f8 and ffb1b4a, whose draws were this script's own
 numpy code, not yet --method=recorrupted's; the others draw as the method does).

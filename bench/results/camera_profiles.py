@@ -474,7 +474,8 @@ def _goal_reading(columns):
   if 'pairs' not in columns:
     return reading + ', two captures not measured'
   gap = columns['pairs']['gain_db'] - columns[best]['gain_db']
-  return reading + f', {gap:.2f} dB short of two captures'
+  return reading + (f', {gap:.2f} dB short of two captures' if gap >= 0 else
+                    f', {-gap:.2f} dB above two captures')
 
 
 def _met(columns):
