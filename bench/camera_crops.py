@@ -1,7 +1,10 @@
 """Pictures of a shadow and a highlight crop of each held-out photograph through a
 calibrated camera, denoised by what needs no training on them: the shipped model
-camera_srgb (as is, and with --tta) and CBM3D at the level diagnose reads; the
-noisy capture and its noise-free rendering beside them, each crop's PSNR under it.
+camera_srgb (as is, and with --tta) and CBM3D at the level diagnose reads; and by the
+single-image default diagnose recommends for them, --method=recorrupted, trained
+--train_steps steps on the two noisy captures alone (crop 128, batch 8, defaults
+otherwise: what a photographer with these two photographs would run); the noisy
+capture and its noise-free rendering beside them, each crop's PSNR under it.
 
   python -m bench.camera_crops --picture=docs/results/camera_crops.png \
       --output=docs/bench/camera_crops.json
@@ -12,10 +15,12 @@ calibrated profile 1, seed --seed). The crops are CROP pixels square, on a grid 
 CROP/4: in the noise-free rendering's luminance (the mean of its sRGB channels, 0-1),
 the darkest whose mean is at least SHADOW_FLOOR and the brightest whose mean is at most
 HIGHLIGHT_CEILING. Shown at 2x, nearest neighbour. Needs bm3d
-(pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph).
+(pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph), and about 5 more to train.
 """
 
+import json
 import os
+import tempfile
 
 from absl import app  # pylint: disable=g-import-not-at-top,g-bad-import-order
 from absl import flags  # pylint: disable=g-import-not-at-top
@@ -34,6 +39,7 @@ from bench.recipes import camera as camera_recipe  # pylint: disable=g-import-no
 flags.DEFINE_integer('seed', 3, 'The camera and noise seed of each held-out capture.')
 flags.DEFINE_string('picture', '', 'Write the picture here (PNG).')
 flags.DEFINE_string('output', '', 'Write the crops\' places and PSNRs here as JSON.')
+flags.DEFINE_integer('train_steps', 1200, 'Training steps of the trained column.')
 FLAGS = flags.FLAGS
 
 CROP = 96
@@ -41,8 +47,9 @@ SHADOW_FLOOR = 0.1
 HIGHLIGHT_CEILING = 0.9
 SCALE = 2
 LABEL_HEIGHT = 16
+TRAINED_METHOD = 'recorrupted'
 COLUMNS = ('noisy', f'{shipped.CAMERA_SRGB}', f'{shipped.CAMERA_SRGB} --tta',
-           'CBM3D, diagnosed level', 'noise-free')
+           'CBM3D, diagnosed level', f'{TRAINED_METHOD}, trained on both', 'noise-free')
 
 
 def crop_corners(reference):
@@ -59,12 +66,24 @@ def crop_corners(reference):
           'highlight': max(highlights, key=highlights.get)}
 
 
-def denoised_versions(capture):
-  """[len(COLUMNS) - 1] uint8 images: the capture, then each way of denoising it."""
+def trained_denoiser(captures, folder):
+  """n2n.Denoiser of TRAINED_METHOD trained FLAGS.train_steps steps on the [H, W, 3]
+  uint8 captures alone, in folder; and its config.json's method settings."""
+  config = n2n.train_config(model_dir=folder, noise='none', method=TRAINED_METHOD,
+                            crop_size=128, batch_size=8, train_steps=FLAGS.train_steps)
+  n2n.train(config, noisy=captures, progress_bar=False)
+  with open(os.path.join(folder, 'config.json')) as saved:
+    settings = json.load(saved)['method'][TRAINED_METHOD]
+  return n2n.Denoiser.load(folder), settings
+
+
+def denoised_versions(capture, trained):
+  """[len(COLUMNS) - 1] uint8 images: the capture, then each way of denoising it
+  (trained: the trained column's n2n.Denoiser)."""
   model = n2n.Denoiser.load(shipped.folder(shipped.CAMERA_SRGB))
   level = camera_recipe.diagnosed_level(capture.astype(np.float32) / 255.0)
   cbm3d = classical.bm3d_8_bit_denoiser(level)(capture)
-  return [capture, model(capture), model(capture, tta=True), cbm3d]
+  return [capture, model(capture), model(capture, tta=True), cbm3d, trained(capture)]
 
 
 def tile(image, text):
@@ -83,9 +102,13 @@ def main(argv):
              'scale': SCALE, 'label_height': LABEL_HEIGHT, 'bm3d': classical.bm3d_version(),
              'profile': camera_recipe.PROFILE, 'columns': list(COLUMNS), 'crops': []}
   rows = []
-  for path in camera_recipe.HELD_OUT:
-    capture, reference = camera_recipe.held_out_capture(path, FLAGS.seed)
-    versions = denoised_versions(capture) + [reference]
+  held_out = [camera_recipe.held_out_capture(path, FLAGS.seed) for path in camera_recipe.HELD_OUT]
+  folder = tempfile.TemporaryDirectory()
+  trained, settings = trained_denoiser([capture for capture, _ in held_out], folder.name)
+  results.update(train_steps=FLAGS.train_steps, trained_method=TRAINED_METHOD,
+                 trained_settings=settings)
+  for path, (capture, reference) in zip(camera_recipe.HELD_OUT, held_out):
+    versions = denoised_versions(capture, trained) + [reference]
     for kind, (y, x) in crop_corners(reference).items():
       crops = [version[y:y + CROP, x:x + CROP] for version in versions]
       truth = crops[-1]
@@ -98,6 +121,7 @@ def main(argv):
       labels = [f'{column}: {value:.2f} dB' for column, value in zip(COLUMNS, psnrs)]
       rows.append([tile(crop, label)
                    for crop, label in zip(crops, labels + [f'{COLUMNS[-1]} ({name})'])])
+  folder.cleanup()
   json_output.write_results(FLAGS.output, results)
   if FLAGS.picture:
     width, height = rows[0][0].size

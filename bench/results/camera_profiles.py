@@ -298,10 +298,14 @@ def crops_lines(path=CROPS):
           f'each, the darkest window whose mean is at least {results["shadow_floor"]:g} and the '
           f'brightest whose mean is at most {results["highlight_ceiling"]:g}, both in 0-1 sRGB '
           'values, of the noise-free rendering, denoised by what needs no training on them '
-          f'(CBM3D: bm3d {results["bm3d"]}), at {results["scale"]}x; PSNR of each crop in dB. '
-          'The trained methods are not pictured. Made by `bench/camera_crops.py` at '
+          f'(CBM3D: bm3d {results["bm3d"]})' + (
+              f' and by --method={results["trained_method"]} trained '
+              f'{results["train_steps"]} steps on the two noisy captures alone (crop 128, '
+              'batch 8, defaults otherwise)' if 'train_steps' in results else '')
+          + f', at {results["scale"]}x; PSNR of each crop in dB. '
+          'Made by `bench/camera_crops.py` at '
           f'{results["commit"]} ([json](bench/{os.path.basename(path)})).', '',
-          f'![Shadow and highlight crops, noisy, {SHIPPED_MODEL}, CBM3D and noise-free]'
+          f'![Shadow and highlight crops: {", ".join(results["columns"])}]'
           f'({CROPS_PICTURE})', '',
           '| crop | mean (0-1) | ' + ' | '.join(columns) + ' |',
           '|---' * (len(columns) + 2) + '|'] + rows
