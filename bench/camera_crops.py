@@ -1,10 +1,11 @@
 """Pictures of a shadow and a highlight crop of each held-out photograph through a
 calibrated camera, denoised by what needs no training on them: the shipped model
 camera_srgb (as is, and with --tta) and CBM3D at the level diagnose reads; and by the
-single-image default diagnose recommends for them, --method=recorrupted, trained
---train_steps steps on the two noisy captures alone (crop 128, batch 8, defaults
-otherwise: what a photographer with these two photographs would run); the noisy
-capture and its noise-free rendering beside them, each crop's PSNR under it.
+single-image default diagnose recommends for them, --method=recorrupted, and the one it
+recommended before, --method=neighbor2neighbor, each trained --train_steps steps on the
+two noisy captures alone (crop 128, batch 8, defaults otherwise: what a photographer with
+these two photographs would run); the noisy capture and its noise-free rendering beside
+them, each crop's PSNR under it.
 
   python -m bench.camera_crops --picture=docs/results/camera_crops.png \
       --output=docs/bench/camera_crops.json
@@ -15,7 +16,7 @@ calibrated profile 1, seed --seed). The crops are CROP pixels square, on a grid 
 CROP/4: in the noise-free rendering's luminance (the mean of its sRGB channels, 0-1),
 the darkest whose mean is at least SHADOW_FLOOR and the brightest whose mean is at most
 HIGHLIGHT_CEILING. Shown at 2x, nearest neighbour. Needs bm3d
-(pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph), and about 5 more to train.
+(pip install bm3d). A few minutes on 2 cores (CBM3D on each photograph), and about 5 more per trained method.
 """
 
 import json
@@ -47,9 +48,10 @@ SHADOW_FLOOR = 0.1
 HIGHLIGHT_CEILING = 0.9
 SCALE = 2
 LABEL_HEIGHT = 16
-TRAINED_METHOD = 'recorrupted'
+TRAINED_METHODS = ('recorrupted', 'neighbor2neighbor')
 COLUMNS = ('noisy', f'{shipped.CAMERA_SRGB}', f'{shipped.CAMERA_SRGB} --tta',
-           'CBM3D, diagnosed level', f'{TRAINED_METHOD}, trained on both', 'noise-free')
+           'CBM3D, diagnosed level') + tuple(f'{method}, trained on both'
+                                             for method in TRAINED_METHODS) + ('noise-free',)
 
 
 def crop_corners(reference):
@@ -66,24 +68,25 @@ def crop_corners(reference):
           'highlight': max(highlights, key=highlights.get)}
 
 
-def trained_denoiser(captures, folder):
-  """n2n.Denoiser of TRAINED_METHOD trained FLAGS.train_steps steps on the [H, W, 3]
-  uint8 captures alone, in folder; and its config.json's method settings."""
-  config = n2n.train_config(model_dir=folder, noise='none', method=TRAINED_METHOD,
-                            crop_size=128, batch_size=8, train_steps=FLAGS.train_steps)
+def trained_denoiser(method, captures, folder):
+  """n2n.Denoiser of method trained FLAGS.train_steps steps on the [H, W, 3] uint8
+  captures alone, in folder; and its config.json's method settings."""
+  config = n2n.train_config(model_dir=folder, noise='none', method=method, crop_size=128,
+                            batch_size=8, train_steps=FLAGS.train_steps)
   n2n.train(config, noisy=captures, progress_bar=False)
   with open(os.path.join(folder, 'config.json')) as saved:
-    settings = json.load(saved)['method'][TRAINED_METHOD]
+    settings = json.load(saved)['method'][method]
   return n2n.Denoiser.load(folder), settings
 
 
 def denoised_versions(capture, trained):
   """[len(COLUMNS) - 1] uint8 images: the capture, then each way of denoising it
-  (trained: the trained column's n2n.Denoiser)."""
+  (trained: the trained columns' n2n.Denoiser, in TRAINED_METHODS' order)."""
   model = n2n.Denoiser.load(shipped.folder(shipped.CAMERA_SRGB))
   level = camera_recipe.diagnosed_level(capture.astype(np.float32) / 255.0)
   cbm3d = classical.bm3d_8_bit_denoiser(level)(capture)
-  return [capture, model(capture), model(capture, tta=True), cbm3d, trained(capture)]
+  return [capture, model(capture), model(capture, tta=True), cbm3d] + [
+      denoiser(capture) for denoiser in trained]
 
 
 def tile(image, text):
@@ -104,8 +107,12 @@ def main(argv):
   rows = []
   held_out = [camera_recipe.held_out_capture(path, FLAGS.seed) for path in camera_recipe.HELD_OUT]
   folder = tempfile.TemporaryDirectory()
-  trained, settings = trained_denoiser([capture for capture, _ in held_out], folder.name)
-  results.update(train_steps=FLAGS.train_steps, trained_method=TRAINED_METHOD,
+  trained, settings = [], {}
+  for method in TRAINED_METHODS:
+    denoiser, settings[method] = trained_denoiser(
+        method, [capture for capture, _ in held_out], os.path.join(folder.name, method))
+    trained.append(denoiser)
+  results.update(train_steps=FLAGS.train_steps, trained_methods=list(TRAINED_METHODS),
                  trained_settings=settings)
   for path, (capture, reference) in zip(camera_recipe.HELD_OUT, held_out):
     versions = denoised_versions(capture, trained) + [reference]

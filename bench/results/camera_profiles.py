@@ -299,9 +299,11 @@ def crops_lines(path=CROPS):
           f'brightest whose mean is at most {results["highlight_ceiling"]:g}, both in 0-1 sRGB '
           'values, of the noise-free rendering, denoised by what needs no training on them '
           f'(CBM3D: bm3d {results["bm3d"]})' + (
-              f' and by --method={results["trained_method"]} trained '
-              f'{results["train_steps"]} steps on the two noisy captures alone (crop 128, '
-              'batch 8, defaults otherwise)' if 'train_steps' in results else '')
+              ' and by ' + ' and '.join(f'--method={method}' for method in
+                                         results['trained_methods'])
+              + f', each trained {results["train_steps"]} steps on the two noisy captures '
+              'alone (crop 128, batch 8, defaults otherwise)' if 'train_steps' in results
+              else '')
           + f', at {results["scale"]}x; PSNR of each crop in dB. '
           'Made by `bench/camera_crops.py` at '
           f'{results["commit"]} ([json](bench/{os.path.basename(path)})).', '',
