@@ -13,8 +13,8 @@ Two ways, both pure numpy on [H, W, C] float images on a 0-1 scale:
   (IEEE TIP 2013), patches are kept only while they look like the noise the
   kept ones show (a residual variance under 2.5 times the kept patches' median
   variance at their signal, block-mean variance under twice what that noise's
-  correlation predicts), and the estimate is made again from them until the selection
-  settles. What the tests measure it to recover, and where it fails (images
+  correlation predicts), and the estimate is made again from them until the
+  selection settles. What the tests measure it to recover, and where it fails (images
   with no flat area), is in docs/diagnosis.md.
 """
 
@@ -214,6 +214,16 @@ def _correlation(products, counts):
   return np.mean(covariance[..., noisy] / centre[noisy], axis=-1)
 
 
+def _signal_bin_edges(signal):
+  """[SIGNAL_BINS + 1] edges of the level bins over signal's values (any shape): its
+  own range (16-bit microscopy often uses a few hundred of 65535 levels), from its 0.5
+  to its 99.5 percentile, the lowest and highest bins open-ended."""
+  low, high = np.percentile(signal, [0.5, 99.5])
+  edges = np.linspace(low, max(high, low + 1e-12), SIGNAL_BINS + 1)
+  edges[0], edges[-1] = -np.inf, np.inf
+  return edges
+
+
 def _levels(signal, squares, channels):
   """Noise sigma per signal bin and channel, and the Poisson-Gaussian fit.
 
@@ -221,11 +231,7 @@ def _levels(signal, squares, channels):
     signal, squares: [M, C] float: each sample's signal and its squared noise
       value (a variance estimate).
   """
-  # Bins over the data's own range (16-bit microscopy often uses a few hundred
-  # of 65535 levels), the lowest and highest open-ended.
-  low, high = np.percentile(signal, [0.5, 99.5])
-  edges = np.linspace(low, max(high, low + 1e-12), SIGNAL_BINS + 1)
-  edges[0], edges[-1] = -np.inf, np.inf
+  edges = _signal_bin_edges(signal)
   centres = np.full(SIGNAL_BINS, np.nan)
   sigma = np.full((SIGNAL_BINS, channels), np.nan)
   counts = np.zeros((SIGNAL_BINS, channels))
@@ -385,9 +391,7 @@ def _median_variance(kept_signal, kept_variance, signal):
   photographs (profiles 1 and 2) the worst bin's level read 1.52 and 1.84 times the
   truth's against the mean, 1.26 and 1.28 against the median
   (docs/bench/noise_model_levels_*.json)."""
-  low, high = np.percentile(kept_signal, [0.5, 99.5])
-  edges = np.linspace(low, max(high, low + 1e-12), SIGNAL_BINS + 1)
-  edges[0], edges[-1] = -np.inf, np.inf
+  edges = _signal_bin_edges(kept_signal)
   centres, medians = [], []
   for lower, upper in zip(edges[:-1], edges[1:]):
     inside = (kept_signal >= lower) & (kept_signal < upper)
