@@ -41,6 +41,16 @@ def scaled(model, scale):
   return dataclasses.replace(model, sigma=model.sigma * scale)
 
 
+def level_scale(settings, source):
+  """The share of a model's level recorruptions are drawn at: settings.level_scale, or
+  where it is CHOSEN_SCALE, ESTIMATED_LEVEL_SCALE for a model estimated from single
+  images (source 'single', NoiseProfile.source) and 1 for any other (two captures'
+  'pairs', or None: given by the user)."""
+  if settings.level_scale != CHOSEN_SCALE:
+    return settings.level_scale
+  return ESTIMATED_LEVEL_SCALE if source == 'single' else 1.0
+
+
 @dataclasses.dataclass(frozen=True)
 class Settings:
   """--recorrupted_* flags."""
@@ -107,8 +117,7 @@ class Recorrupted(single_image.SingleImageMethod):
                        f'{config.data.channels}')
     chosen = {f'{self.flag_prefix}noise_model': model.to_json()}
     if settings.level_scale == CHOSEN_SCALE:
-      chosen[f'{self.flag_prefix}level_scale'] = (ESTIMATED_LEVEL_SCALE
-                                                  if profile.source == 'single' else 1.0)
+      chosen[f'{self.flag_prefix}level_scale'] = level_scale(settings, profile.source)
     return chosen
 
   def check_resolved(self, config):
@@ -120,8 +129,9 @@ class Recorrupted(single_image.SingleImageMethod):
   def recorruption_model(self, config):
     """The run's noise_model.NoiseModel at --recorrupted_level_scale of its level:
     what the recorruptions are drawn from."""
-    model = self.noise_model(config)
-    return scaled(model, self.settings(config).level_scale or 1.0)
+    # A model in the config at CHOSEN_SCALE was given (the start writes the scale it
+    # chooses beside a model it reads).
+    return scaled(self.noise_model(config), level_scale(self.settings(config), None))
 
   def noise_model(self, config):
     """The run's noise_model.NoiseModel; ValueError where it has none."""

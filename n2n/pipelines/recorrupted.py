@@ -118,7 +118,7 @@ class RecorruptedPipeline(single_image.SingleImagePipeline):
                          f'flat patches, fewer than {noise_model.MIN_SAMPLES}: give the run '
                          'a --recorrupted_noise_model')
       model = recorrupted.scaled(noise_model.model_of_profile(profile),
-                                 settings.level_scale or recorrupted.ESTIMATED_LEVEL_SCALE)
+                                 recorrupted.level_scale(settings, profile.source))
     pair = recorrupted_pair(tf.constant(noisy[np.newaxis], tf.float32), model, settings.alpha,
                             seed)
     return float(np.mean(np.square(denoise(pair['input'][0].numpy())
