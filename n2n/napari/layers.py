@@ -27,15 +27,20 @@ def layer_choices(viewer, widget=None, optional=False):
       (layer.name, layer) for layer in viewer.layers if isinstance(layer, Image)]
 
 
+def _full_resolution(layer):
+  """A layer's data, the full-resolution level of a multiscale layer (not read yet)."""
+  return layer.data[0] if layer.multiscale else layer.data
+
+
 def pixels(layer):
   """A layer's pixels as numpy (the full-resolution level of a multiscale layer)."""
-  return np.asarray(layer.data[0] if layer.multiscale else layer.data)
+  return np.asarray(_full_resolution(layer))
 
 
 def is_stack(layer, axes):
   """Whether the layer, laid out in axes (n2n's letters), holds more than one plane
   along Z or T: a stack, which trains the 3D network. False where axes do not fit it."""
-  shape = np.shape(layer.data[0] if layer.multiscale else layer.data)
+  shape = np.shape(_full_resolution(layer))
   axes = axes.strip().upper()
   return len(axes) == len(shape) and any(
       size > 1 for letter, size in zip(axes, shape) if letter in 'ZT')
