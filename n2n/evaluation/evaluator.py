@@ -20,7 +20,8 @@ def scoring_functions(network, run_config, seed):
   """(denoise, held_out_loss) that score a network as denoise.py runs it.
 
   Args:
-    network: keras.Model, the bare network as it trains.
+    network: keras.Model, the bare network as it trains; the functions run its
+      weights as they are now (frozen: make them again after it trains on).
     run_config: the run's TrainConfig, or None (--method=pairs in 2D).
     seed: the evaluation seed (held-out draws).
 
@@ -71,7 +72,7 @@ class Evaluator:
         often moves a colour it gets right later (the demo's coffee.png, B
         +0.032 at step 800 of 2400), and a warning then reads as a fault.
     """
-    self._denoise, self._held_out_loss = scoring_functions(model, run_config, seed)
+    self._model, self._run_config = model, run_config
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries
@@ -81,9 +82,12 @@ class Evaluator:
     self._final_step = final_step
 
   def __call__(self, step):
-    results = scoring.score(self._denoise, self._images, self._noise, self._levels, self._seed,
+    # Made anew at each call: they run the weights frozen as they are now
+    # (n2n/inference/frozen_weights.py), and the model trains on between calls.
+    denoise, held_out_loss = scoring_functions(self._model, self._run_config, self._seed)
+    results = scoring.score(denoise, self._images, self._noise, self._levels, self._seed,
                             keep_images=self._image_summaries, corrupt=self._corrupt,
-                            held_out_loss=self._held_out_loss)
+                            held_out_loss=held_out_loss)
     summaries.write_evaluation(self._writer, step, results)
     logging.info('Evaluation at step %d: %s', step, scoring.format_results(results))
     note = ''

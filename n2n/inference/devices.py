@@ -45,19 +45,21 @@ def describe(strategy):
   return f'{strategy.num_replicas_in_sync} devices ({names})'
 
 
-def distributed_function(model, strategy):
+def distributed_function(run_model, strategy):
   """fn([N, H, W, C] float32 array) -> [N, H, W, C] array: the batch split into
-  one contiguous part per device, each run by its device's replica of model,
-  the parts joined in order.
+  one contiguous part per device, each run by run_model on its device, the
+  parts joined in order.
 
   Args:
-    model: keras.Model built (and its weights loaded) under strategy.scope().
+    run_model: fn([n, H, W, C] float32 tensor) -> same, reading no variables
+      (frozen_weights.frozen_model): each device runs it with its own copy of
+      the constants.
     strategy: tf.distribute.MirroredStrategy.
   """
 
   @tf.function(reduce_retracing=True, autograph=False)
   def run_replicas(inputs):
-    return strategy.run(lambda batch: model(batch, training=False), args=(inputs,))
+    return strategy.run(run_model, args=(inputs,))
 
   def run(tiles):
     tiles = np.asarray(tiles, np.float32)

@@ -23,6 +23,7 @@ import tensorflow as tf
 
 from n2n import config as config_lib
 from n2n import run_dir
+from n2n.inference import frozen_weights
 
 SIGNATURE = 'serving_default'
 NETWORK_SIGNATURE = 'network'
@@ -48,10 +49,13 @@ def load_export(path):
   channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
   saved = config_lib.read_train_config(run_dir.read_config(path))
 
-  def run_batch(images):
-    return signature(**{INPUT_NAME: tf.constant(images, tf.float32)})[OUTPUT_NAME]
+  # Its weights as constants, as a checkpoint's network runs (frozen_weights.py says
+  # why). The frozen function returns a list: the signature's one output, OUTPUT_NAME.
+  frozen = frozen_weights.freeze(signature)
 
-  run_batch.keep_alive = loaded  # the signature needs its object alive
+  def run_batch(images):
+    return frozen(**{INPUT_NAME: tf.constant(images, tf.float32)})[0]
+
   return run_batch, channels, saved
 
 

@@ -7,6 +7,7 @@ from n2n import config as config_lib
 from n2n.inference import whole_images
 from n2n.inference import devices
 from n2n.inference import exported_model
+from n2n.inference import frozen_weights
 from n2n.inference import noisy_volumes
 from n2n.inference import restore
 from n2n.inference import serving
@@ -56,9 +57,10 @@ def from_checkpoint(model, precision, strategy=None, flag_name='model'):
   Raises:
     ValueError: see restore.restore_model.
   """
-  restored = restore.restore_model(model, precision, flag_name=flag_name, strategy=strategy)
+  restored = restore.restore_model(model, precision, flag_name=flag_name)
   if strategy:
-    run_batch = devices.distributed_function(restored.model, strategy)
+    run_model = frozen_weights.frozen_model(restored.model)
+    run_batch = devices.distributed_function(run_model, strategy)
     replicas = strategy.num_replicas_in_sync
   else:
     run_batch, replicas = whole_images.model_function(restored.model), 1

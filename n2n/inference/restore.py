@@ -1,6 +1,5 @@
 """Rebuilding a trained network from a run's config.json and checkpoint: data only."""
 
-import contextlib
 import dataclasses
 import gc
 
@@ -92,8 +91,7 @@ def load_weights(model, prefix, flag_name='checkpoint'):
                      f'({failure})')
 
 
-def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat',
-                  strategy=None):
+def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsampling='repeat'):
   """Rebuilds the network from config.json and loads the checkpoint's weights.
 
   Args:
@@ -102,8 +100,6 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
       'mixed_float16').
     flag_name: the flag named in error messages.
     upsampling: see unet.build_unet ('resize' for exports).
-    strategy: a tf.distribute.Strategy to build the network and load its
-      weights under (one copy per device), or None.
 
   Returns:
     RestoredModel.
@@ -115,9 +111,8 @@ def restore_model(checkpoint, precision='float32', flag_name='checkpoint', upsam
   prefix, model_dir = run_dir.resolve_checkpoint(checkpoint, flag_name)
   run_config = read_run_config(model_dir, flag_name)
   serving = serving_lib.of_run(run_config)
-  with strategy.scope() if strategy else contextlib.nullcontext():
-    model = network.build_run_network(run_config, precision, upsampling=upsampling)
-    load_weights(model, prefix, flag_name)
-    with_scheme = schemes.with_scheme(model, serving.scheme)
+  model = network.build_run_network(run_config, precision, upsampling=upsampling)
+  load_weights(model, prefix, flag_name)
+  with_scheme = schemes.with_scheme(model, serving.scheme)
   return RestoredModel(with_scheme, run_config, serving, prefix, checkpoint_step(prefix),
                        model_dir, model)

@@ -4,27 +4,24 @@ import numpy as np
 import tensorflow as tf
 
 from n2n import config as config_lib
+from n2n.inference import frozen_weights
 from n2n.inference import tiling
 from n2n.model import unet
 
 
 def model_function(model):
-  """The model as a traced fn([N, H, W, C] float32, H and W multiples of 32) -> same
-  ([N, D, H, W, C] for a 3D model)."""
-  channels = model.input_shape[-1]
-  spatial = len(model.input_shape) - 2
-
-  @tf.function(input_signature=[tf.TensorSpec([None] * (spatial + 1) + [channels], tf.float32)],
-               reduce_retracing=True, autograph=False)
-  def run_model(batch):
-    return model(batch, training=False)
-
+  """The model as fn([N, H, W, C] float32 array, H and W multiples of 32) -> same
+  ([N, D, H, W, C] for a 3D model), with its weights as they are now, frozen into
+  the graph (frozen_weights.py says why): a model that trains on is wrapped again
+  before it is run again."""
+  run_model = frozen_weights.frozen_model(model)
   return lambda tiles: run_model(tf.constant(tiles, tf.float32))
 
 
 def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFAULT_OVERLAP,
                   batch_tiles=1):
-  """Wraps a Keras model as fn([H, W, C] float32 array) -> [H, W, C] float32 array.
+  """Wraps a Keras model as fn([H, W, C] float32 array) -> [H, W, C] float32 array,
+  with the model's weights as they are now (model_function).
 
   Images of any size: those that fit in one tile are run whole (reflect-padded
   to a multiple of 32), larger ones in overlapping, blended tiles
