@@ -50,6 +50,7 @@ import tensorflow as tf  # pylint: disable=g-import-not-at-top
 
 from bench import REPO_ROOT  # pylint: disable=g-import-not-at-top
 from bench import floor  # pylint: disable=g-import-not-at-top
+from bench import noisy_photograph  # pylint: disable=g-import-not-at-top
 from n2n import config as config_lib  # pylint: disable=g-import-not-at-top
 from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n import run_dir  # pylint: disable=g-import-not-at-top
@@ -59,7 +60,7 @@ from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import tiling  # pylint: disable=g-import-not-at-top
 from n2n.training import trainer as trainer_lib  # pylint: disable=g-import-not-at-top
 
-PHOTOGRAPH = os.path.join(REPO_ROOT, 'datasets', 'demo', 'train', 'hubble_deep_field.png')
+PHOTOGRAPH = noisy_photograph.PHOTOGRAPH
 
 flags.DEFINE_string('model', '', 'A trained run (default: an untrained U-Net saved as a run).')
 flags.DEFINE_integer('width', 6000, 'Test image width.')
@@ -83,14 +84,7 @@ FLAGS = flags.FLAGS
 def write_test_image(path, width, height):
   """Writes the noisy test photograph as an 8-bit RGB PNG; returns it as
   [height, width, 3] float32 in [0, 1] (as denoise.py will read it)."""
-  photograph = native_images.read_pages(PHOTOGRAPH)[0][:, :, :3].astype(np.float32) / 255.0
-  repeats_h = -(-height // photograph.shape[0])
-  repeats_w = -(-width // photograph.shape[1])
-  mirrored = np.concatenate([photograph, photograph[::-1]], axis=0)
-  mirrored = np.concatenate([mirrored, mirrored[:, ::-1]], axis=1)
-  clean = np.tile(mirrored, (repeats_h, repeats_w, 1))[:height, :width]
-  noisy = clean + np.random.default_rng(0).normal(0, 25 / 255, clean.shape)
-  pixels = np.round(np.clip(noisy, 0, 1) * 255).astype(np.uint8)
+  pixels = noisy_photograph.noisy_photograph(height, width)
   with open(path, 'wb') as output:
     output.write(native_images.encode_pages([pixels], 'png'))
   return pixels.astype(np.float32) / 255.0
