@@ -68,6 +68,7 @@ def write_records(data, output_dir, seed=0, min_size=0):
     manifest = scene_writer.write_scenes(found, scene_reader(data), output_dir,
                                          SCENE_KINDS[data.kind], data.white_level,
                                          f'{data.argument}=', seed=seed, overwrite=True,
+                                         max_record_bytes=data.max_record_bytes,
                                          planes=data.planes)
   with tf.io.gfile.GFile(os.path.join(output_dir, FINGERPRINT_NAME), 'w') as out:
     json.dump(fingerprint_record(data), out, indent=2)

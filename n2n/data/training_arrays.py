@@ -62,6 +62,8 @@ class ArrayData:
     white_level: the value that maps to 1.0 (0 for float arrays: 1.0).
     fingerprint: hex digest of the arrays (shapes, dtypes, bytes) and of how
       they are written (kind, axes, white level, planes).
+    max_record_bytes: the most one record of them holds: two captures of a
+      block fit, and the writer groups more captures of a scene within it.
   """
   argument: str
   kind: str
@@ -70,6 +72,7 @@ class ArrayData:
   planes: bool
   white_level: float
   fingerprint: str
+  max_record_bytes: int = MAX_RECORD_BYTES
 
   @property
   def spatial_dims(self):
@@ -92,13 +95,16 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
     min_size: the training crop's side (crop_size); smaller arrays are refused.
     min_depth: the planes a stack's training crop spans; shallower stacks are refused.
     network_dims: the run's --spatial_dims (0: as the data; 2 writes stacks' planes).
-    max_record_bytes: scenes of which two captures pass it are cut into blocks.
+    max_record_bytes: the most one record holds: scenes of which two captures
+      pass it are cut into blocks, and array_records writes their captures in
+      groups within it.
 
   Returns:
     ArrayData.
 
   Raises:
-    ValueError: one line naming the argument, the array's index and what is wrong.
+    ValueError: one line naming the argument, the array's index and what is
+      wrong (captures of one scene of other shapes among it).
   """
   check_list(argument, items)
   digest = hashlib.sha256(json.dumps([kind, axes, float(white_level)]).encode())
@@ -114,6 +120,10 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
                          f'{first[2]}; training arrays share one channel count')
       first = first or (label, array, pixels.shape[-1])
       _hash_array(digest, array)
+      if canonical and pixels.shape != canonical[0].shape:
+        raise ValueError(f'{label} has shape {array.shape} but {arrays[0][0]} has '
+                         f'{np.shape(arrays[0][1])} (axes={axes!r}); the captures of one '
+                         'scene share one shape (frames, planes, height, width, channels)')
       canonical.append(pixels)
     laid_out.append((f'{argument}[{index}]', [label for label, _ in arrays], canonical))
   stacks = {_is_stack(captures[0]) for _, _, captures in laid_out}
@@ -135,7 +145,8 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
     # Clean planes are written as images (dataset_writer), each a scene of one plane.
     scenes = [_plane(scene, plane) for scene in scenes
               for plane in range(scene.captures[0].shape[0])]
-  return ArrayData(argument, kind, scenes, stacks, planes, white_level, digest.hexdigest())
+  return ArrayData(argument, kind, scenes, stacks, planes, white_level, digest.hexdigest(),
+                   max_record_bytes)
 
 
 def default_white_level(kind, items):

@@ -111,3 +111,27 @@ def test_a_run_on_integer_arrays_resumes_without_its_validation_arrays(tmp_path)
   assert resumed.data.train_data == with_val.data.train_data and not resumed.data.val_data
   manifest = json.loads((tmp_path / 'arrays' / 'train' / 'manifest.json').read_text())
   assert manifest['white_level'] == 1023.0  # the brightest, 999, in whole bits
+
+
+def test_records_of_many_captures_stay_within_the_bound_blocks_are_cut_for(tmp_path):
+  # Five captures of 24000 bytes and a bound two of them fit in: no blocks, and the
+  # writer must group the captures two or three to a record, not all five in one.
+  captures = tuple(_stack(seed) for seed in range(5))
+  data = training_arrays.check_arrays('captures', 'captures', [captures], 'ZYX',
+                                      max_record_bytes=50000)
+  assert [scene.name for scene in data.scenes] == ['captures[0]']
+  array_records.write_records(data, str(tmp_path / 'records'))
+  files = [str(path) for path in (tmp_path / 'records').iterdir() if 'tfrecord' in path.name]
+  sizes = [len(record.numpy()) for record in tf.data.TFRecordDataset(files)]
+  assert len(sizes) >= 2 and max(sizes) <= 50000, sizes
+
+
+@pytest.mark.parametrize('frames', [1, 3])
+def test_captures_of_one_scene_with_other_frame_counts_are_refused_by_index(frames):
+  movie = _stack(4, (2, 6, 40, 50))
+  other = _stack(5, (frames, 6, 40, 50))
+  with pytest.raises(ValueError, match=r'^captures\[1\]\[1\] has shape \(' + str(frames)
+                     + r', 6, 40, 50\) but captures\[1\]\[0\] has \(2, 6, 40, 50\) '
+                     r"\(axes='TZYX'\); the captures of one scene share one shape"):
+    training_arrays.check_arrays('captures', 'captures', [(movie, movie), (movie, other)],
+                                 'TZYX')
