@@ -14,9 +14,11 @@ def residuals(patches):
   rows, columns = np.meshgrid(np.arange(size, dtype=np.float64),
                               np.arange(size, dtype=np.float64), indexing='ij')
   design = np.stack([np.ones(size * size), rows.ravel(), columns.ravel()], axis=1)
-  projector = design @ np.linalg.pinv(design)  # [P*P, P*P]
   flat = patches.reshape(patches.shape[0], size * size, -1)
-  fitted = np.einsum('ij,njc->nic', projector, flat)
+  # The plane's three coefficients, then the plane: design @ pinv(design) applied
+  # in two thin products, not as the [P*P, P*P] projector (43x fewer multiply-adds;
+  # denoise.py runs this on every file it checks).
+  fitted = design @ (np.linalg.pinv(design) @ flat)
   return (flat - fitted).reshape(patches.shape)
 
 
