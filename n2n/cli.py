@@ -49,6 +49,14 @@ def is_startup_noise(line, machine_has_nvidia_device):
   return not machine_has_nvidia_device and bool(_NO_GPU_NOISE.search(line))
 
 
+def drop_startup_noise(text):
+  """text without the lines is_startup_noise finds on this machine (for output
+  captured while TensorFlow loaded: a test session's)."""
+  has_gpu = _has_nvidia_device()
+  return ''.join(line for line in text.splitlines(keepends=True)
+                 if not is_startup_noise(line, has_gpu))
+
+
 def _has_nvidia_device():
   try:
     return any(name.startswith('nvidia') for name in os.listdir('/dev'))

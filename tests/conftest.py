@@ -1,6 +1,7 @@
 """Shared fixtures. Splits the CPU into two logical devices before TF starts,
 so MirroredStrategy runs for real with two replicas on one CPU."""
 
+import collections
 import gc
 import io
 import os
@@ -111,6 +112,36 @@ def pytest_configure(config):
   # one to three, and they came last. The setting is read from xdist 3.8.0
   # (requirements-test.txt asks for it), and is inert without xdist.
   config.option.loadscopereorder = False
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionstart(session):
+  """What this file's imports printed while pytest held the process's output
+  (TensorFlow's start-up lines: oneDNN's notice, no CUDA driver) comes out now,
+  less those lines: pytest would print it after the run's summary, whose line
+  should be the last a user reads."""
+  capture = session.config.pluginmanager.getplugin('capturemanager')
+  if capture is None or not capture.is_globally_capturing():
+    return
+  out, err = capture.read_global_capture()
+  with capture.global_and_fixture_disabled():
+    sys.stdout.write(out)
+    sys.stderr.write(cli.drop_startup_noise(err))
+
+
+def pytest_terminal_summary(terminalreporter):
+  """One line per test file that skipped itself for want of something this host
+  lacks (an X server, an extra), with what to do: -q would show only a count.
+  The optional tiers' skips (--quality, --evidence) are asked for and not listed."""
+  tiers = tuple(f'a {marker} test' for marker in OPTIONAL_TIERS)
+  reasons = [(os.path.relpath(path, REPO_ROOT), reason.removeprefix('Skipped: '))
+             for path, _, reason in (report.longrepr
+                                     for report in terminalreporter.stats.get('skipped', [])
+                                     if isinstance(report.longrepr, tuple))]
+  missing = collections.Counter((path, reason) for path, reason in reasons
+                                if not reason.startswith(tiers))
+  for (path, reason), count in sorted(missing.items()):
+    terminalreporter.write_line(f'not run here: {path} ({count} skipped): {reason}')
 
 
 def slow_files_first(items):

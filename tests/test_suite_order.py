@@ -1,11 +1,15 @@
 """The suite's own order (tests/conftest.py): files that hold slow tests run
 first, so that under `-n 2 --dist loadfile` the many short files, not a long
 one, come last, and pytest-xdist keeps that order. The hook is checked on
-items made here, so these tests pass in any order the suite runs in (a
+items made here, and the order xdist hands files out in on a suite of four
+files written here, so these tests pass in any order the suite runs in (a
 reordering plugin changes the session's order after the hook)."""
 
 import dataclasses
+import os
 import pathlib
+import subprocess
+import sys
 
 import pytest
 
@@ -65,10 +69,46 @@ def test_the_collection_hook_orders_the_items_and_skips_the_optional_tiers_unles
       assert reason == f'a {tier} test: run with --{tier}'
 
 
-def test_pytest_xdist_is_told_to_keep_the_collected_order(request):
-  # With --loadscope-reorder (xdist's default) the scheduler sorts files by
-  # their number of tests before handing them out.
-  assert request.config.option.loadscopereorder is False
+# A suite of two files of one slow test each and two of six quick tests: xdist's
+# default (--loadscope-reorder) hands out the files with the most tests first.
+_SYNTHETIC_CONFTEST = """
+from tests.conftest import pytest_addoption, pytest_collection_modifyitems, pytest_configure
+"""
+_SYNTHETIC_TEST = """
+import os
+import time
+import pytest
+
+@pytest.mark.parametrize('case', range({count}))
+{mark}
+def test_case(case):
+  with open(os.environ['ORDER_LOG'], 'a') as log:
+    log.write(os.environ['PYTEST_XDIST_WORKER'] + ' ' + os.path.basename(__file__) + '\\n')
+  time.sleep(0.2)
+"""
+
+
+@pytest.mark.slow
+def test_pytest_xdist_hands_the_files_of_slow_tests_out_first(tmp_path):
+  suite = tmp_path / 'suite'
+  suite.mkdir()
+  (suite / 'conftest.py').write_text(_SYNTHETIC_CONFTEST)
+  for name, count, mark in (('test_a_quick.py', 6, ''), ('test_b_quick.py', 6, ''),
+                            ('test_y_slow.py', 1, '@pytest.mark.slow'),
+                            ('test_z_slow.py', 1, '@pytest.mark.slow')):
+    (suite / name).write_text(_SYNTHETIC_TEST.format(count=count, mark=mark))
+  log = tmp_path / 'order.log'
+  result = subprocess.run([sys.executable, '-m', 'pytest', '-q', '-n', '2', '--dist',
+                           'loadfile', '-p', 'no:cacheprovider', str(suite)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, ORDER_LOG=str(log)))
+  assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-2000:]
+  first = {}
+  for line in log.read_text().splitlines():
+    worker, name = line.split()
+    first.setdefault(worker, name)
+  # Each worker's first file is one of the slow ones: the order the hook gave, kept.
+  assert sorted(first.values()) == ['test_y_slow.py', 'test_z_slow.py'], log.read_text()
 
 
 def test_quality_tests_are_skipped_unless_asked_for_and_only_they(request):
