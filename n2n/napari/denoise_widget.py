@@ -10,6 +10,7 @@ import os
 from magicgui import widgets
 import numpy as np
 
+from n2n import config as config_lib
 from n2n import shipped
 from n2n.napari import calls
 from n2n.napari import layers
@@ -44,7 +45,7 @@ class DenoiseWidget(widgets.Container):
         'The mean of the outputs of the 8 flips and rotations (8 times the time); '
         'single-image models of correlated noise take it already'))
     self.tile_size = widgets.SpinBox(label='Tile size', min=32, max=65536, step=32,
-                                     value=1024, tooltip=(
+                                     value=config_lib.DenoiseConfig().tile_size, tooltip=(
                                          'Planes larger than this go through the network in '
                                          'overlapping tiles of this size (less memory)'))
     self.denoise_button, self.cancel_button, buttons = running.buttons('Denoise', 'Cancel')

@@ -4,7 +4,7 @@ Train trains a tiny run from a layer, stops (a checkpoint) and resumes; Denoise
 denoises a 2D, an RGB and a 3D layer into new layers placed as their inputs, and a
 photograph through the shipped camera model;
 Cancel and bad input end in one-line notifications. One tiny run (width 8, crops
-of 64, 40 steps) serves the Denoise tests.
+of 64, 10 steps), trained by a fixture, serves the Denoise tests.
 
 Run under an X server: pytest-xvfb (the test extra) starts one where Xvfb is installed.
 """
@@ -35,8 +35,6 @@ pytestmark = pytest.mark.slow
 WIDGETS = ('Diagnose noise', 'Train', 'Denoise')
 # A child process imports TensorFlow and n2n before it trains or denoises: seconds.
 TIMEOUT_MS = 120_000
-# The tiny run every test shares: the Train widget's, or one trained here if that test did not run.
-_RUN = {}
 TINY = dict(network_width=8, steps_per_loop=5)
 
 
@@ -75,16 +73,15 @@ def _dock(viewer, name):
   return widget
 
 
-@pytest.fixture
+@pytest.fixture(scope='module')
 def run_folder(tmp_path_factory):
-  """The tiny run: the Train widget's if its test ran first, else trained here."""
-  if 'folder' not in _RUN:
-    folder = str(tmp_path_factory.mktemp('napari') / 'run')
-    config = n2n.train_config(model_dir=folder, noise='none', method='neighbor2neighbor',
-                              crop_size=64, batch_size=4, train_steps=10, **TINY)
-    n2n.train(config, noisy=[_noisy_grey()], progress_bar=False)
-    _RUN['folder'] = folder
-  return _RUN['folder']
+  """The tiny run the Denoise tests use, trained here once for this file: the
+  same whichever tests run, in whatever order."""
+  folder = str(tmp_path_factory.mktemp('napari') / 'run')
+  config = n2n.train_config(model_dir=folder, noise='none', method='neighbor2neighbor',
+                            crop_size=64, batch_size=4, train_steps=10, **TINY)
+  n2n.train(config, noisy=[_noisy_grey()], progress_bar=False)
+  return folder
 
 
 def test_napari_finds_the_installed_plugin_with_no_further_step():
@@ -224,7 +221,6 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
       step for step in before if step < stopped_at]
   assert min(step for step in steps if step > stopped_at) == stopped_at + 5
   assert all(np.isfinite(widget.plot.losses))
-  _RUN['folder'] = str(tmp_path / 'run')
 
 
 def _denoise(qtbot, widget, layer, tta=False):
