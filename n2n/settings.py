@@ -1,4 +1,4 @@
-"""The machinery behind n2n/config.py: a setting's declaration, its checks, JSON.
+"""The machinery behind n2n/config/: a setting's declaration, its checks, JSON.
 
 A setting is a dataclass field made by setting(...), whose metadata carries
 what flags and checks need (help, choices, bounds); nested configs are
