@@ -31,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 
 import numpy as np
 import tensorflow as tf
@@ -40,6 +41,7 @@ from n2n.data import normalization
 from n2n.data import rgb_images
 from n2n.exports import onnx_model
 from n2n.exports import saved_model
+from n2n.exports import tflite_model
 from n2n.inference import whole_images
 from n2n.inference import exported_model
 from n2n.inference import tiling
@@ -155,7 +157,8 @@ def _documentation(serving, step, validation_psnr):
 
 
 def write_package(model, serving, output_dir, step, validation_psnr=None, sample=None,
-                  authors=('n2n user',), license_id='CC-BY-4.0', name=''):
+                  authors=('n2n user',), license_id='CC-BY-4.0', name='', saved_model_dir=None,
+                  onnx_path=None):
   """Writes output_dir/bioimageio_model.zip and returns its path.
 
   Args:
@@ -172,6 +175,11 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
       synthetic_sample.
     authors: names for rdf.yaml; license_id: an SPDX licence of the weights;
     name: the model's name (default from the run).
+    saved_model_dir: a folder saved_model.export_model wrote of this model
+      (export_run's output): packed as it is, not exported again; None: the
+      package exports its own.
+    onnx_path: model.onnx onnx_model.write_onnx wrote of this model: packed
+      as it is, not converted again; None: the package converts its own.
 
   Raises:
     ValueError: the optional extras are missing, or the description does not
@@ -208,8 +216,14 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
   else:
     denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:
-    onnx_model.write_onnx(model, folder, rule, serving.multiples)
-    _write_saved_model_bundle(model, serving, folder, step, validation_psnr)
+    if onnx_path:
+      shutil.copy(onnx_path, os.path.join(folder, onnx_model.ONNX_NAME))
+    else:
+      onnx_model.write_onnx(model, folder, rule, serving.multiples)
+    if not saved_model_dir:
+      saved_model_dir = os.path.join(folder, 'saved_model')
+      saved_model.export_model(model, serving, saved_model_dir, step, validation_psnr)
+    _zip_saved_model(saved_model_dir, os.path.join(folder, SAVED_MODEL_ZIP))
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), serving, step, validation_psnr)
     try:
@@ -225,13 +239,19 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
   return path
 
 
-def _write_saved_model_bundle(model, serving, folder, step, validation_psnr):
-  """folder/SAVED_MODEL_ZIP: the export's SavedModel (serving_default, the same
-  graph the ONNX weights were converted from), zipped as the spec asks."""
-  saved = os.path.join(folder, 'saved_model')
-  saved_model.export_model(model, serving, saved, step, validation_psnr)
-  shutil.make_archive(os.path.join(folder, os.path.splitext(SAVED_MODEL_ZIP)[0]), 'zip', saved)
-  shutil.rmtree(saved)
+def _zip_saved_model(saved_model_dir, path):
+  """Zips what saved_model.export_model wrote in saved_model_dir (serving_default,
+  the same graph the ONNX weights were converted from, config.json, README.md)
+  into path, as the spec asks: an export's other formats beside it are left out."""
+  beside = {onnx_model.ONNX_NAME, tflite_model.TFLITE_NAME, PACKAGE_NAME}
+  with zipfile.ZipFile(path, 'w', zipfile.ZIP_DEFLATED) as archive:
+    for where, folders, names in os.walk(saved_model_dir):
+      folders.sort()
+      for name in sorted(names):
+        file_path = os.path.join(where, name)
+        if where == saved_model_dir and name in beside:
+          continue
+        archive.write(file_path, os.path.relpath(file_path, saved_model_dir))
 
 
 def _write_files(folder, test_tensors, network_values, serving, step, validation_psnr):

@@ -34,12 +34,15 @@ def validation_sample(run_config):
   return noisy
 
 
-def write_checked_package(restored, folder, psnr, config):
-  """The BioImage Model Zoo package, kept only if bioimageio.core's test passes."""
+def write_checked_package(restored, folder, psnr, config, onnx_path=None):
+  """The BioImage Model Zoo package of the export in folder (its SavedModel, and
+  onnx_path's ONNX where written: packed, not made again), kept only if
+  bioimageio.core's test passes."""
   path = bioimageio_package.write_package(
       restored.model, restored.serving, folder, restored.step, psnr,
       sample=validation_sample(restored.run_config) if restored.run_config.data.val_data else None,
-      authors=config.bioimageio_authors, license_id=config.bioimageio_license)
+      authors=config.bioimageio_authors, license_id=config.bioimageio_license,
+      saved_model_dir=folder, onnx_path=onnx_path)
   passed, failure = bioimageio_package.test_package(path)
   if not passed:
     raise ValueError(f'the BioImage Model Zoo package failed its own test ({failure})')
@@ -88,13 +91,14 @@ def export_run(config):
   psnr = summaries.logged_psnr(restored.model_dir, restored.step)
 
   def write(folder):
+    # Each format once: the package packs the SavedModel and ONNX written here.
     saved_model.export_model(restored.model, serving, folder, restored.step, psnr)
     if config.tflite:
       tflite_model.write_tflite(folder)
-    if config.onnx:
-      onnx_model.write_onnx(restored.model, folder, serving.rule, serving.multiples)
+    onnx_path = (onnx_model.write_onnx(restored.model, folder, serving.rule, serving.multiples)
+                 if config.onnx else None)
     if config.bioimageio:
-      write_checked_package(restored, folder, psnr, config)
+      write_checked_package(restored, folder, psnr, config, onnx_path)
 
   saved_model.write_replacing(config.output, write)
   written = [os.path.join(config.output, name) for wanted, name in (
