@@ -6,8 +6,11 @@ results: the layer's pixels and its axes in n2n's letters (denoise.py's
 import numpy as np
 from napari.layers import Image
 
-# n2n's axis letters (denoise.py --axes): time, depth, height, width, channels.
-AXIS_LETTERS = 'TZYXC'
+from n2n.data import volumes
+
+# The axis letters a layer's labels may give as they are (denoise.py --axes):
+# time, depth, height, width, channels.
+AXIS_LETTERS = volumes.CANONICAL_AXES
 # A guess for a layer without usable axis labels, by its spatial dimensions
 # (napari's own dimensions; an RGB layer's colours are its last axis, C).
 _AXES_BY_DIMENSIONS = {2: 'YX', 3: 'ZYX', 4: 'TZYX'}
@@ -64,17 +67,13 @@ def planes(array, axes):
   one per index of its other axes: what n2n.diagnose takes as images.
 
   Raises:
-    ValueError: axes that are not one letter per axis of array, with Y and X.
+    ValueError: axes that do not fit array (volumes.check_axes names why).
   """
   axes = axes.strip().upper()
-  if (len(axes) != array.ndim or not set(axes) <= set(AXIS_LETTERS) or len(set(axes)) != len(axes)
-      or not {'Y', 'X'} <= set(axes)):
-    raise ValueError(f'axes {axes!r} do not fit a layer of shape {array.shape}: give one of '
-                     f'the letters {AXIS_LETTERS} per axis, with Y and X (e.g. ZYX)')
-  image_axes = 'YXC' if 'C' in axes else 'YX'
-  others = [letter for letter in axes if letter not in image_axes]
-  ordered = np.transpose(array, [axes.index(letter) for letter in others + list(image_axes)])
-  return list(ordered.reshape((-1,) + ordered.shape[len(others):]))
+  volumes.check_axes(axes, array.ndim, f'a layer of shape {array.shape}')
+  canonical = volumes.to_canonical(array, axes)  # [T, Z, Y, X, C]
+  images = canonical.reshape((-1,) + canonical.shape[2:])
+  return list(images if set('CS') & set(axes) else images[..., 0])
 
 
 def add_like(viewer, data, source, name):
