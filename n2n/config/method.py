@@ -4,9 +4,6 @@ loss, and each method's own settings, declared in the method's module."""
 import dataclasses
 
 from n2n.corruptions import catalog
-from n2n.methods import blind_spot as blind_spot_method
-from n2n.methods import neighbor2neighbor as neighbor2neighbor_method
-from n2n.methods import recorrupted as recorrupted_method
 from n2n.methods import registry as methods_registry
 from n2n.settings import check_settings
 from n2n.settings import section
@@ -18,27 +15,29 @@ LOSSES = ('auto', 'l2', 'l1', 'annealed_l0', 'masked_l2')
 METHODS = methods_registry.NAMES
 
 
-@dataclasses.dataclass(frozen=True)
-class MethodConfig:
-  """The training method (--method), its target and loss, and each method's own
-  settings: config.method.blind_spot.fraction is --blind_spot_fraction. A
-  method with settings of its own has a section here (a test holds the two
-  lists equal)."""
-  name: str = setting('pairs', methods_registry.help_text(), choices=METHODS, flag='method')
-  target: str = setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
-                        'Noise2Clean baseline.', choices=TARGETS)
-  loss: str = setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian and "
-                      'poisson, l1 for text, annealed_l0 for impulse, masked_l2 for '
-                      'bernoulli; masked_l2 for --method=blind_spot).', choices=LOSSES)
-  neighbor2neighbor: neighbor2neighbor_method.Settings = section(
-      neighbor2neighbor_method.Settings, neighbor2neighbor_method.METHOD.flag_prefix)
-  blind_spot: blind_spot_method.Settings = section(blind_spot_method.Settings,
-                                                   blind_spot_method.METHOD.flag_prefix)
-  recorrupted: recorrupted_method.Settings = section(recorrupted_method.Settings,
-                                                     recorrupted_method.METHOD.flag_prefix)
+def _check(config):
+  check_settings(config)
 
-  def __post_init__(self):
-    check_settings(self)
+
+# The method's own settings, then a section per method with settings of its own,
+# derived from the methods' declarations (methods_registry.METHODS): a method adds
+# its settings by declaring them, config.method.blind_spot.fraction being
+# --blind_spot_fraction.
+MethodConfig = dataclasses.make_dataclass('MethodConfig', [
+    ('name', str, setting('pairs', methods_registry.help_text(), choices=METHODS,
+                          flag='method')),
+    ('target', str, setting('noisy', 'noisy: Noise2Noise (independent corruption); clean: the '
+                            'Noise2Clean baseline.', choices=TARGETS)),
+    ('loss', str, setting('auto', "Loss. auto: the paper's loss for --noise (l2 for gaussian "
+                          'and poisson, l1 for text, annealed_l0 for impulse, masked_l2 for '
+                          'bernoulli; masked_l2 for --method=blind_spot).', choices=LOSSES)),
+] + [(method.name, method.settings_class, section(method.settings_class, method.flag_prefix))
+     for method in methods_registry.METHODS if method.settings_class is not None],
+    frozen=True, namespace={
+        '__module__': __name__,
+        '__post_init__': _check,
+        '__doc__': 'The training method (--method), its target and loss, and each method\'s '
+                   'own settings.'})
 
 
 def default_loss(noise):

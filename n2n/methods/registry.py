@@ -1,9 +1,10 @@
 """The training methods by name: the one place that lists them.
 
 A new method is a module of this package defining METHOD (a base.Method), one
-line below, its pipeline (n2n/pipelines/), its tests, a config file and a
-README line; a method with settings of its own also gets a section in
-n2n/config/method.py (its flags then follow from its declarations).
+line below, its pipeline (n2n/pipelines/ID.py defining PIPELINE, found by the
+method's name), its tests, a config file and a README line. Its settings
+(METHOD.settings_class) become a section of the method's configuration and
+their flags by themselves (n2n/config/method.py).
 """
 
 from n2n.methods import blind_spot
@@ -15,6 +16,8 @@ from n2n.methods import recorrupted
 _METHODS = {method.name: method for method in (pairs.METHOD, neighbor2neighbor.METHOD,
                                                blind_spot.METHOD, recorrupted.METHOD,
                                                neighbouring_frames.METHOD)}
+# The methods, in the registry's order.
+METHODS = tuple(_METHODS.values())
 NAMES = tuple(_METHODS)
 SINGLE_IMAGE_NAMES = tuple(name for name, method in _METHODS.items() if method.single_image)
 

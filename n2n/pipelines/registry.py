@@ -1,16 +1,13 @@
-"""The methods' pipelines by method name (the methods themselves:
-n2n/methods/registry.py, which lists the same names)."""
+"""The methods' pipelines by method name: each method's pipeline is the PIPELINE
+of the module of this package named as the method (pairs.py for pairs), so
+the methods' registry (n2n/methods/registry.py) is the one list of names."""
+
+import importlib
 
 from n2n.methods import registry as methods_registry
-from n2n.pipelines import blind_spot
-from n2n.pipelines import neighbor2neighbor
-from n2n.pipelines import neighbouring_frames
-from n2n.pipelines import pairs
-from n2n.pipelines import recorrupted
 
-_PIPELINES = {pipeline.method.name: pipeline
-              for pipeline in (pairs.PIPELINE, neighbor2neighbor.PIPELINE, blind_spot.PIPELINE,
-                               recorrupted.PIPELINE, neighbouring_frames.PIPELINE)}
+_PIPELINES = {method.name: importlib.import_module(f'{__package__}.{method.name}').PIPELINE
+              for method in methods_registry.METHODS}
 
 
 def get(name):
