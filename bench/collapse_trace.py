@@ -93,10 +93,11 @@ def main(argv):
   trainer.attach_dataset(build())
   probe = iter(build())
   loss_fn = losses.get_loss(config.method.loss)
-  denoise = whole_images.make_denoiser(trainer.model)
   level = config.corruption.eval_noise_levels[0]
   corrupt = scoring.make_corruption(config.corruption.noise)
-  evaluate = lambda: scoring.evaluate(denoise, inputs.eval_images, config.corruption.noise, [level],
+  # The denoiser is made at each evaluation: it runs the weights as they are then (frozen).
+  evaluate = lambda: scoring.evaluate(whole_images.make_denoiser(trainer.model),
+                                      inputs.eval_images, config.corruption.noise, [level],
                                       config.run.seed, corrupt=corrupt)[0]
   trace = {name: [] for name in ('loss', 'gradient_norm', 'norm_ratio', 'clipped', 'input_max',
                                  'target_max', 'velocity_rms', 'update_rms', 'psnr_steps',

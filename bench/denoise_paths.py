@@ -20,7 +20,10 @@ Sections:
 Both sections run the network as the product does (weights frozen,
 n2n/inference/frozen_weights.py). The processes inherit the environment:
 ONEDNN_MAX_CPU_ISA=AVX2 makes oneDNN pick the kernels of an AVX2-only CPU
-(the JSON records it).
+(the JSON records it), and TF_ENABLE_ONEDNN_OPTS=1, which the programs set
+on every CPU: both paths run oneDNN's kernels here. (On an AVX2-only host a
+script's plain `import n2n` runs TensorFlow's default there, Eigen's kernels,
+unless it sets TF_ENABLE_ONEDNN_OPTS=1 before TensorFlow loads.)
 """
 
 import os
@@ -47,7 +50,8 @@ from n2n.inference import restore  # pylint: disable=g-import-not-at-top
 from n2n.inference import tiling  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
 
-flags.DEFINE_string('model', 'camera_srgb', 'The run, export or shipped model to time.')
+flags.DEFINE_string('model', 'camera_srgb', 'The run or shipped model to time (the paths '
+                    'section also takes an export).')
 flags.DEFINE_string('sizes', '512,1024,2048,6000x4000', 'Comma list of image sizes for the '
                     'paths section: N (N x N) or WxH.')
 flags.DEFINE_string('tile_sizes', '512,768,1024,1536', 'Tile sizes of the tiles section.')

@@ -93,8 +93,9 @@ def main(argv):
   low, high = (float(value) for value in FLAGS.normal_range.split(','))
   batches = make_batches(train_images, FLAGS.warmup_steps + FLAGS.branch_steps, rng)
   normal_levels = [rng.uniform(low, high, FLAGS.batch_size).astype(np.float32) for _ in batches]
-  denoise = whole_images.make_denoiser(model)
-  score = lambda: scoring.evaluate(denoise, val_images, 'poisson', [30.0], 0)[0].mean_psnr
+  # The denoiser is made at each score: it runs the weights as they are then (frozen).
+  score = lambda: scoring.evaluate(whole_images.make_denoiser(model), val_images, 'poisson',
+                                   [30.0], 0)[0].mean_psnr
 
   print(f'trained model: {score():.2f} dB at lambda 30')
   norms = []

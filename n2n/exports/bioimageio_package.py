@@ -44,6 +44,7 @@ from n2n.exports import saved_model
 from n2n.exports import tflite_model
 from n2n.inference import whole_images
 from n2n.inference import exported_model
+from n2n.inference import frozen_weights
 from n2n.inference import tiling
 from n2n.model import receptive_field as receptive_field_lib
 from n2n.model import unet
@@ -212,7 +213,7 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
   # pass denoise.py's tile).
   if depth:
     # Already a multiple of the pooling on every axis: the network as it is.
-    denoised = model(values[np.newaxis], training=False)[0].numpy()
+    denoised = frozen_weights.frozen_model(model)(tf.constant(values[np.newaxis]))[0].numpy()
   else:
     denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:

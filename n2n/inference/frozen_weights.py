@@ -1,21 +1,23 @@
 """A network's weights as constants of its inference graph, so that TensorFlow's
-oneDNN convolutions run at any tile size on every CPU.
+oneDNN convolutions of a tile need no buffer that grows with it.
 
 Why: n2n's programs run TensorFlow with its oneDNN kernels on every CPU
 (n2n/cli.use_onednn_kernels). For a float32 convolution whose filter is a
 variable and whose batch is one image -- a tile -- TensorFlow pins the filter
-to the plain HWIO layout (its mkl_conv_ops), and the one oneDNN convolution
-that takes NHWC data with HWIO weights is im2col + GEMM (x64:gemm:jit). That
+to the plain HWIO layout (its mkl_conv_ops), and on a CPU without AVX512 the
+one oneDNN convolution that takes NHWC data with HWIO weights is im2col + GEMM
+(x64:gemm:jit; with AVX512 its direct convolution takes them too). That
 one splits its im2col buffer only when the layer's weights fit in half of the
 L2 cache oneDNN reads from CPUID, and refuses a scratchpad above 1 GiB; oneDNN
-then falls back to its scalar reference convolution (ref:any). On an AVX2 EPYC
-(512 KiB of L2 per core) the U-Net's 144->96 layer at 512x512, the second level
-of a 1024-pixel tile, does: "scratchpad memory limit exceeded", ref:any
-(bench/onednn_dispatch.py, docs/bench/onednn_dispatch.json), and denoise.py did
-not finish one 1024x1024 photograph in 300 s where 512-pixel tiles took
-seconds. With constant weights TensorFlow lets oneDNN choose their layout and
-it runs its direct convolution (brg_conv_fwd), which needs no im2col, at any
-size and on any cache.
+then falls back to its scalar reference convolution (ref:any). Under qemu's
+model of an AVX2 EPYC (512 KiB of L2 per core) the U-Net's 144->96 layer at
+512x512, the second level of a 1024-pixel tile, does: "scratchpad memory limit
+exceeded", ref:any (bench/onednn_dispatch.py, docs/bench/onednn_dispatch.json);
+on an AVX2-only EPYC, denoise.py had not finished one 1024 x 1024 photograph
+after 300 s where 512-pixel tiles took seconds (issue 64). With constant weights
+TensorFlow lets oneDNN choose their layout, and it runs its direct
+convolution (brg_conv_fwd), which needs no im2col buffer: no limit that
+depends on the tile's size and the cache.
 
 A frozen function holds the weights as they were when it was made: a network
 that trains on is frozen again before it is scored (n2n/evaluation/evaluator.py).
