@@ -16,6 +16,7 @@ progress and result. The viewer's process keeps its own responsiveness too.
 import logging
 import multiprocessing
 import queue
+import sys
 import threading
 import traceback
 
@@ -91,6 +92,25 @@ def _next_message(messages, process):
                      'answered') from None
 
 
+# One start at a time swaps the process's __main__ (_start_without_users_main).
+_MAIN_SWAP = threading.Lock()
+
+
+def _start_without_users_main(process):
+  """process.start() with a module of n2n (cli, which runs nothing when
+  imported) as the main module the spawned child imports first. Spawn
+  re-imports the parent's __main__ in the child: a user's script that opens
+  napari without `if __name__ == '__main__':` (as napari's own examples do) would
+  run again there and fail ("An attempt has been made to start a new process
+  before the current process has finished its bootstrapping phase")."""
+  main = sys.modules['__main__']
+  sys.modules['__main__'] = cli
+  try:
+    process.start()
+  finally:
+    sys.modules['__main__'] = main
+
+
 def in_child(function, args, kwargs, names, stop, report):
   """In the worker thread: function run in a fresh child process (see the
   module's docstring); stop (a threading.Event) is passed on to the child's
@@ -100,7 +120,8 @@ def in_child(function, args, kwargs, names, stop, report):
   messages, child_stop = context.Queue(), context.Event()
   process = context.Process(target=_child_main, daemon=True,
                             args=(function, args, kwargs, names, messages, child_stop))
-  process.start()
+  with _MAIN_SWAP:
+    _start_without_users_main(process)
   try:
     while True:
       if stop.is_set():
