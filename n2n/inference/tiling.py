@@ -19,7 +19,10 @@ from n2n.model import unet
 
 # Tiles of up to 1024 x 1024 (balanced, see balanced_tile): a 6000 x 4000 RGB
 # image runs 1.17x its pixels through the network (1.38x at 512) in 2.1 GiB
-# peak RSS (1.6 GiB at 512), 13% faster end to end (bench/denoise_throughput.py).
+# peak RSS (1.6 GiB at 512), 13% faster end to end (bench/denoise_throughput.py);
+# with oneDNN's AVX2 kernels and in bfloat16 alike, 512 was 10-25% slower and
+# 1536 up to a quarter faster at about twice the memory (bench/denoise_paths.py,
+# docs/performance.md, issue 64).
 # With 64 shared pixels the tiled output stays within 1/255 of the whole-image
 # output (bench/tile_seams.py; README).
 DEFAULT_TILE_SIZE = 1024
