@@ -3,7 +3,7 @@ one tile, on a CPU this host is not: the cause of issue 64 (denoise.py did not
 finish a 1024 x 1024 photograph on AVX2 hosts).
 
   apt-get install qemu-user     # the emulator, from Debian's packages
-  python -m bench.onednn_dispatch --output=docs/bench/onednn_dispatch.json
+  python -m bench.onednn_dispatch --scales=2 --output=docs/bench/onednn_dispatch.json
 
 Each convolution of the paper's U-Net (width 48, RGB) at the sizes it runs in a
 tile of --tile_sizes is created by TensorFlow (TF_ENABLE_ONEDNN_OPTS=1, batch
@@ -37,6 +37,10 @@ flags.DEFINE_string('cpus', 'EPYC-Milan', 'Comma list of qemu CPU models (qemu-x
                     'help): EPYC-Milan and EPYC-Rome are AVX2-only EPYCs with 512 KiB of L2 '
                     'per core.')
 flags.DEFINE_string('tile_sizes', '1024,512', 'Tile sizes whose convolutions are created.')
+flags.DEFINE_string('scales', '', 'Comma list of the levels to create, as the tile\'s size over '
+                    'the layer\'s (1: full resolution, 2: the second level...); empty: all. '
+                    'Under the emulator each convolution also runs once created, and the '
+                    'full-resolution ones take many minutes.')
 flags.DEFINE_integer('timeout', 1800, 'Seconds one emulated process may take.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 FLAGS = flags.FLAGS
@@ -117,10 +121,12 @@ def main(argv):
   del argv
   if not shutil.which('qemu-x86_64'):
     sys.exit('bench.onednn_dispatch: error: no qemu-x86_64 (apt-get install qemu-user)')
-  results = {**provenance.stamp(REPO_ROOT), 'runs': []}
+  results = {**provenance.stamp(REPO_ROOT), 'scales': FLAGS.scales, 'runs': []}
   for cpu in FLAGS.cpus.split(','):
     for tile in (int(size) for size in FLAGS.tile_sizes.split(',')):
-      shapes = sorted({(tile // scale, ic, oc) for ic, oc, scale in UNET_CONVOLUTIONS})
+      scales = {int(scale) for scale in FLAGS.scales.split(',') if scale}
+      shapes = sorted({(tile // scale, ic, oc) for ic, oc, scale in UNET_CONVOLUTIONS
+                       if not scales or scale in scales})
       for filter_kind in ('variable', 'constant'):
         kernels, limits = dispatch(cpu, filter_kind, shapes)
         row = {'cpu': cpu, 'tile_size': tile, 'filter': filter_kind, 'kernels': kernels,
