@@ -120,10 +120,12 @@ def check_arrays(argument, kind, items, axes='', white_level=0.0, min_size=0, mi
                          f'{first[2]}; training arrays share one channel count')
       first = first or (label, array, pixels.shape[-1])
       _hash_array(digest, array)
-      if canonical and pixels.shape != canonical[0].shape:
+      # Frames and planes here: a scene is cut into one unit per frame (_units)
+      # before the writer compares the captures' images.
+      if canonical and pixels.shape[:2] != canonical[0].shape[:2]:
         raise ValueError(f'{label} has shape {array.shape} but {arrays[0][0]} has '
                          f'{np.shape(arrays[0][1])} (axes={axes!r}); the captures of one '
-                         'scene share one shape (frames, planes, height, width, channels)')
+                         'scene share their frames and planes')
       canonical.append(pixels)
     laid_out.append((f'{argument}[{index}]', [label for label, _ in arrays], canonical))
   stacks = {_is_stack(captures[0]) for _, _, captures in laid_out}

@@ -132,6 +132,7 @@ def test_captures_of_one_scene_with_other_frame_counts_are_refused_by_index(fram
   other = _stack(5, (frames, 6, 40, 50))
   with pytest.raises(ValueError, match=r'^captures\[1\]\[1\] has shape \(' + str(frames)
                      + r', 6, 40, 50\) but captures\[1\]\[0\] has \(2, 6, 40, 50\) '
-                     r"\(axes='TZYX'\); the captures of one scene share one shape"):
+                     r"\(axes='TZYX'\); the captures of one scene share their frames and "
+                     r'planes$'):
     training_arrays.check_arrays('captures', 'captures', [(movie, movie), (movie, other)],
                                  'TZYX')
