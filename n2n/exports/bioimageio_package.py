@@ -217,14 +217,7 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
   else:
     denoised = whole_images.make_denoiser(model, tile_size=tiling.round_up(size))(values)
   with tempfile.TemporaryDirectory() as folder:
-    if onnx_path:
-      shutil.copy(onnx_path, os.path.join(folder, onnx_model.ONNX_NAME))
-    else:
-      onnx_model.write_onnx(model, folder, rule, serving.multiples)
-    if not saved_model_dir:
-      saved_model_dir = os.path.join(folder, 'saved_model')
-      saved_model.export_model(model, serving, saved_model_dir, step, validation_psnr)
-    _zip_saved_model(saved_model_dir, os.path.join(folder, SAVED_MODEL_ZIP))
+    _write_weights(folder, model, serving, step, validation_psnr, saved_model_dir, onnx_path)
     _write_files(folder, (raw, normalization.denormalize(denoised, pixel_map)),
                  (values, denoised), serving, step, validation_psnr)
     try:
@@ -238,6 +231,20 @@ def write_package(model, serving, output_dir, step, validation_psnr=None, sample
     if os.path.abspath(str(written)) != os.path.abspath(path):
       shutil.move(str(written), path)
   return path
+
+
+def _write_weights(folder, model, serving, step, validation_psnr, saved_model_dir, onnx_path):
+  """The package's two weights into folder: the ONNX model and the zipped
+  SavedModel, each the export's where given (write_package's saved_model_dir
+  and onnx_path), else made here."""
+  if onnx_path:
+    shutil.copy(onnx_path, os.path.join(folder, onnx_model.ONNX_NAME))
+  else:
+    onnx_model.write_onnx(model, folder, serving.rule, serving.multiples)
+  if not saved_model_dir:
+    saved_model_dir = os.path.join(folder, 'saved_model')
+    saved_model.export_model(model, serving, saved_model_dir, step, validation_psnr)
+  _zip_saved_model(saved_model_dir, os.path.join(folder, SAVED_MODEL_ZIP))
 
 
 def _zip_saved_model(saved_model_dir, path):
