@@ -198,7 +198,8 @@ def test_a_flat_config_json_from_before_any_section_loads_every_value_in_its_pla
                         rampdown_fraction=0.3, gradient_clip_multiple=4.0),
       evaluation=dict(eval_every=5000, max_eval_images=0, eval_image_summaries=3,
                       keep_best=True, psnr_drop_warning_db=1.0, colour_shift_warning=0.03),
-      run=dict(model_dir='runs/old_blind_spot', seed=0, precision='auto', strategy='auto',
+      run=dict(model_dir='runs/old_blind_spot', seed=0, init_from='', precision='auto',
+               strategy='auto',
                tpu='', steps_per_loop=10, checkpoint_every=1000, keep_checkpoints=3,
                log_every=100, deterministic=False, jit_compile=False, profile_steps=())))
 
@@ -232,7 +233,8 @@ def test_a_config_json_of_the_flat_layout_with_a_methods_section_loads_every_val
                         rampdown_fraction=0.2, gradient_clip_multiple=2.0),
       evaluation=dict(eval_every=200, max_eval_images=5, eval_image_summaries=1,
                       keep_best=False, psnr_drop_warning_db=0.5, colour_shift_warning=0.05),
-      run=dict(model_dir='runs/old_n2n', seed=7, precision='float32', strategy='default',
+      run=dict(model_dir='runs/old_n2n', seed=7, init_from='', precision='float32',
+               strategy='default',
                tpu='', steps_per_loop=5, checkpoint_every=300, keep_checkpoints=2, log_every=7,
                deterministic=True, jit_compile=True, profile_steps=(2, 4))))
   # Written in today's layout, it reads back the same.

@@ -73,6 +73,12 @@ class RunConfig:
                            'Rerunning with the same model_dir resumes.', required=True)
   seed: int = setting(0, 'Seed for data order, crops, augmentation, noise and initial weights.',
                       minimum=0)
+  init_from: str = setting(
+      '', 'Start a new run from the network weights of a shipped model (its name, e.g. '
+      'camera_srgb) or of another run (its folder or a checkpoint prefix): fine-tuning. The '
+      'network must be the same (channels, width, 2D or 3D...), else it is refused; the '
+      'method and data may differ. Only the weights are taken (the optimizer and step start '
+      'afresh); a model_dir that already holds a checkpoint resumes from it instead.')
   precision: str = setting('auto', 'auto picks mixed_bfloat16 where the hardware runs it '
                            'natively, mixed_float16 on pre-Ampere GPUs, else float32.',
                            choices=PRECISIONS)

@@ -21,6 +21,7 @@ from n2n.evaluation import eval_data
 from n2n.methods import registry as methods_registry
 from n2n.model import unet
 from n2n.training import distribute
+from n2n.training import init_from
 
 
 @dataclasses.dataclass(frozen=True)
@@ -37,6 +38,8 @@ class CheckedInputs:
     chosen_settings: {flag: value} of the method's settings the user left to
       the diagnosis (0 or auto) and the run chose for its noise
       (config.with_settings_for_noise).
+    init_from_prefix: the checkpoint a new run starts its weights from
+      (--init_from, checked against the run's network), or None.
   """
   config: object
   precision: str
@@ -46,6 +49,7 @@ class CheckedInputs:
   eval_images: list
   noise_profile: tuple = None
   chosen_settings: dict = dataclasses.field(default_factory=dict)
+  init_from_prefix: str = None
 
 
 def _decide_cache(config, manifests):
@@ -259,12 +263,14 @@ def check_training_inputs(config, strategy):
   config, chosen = _with_settings_for_noise(config, noise_profile)
   methods_registry.get(config.method.name).check_resolved(config)
   run_dir.check_compatible(config.run.model_dir, config)
+  init_prefix = init_from.checked_source(config)
   eval_images = []
   if config.data.val_data and config.evaluation.eval_every:
     eval_images = eval_data.load_eval_data(config.data.val_data, config, config.corruption.noise,
                                            config.evaluation.max_eval_images)
   return CheckedInputs(config, precision, per_replica_batch, files,
-                       _decide_cache(config, manifests), eval_images, noise_profile, chosen)
+                       _decide_cache(config, manifests), eval_images, noise_profile, chosen,
+                       init_prefix)
 
 
 def _with_settings_for_noise(config, noise_profile):

@@ -20,6 +20,7 @@ from n2n.training import best
 from n2n.training import controller
 from n2n.training import distribute
 from n2n.training import hparams
+from n2n.training import init_from
 from n2n.training import losses
 from n2n.training import preemption
 from n2n.training import preflight
@@ -111,6 +112,10 @@ def train_and_evaluate(config, strategy, stop=None, progress=None):
   start_step = trainer.current_step
   if restored:
     logging.info('Resumed from %s at step %d.', restored, start_step)
+  elif inputs.init_from_prefix:
+    init_from.load_weights(trainer.model, inputs.init_from_prefix)
+    logging.info('Started from the weights of %s (--init_from=%s).', inputs.init_from_prefix,
+                 config.run.init_from)
   if start_step >= config.optimisation.train_steps:
     logging.info('Step %d already reaches --train_steps=%d; nothing to train.', start_step,
                  config.optimisation.train_steps)
