@@ -30,7 +30,6 @@ shipped model was trained so at b0b6329 (its camera_model.json says where and wh
 import glob
 import json
 import os
-import shutil
 
 from absl import app
 from absl import flags
@@ -39,6 +38,7 @@ import numpy as np
 from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
+from bench import shipping
 from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import shipped
@@ -119,30 +119,12 @@ def train(model_dir):
 
 
 def ship(model_dir, name):
-  """Writes run model_dir's config.json, its record (camera_model.json), its newest
-  checkpoint's network weights without the optimizer's state, and a README.md naming
-  the training photographs' sources and licences, into the package as the shipped
-  model `name` (n2n/shipped.py), replacing what was there only once all is written."""
-  import tensorflow as tf  # pylint: disable=g-import-not-at-top
-  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  """Copies run model_dir into the package as the shipped model `name` (bench/shipping.py),
+  with its record (camera_model.json) and a README naming the training photographs'
+  sources and licences."""
   with open(os.path.join(model_dir, 'camera_model.json')) as record_file:
     record = json.load(record_file)
-  restored = restore.restore_model(model_dir, 'float32')
-  target = shipped.folder(name)
-  staging = target + '.partial'
-  shutil.rmtree(staging, ignore_errors=True)
-  os.makedirs(staging)
-  for file_name in ('config.json', 'camera_model.json'):
-    shutil.copy(os.path.join(model_dir, file_name), staging)
-  with open(os.path.join(staging, 'README.md'), 'w') as readme:
-    readme.write(model_readme(name, record))
-  # The keys restore.load_weights and restore.checkpoint_step read.
-  weights = tf.train.Checkpoint(model=restored.network,
-                                step=tf.Variable(restored.step, dtype=tf.int64))
-  tf.train.CheckpointManager(weights, staging, max_to_keep=1).save(
-      checkpoint_number=restored.step)
-  shutil.rmtree(target, ignore_errors=True)
-  os.rename(staging, target)
+  shipping.ship(model_dir, name, 'camera_model.json', model_readme(name, record))
 
 
 def model_readme(name, record):

@@ -67,6 +67,28 @@ def test_every_shipped_model_is_a_run_folder_with_its_training_record_and_licenc
     assert size < 6e6, size
 
 
+def _strings(value):
+  """Every string inside a JSON value."""
+  if isinstance(value, str):
+    yield value
+  elif isinstance(value, dict):
+    for item in value.values():
+      yield from _strings(item)
+  elif isinstance(value, list):
+    for item in value:
+      yield from _strings(item)
+
+
+def test_no_shipped_config_names_a_place_on_the_machine_that_trained_it():
+  for name in shipped.MODELS:
+    with open(os.path.join(shipped.folder(name), 'config.json')) as config_file:
+      strings = list(_strings(json.load(config_file)))
+    assert strings  # the walk reads the file's values
+    places = [text for text in strings if os.path.isabs(text) or text.startswith('~')
+              or os.sep + 'tmp' + os.sep in text or os.sep + 'home' + os.sep in text]
+    assert not places, (name, places)
+
+
 def test_the_camera_model_says_it_was_trained_on_8_bit_photographs():
   # The napari plugin refuses other layers by it: bench/camera_model.py trains on 8-bit
   # renderings of the camera simulator.
