@@ -20,6 +20,9 @@ What is scored (--outputs, in order; each becomes a column of the pictures):
   alone (--train_steps, --crop_size, --batch_size; every other setting n2n's default), then
   the trained run denoises them.
 - `train:METHOD`: the same with --method=METHOD instead of the recommended one.
+- `tune:MODEL` or `tune:MODEL:METHOD`: fine-tuning: the recommended method (or METHOD)
+  trained the same way but starting from MODEL's weights (--init_from=MODEL).
+--learning_rate applies to every trained output (0: n2n's own choice).
 Training and denoising seconds are recorded beside each score; they mean something only
 on the host named in the stamp.
 
@@ -57,6 +60,8 @@ flags.DEFINE_integer('crop_size', 128, 'Training crop of `recommended` and `trai
                      'the diagnosis recommends one.')
 flags.DEFINE_integer('batch_size', 8, 'Training batch of `recommended` and `train:`.')
 flags.DEFINE_integer('seed', 0, 'Training seed.')
+flags.DEFINE_float('learning_rate', 0.0, 'Peak learning rate of the trained outputs (0: n2n\'s '
+                   'choice).')
 flags.DEFINE_integer('max_images', 0, 'Score the first N images of each set only (0: all).')
 flags.DEFINE_string('output', '', 'Write the scores here as JSON (rewritten after each output).')
 flags.DEFINE_string('pictures', '', 'Write each set\'s crops here as real_dev_SET.png.')
@@ -151,7 +156,8 @@ def _trained_denoiser(method_settings, noisy, folder):
   """(n2n.Denoiser trained on the noisy arrays alone with method_settings (train_config
   keywords) and FLAGS' budget, the settings used, training seconds)."""
   settings = dict(noise='none', crop_size=FLAGS.crop_size, batch_size=FLAGS.batch_size,
-                  train_steps=FLAGS.train_steps, seed=FLAGS.seed)
+                  train_steps=FLAGS.train_steps, seed=FLAGS.seed,
+                  learning_rate=FLAGS.learning_rate)
   settings.update(method_settings)
   config = n2n.train_config(model_dir=folder, **settings)
   start = time.perf_counter()
@@ -178,8 +184,17 @@ def denoiser_of(spec, noisy, folder):
     denoiser, settings, seconds = _trained_denoiser({'method': spec[len('train:'):]}, noisy,
                                                     folder)
     return denoiser, {'settings': settings, 'train_seconds': round(seconds, 1)}
+  if spec.startswith('tune:'):
+    model, _, method = spec[len('tune:'):].partition(':')
+    diagnosis = n2n.diagnose(noisy)
+    settings = dict(diagnosis.settings, init_from=model)
+    if method:
+      settings['method'] = method
+    denoiser, settings, seconds = _trained_denoiser(settings, noisy, folder)
+    return denoiser, {'diagnosis_kind': diagnosis.kind, 'settings': settings,
+                      'train_seconds': round(seconds, 1)}
   raise ValueError(f'--outputs: {spec!r} is none of noisy, model:NAME[:tta], recommended, '
-                   'train:METHOD')
+                   'train:METHOD, tune:MODEL[:METHOD]')
 
 
 def score_output(real_set, pairs, spec, folder):
