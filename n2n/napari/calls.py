@@ -1,10 +1,11 @@
 """The front-door calls the widgets make, as functions of plain values: each
-runs in a child process (running.py says why) and returns what pickles back.
+runs in a child process (child.py says why) and returns what pickles back.
 
 No napari or Qt here: the child imports this module, n2n and TensorFlow only.
 """
 
 import dataclasses
+import functools
 
 import n2n
 
@@ -39,7 +40,29 @@ def train(flags, data, val, axes, stop, progress):
   return TrainedSteps(int(result.step), bool(result.stopped))
 
 
-def denoise(path, tile_size, array, axes, tta, cancel, progress):
-  """n2n.Denoiser.load(path, tile_size=...)(array, axes=..., tta=..., ...)."""
-  denoiser = n2n.Denoiser.load(path, tile_size=tile_size)
-  return denoiser(array, axes=axes, tta=tta, progress=progress, cancel=cancel)
+@dataclasses.dataclass(frozen=True)
+class Denoised:
+  """What a Denoise call returns.
+
+  Attributes:
+    pixels: the denoised array, the input's shape and dtype.
+    model_loads: how many models this process has loaded: 1 while every call
+      has gone through the model loaded for the first.
+  """
+  pixels: object
+  model_loads: int
+
+
+@functools.lru_cache(maxsize=1)
+def _loaded(path, precision, tile_size):
+  """The model the process keeps between Denoise calls (the Denoise widget
+  keeps its child process while the model does not change): one at a time."""
+  return n2n.Denoiser.load(path, precision=precision, tile_size=tile_size)
+
+
+def denoise(path, precision, tile_size, array, axes, tta, cancel, progress):
+  """n2n.Denoiser.load(path, precision=..., tile_size=...)(array, axes=..., tta=..., ...),
+  loaded once per process for calls with the same path, precision and tile size."""
+  denoiser = _loaded(path, precision, tile_size)
+  pixels = denoiser(array, axes=axes, tta=tta, progress=progress, cancel=cancel)
+  return Denoised(pixels, _loaded.cache_info().misses)

@@ -1,7 +1,9 @@
-"""Denoise: a layer through a trained run, an export, n2n's BioImage Model
-Zoo package or a model n2n ships (n2n.Denoiser), in a child process driven by a worker thread,
+"""Denoise: a layer through a trained run (one trained in this session is
+offered as it finishes), an export, n2n's BioImage Model Zoo package or a
+model n2n ships (n2n.Denoiser), in a child process driven by a worker thread,
 with progress and Cancel; the result is a new layer placed as the input is
 (scale, translate, metadata). Large layers go through the network in tiles.
+The child process keeps the model loaded from one Denoise to the next.
 """
 
 import functools
@@ -11,31 +13,58 @@ from magicgui import widgets
 import numpy as np
 
 from n2n import config as config_lib
+from n2n import settings
 from n2n import shipped
 from n2n.napari import calls
+from n2n.napari import child as child_lib
 from n2n.napari import layers
 from n2n.napari import running
+from n2n.napari import trained_runs
 
 MODEL_HELP = ("A run's folder (its newest checkpoint), a folder written by export.py, or "
               'the BioImage Model Zoo package (.zip) that export.py --bioimageio writes: '
               "choose a folder, or type the package's path.")
-# The Shipped model choice that leaves the model to the folder field.
-OWN_MODEL = 'none: the folder below'
+# The Model choices: ('folder', '') the folder field; ('trained', folder) a run trained in
+# this session (trained_runs.py); ('shipped', name) a model n2n ships.
+FOLDER = ('folder', '')
+_DECLARED = {spec.flag: spec for spec in settings.settings_of(config_lib.DenoiseConfig)}
+
+
+def _model_choices(viewer, widget=None):
+  """The Model field's (label, value) choices: the folder field, the runs trained in this
+  session, newest first, then the models n2n ships. widget: magicgui's argument, unused."""
+  del widget
+  trained = [(f'trained here: {os.path.basename(folder)} ({folder})', ('trained', folder))
+             for folder in trained_runs.of(viewer).folders]
+  return ([('the folder below', FOLDER)] + trained
+          + [(f'shipped: {name}', ('shipped', name)) for name in shipped.MODELS])
+
+
+def _checkpoint_state(path):
+  """When the model at path last changed: a run folder's checkpoint list (Train writes
+  it with each checkpoint), else the path's own modification time; None where it is gone."""
+  listed = os.path.join(path, 'checkpoint')
+  try:
+    return os.stat(listed if os.path.isfile(listed) else path).st_mtime_ns
+  except OSError:
+    return None
 
 
 class DenoiseWidget(widgets.Container):
-  """Shipped model or model folder, layer, axes, TTA, tile size; Denoise, Cancel; a new
-  layer."""
+  """Model (a folder, a run trained here, a shipped model), layer, axes, TTA, tile size,
+  precision; Denoise, Cancel; a new layer. The model stays loaded, in a child process of
+  the widget's own, from one Denoise to the next while it does not change."""
 
   def __init__(self, napari_viewer):
     viewer = napari_viewer
     super().__init__(labels=True)
     self._viewer = viewer
-    self.shipped = widgets.ComboBox(
-        label='Shipped model', choices=(OWN_MODEL,) + tuple(shipped.MODELS), value=OWN_MODEL,
-        tooltip='A model n2n ships, trained for you (no training, nothing downloaded): '
-        + shipped.help_text())
-    self.model = widgets.FileEdit(label='Model', mode='d', tooltip=MODEL_HELP)
+    self.model_choice = widgets.ComboBox(
+        label='Model', choices=functools.partial(_model_choices, viewer), tooltip=(
+            'The folder below; a run trained in this session (Train adds each one and '
+            'chooses it here); or a model n2n ships, trained for you (no training, nothing '
+            'downloaded): ' + shipped.help_text()))
+    self.model = widgets.FileEdit(label='Folder', mode='d', tooltip=MODEL_HELP)
     self.layer = widgets.ComboBox(label='Layer', choices=functools.partial(
         layers.layer_choices, viewer))
     self.axes = widgets.LineEdit(label='Axes', tooltip=(
@@ -48,63 +77,117 @@ class DenoiseWidget(widgets.Container):
                                      value=config_lib.DenoiseConfig().tile_size, tooltip=(
                                          'Planes larger than this go through the network in '
                                          'overlapping tiles of this size (less memory)'))
+    self.precision = widgets.ComboBox(label='Precision', choices=_DECLARED['precision'].choices,
+                                      value=_DECLARED['precision'].default,
+                                      tooltip=_DECLARED['precision'].help)
     self.denoise_button, self.cancel_button, buttons = running.buttons('Denoise', 'Cancel')
     self.status = widgets.Label(value='')
-    self.extend([self.shipped, self.model, self.layer, self.axes, self.tta, self.tile_size,
-                 buttons, self.status])
+    self.extend([self.model_choice, self.model, self.layer, self.axes, self.tta,
+                 self.tile_size, self.precision, buttons, self.status])
     self.output = None
+    self.model_loads = 0
     self._source = None
+    # The child process holding the loaded model, and the model it holds (_model_key).
+    self._child, self._child_model = child_lib.Child(), None
     self._call = running.Call('n2n: denoising', on_progress=self._progress,
                               on_done=self._done, on_error=self._failed,
-                              on_finished=self._finished, stop_name='cancel')
+                              on_finished=self._finished, stop_name='cancel', child=self._child)
+    running.when_closed(self.native, self._child.close)  # not self: Qt would keep it alive
     self.layer.changed.connect(self._layer_changed)
-    self.shipped.changed.connect(self._shipped_changed)
+    self.model_choice.changed.connect(self._choice_changed)
+    for field in (self.model_choice, self.model, self.tile_size, self.precision):
+      field.changed.connect(self._model_changed)
+    trained_runs.of(viewer).added.connect(self._trained)
     self.denoise_button.changed.connect(self.start)
     self.cancel_button.changed.connect(self.cancel)
     self._layer_changed(self.layer.value)
 
+  @property
+  def child_pid(self):
+    """The id of the process holding the loaded model, None when there is none."""
+    return self._child.pid
+
+  def close_model(self):
+    """Ends the process holding the loaded model (the widget closed, or another model)."""
+    self._child.close()
+    self._child_model = None
+
   def _layer_changed(self, layer):
     self.axes.value = layers.axes_of(layer) if layer is not None else ''
 
-  def _shipped_changed(self, name):
-    self.model.enabled = name == OWN_MODEL
+  def _choice_changed(self, choice):
+    self.model.enabled = choice == FOLDER
 
-  def _model_path(self, layer):
-    """The chosen shipped model's package folder (never a folder of that name where napari
-    runs), or the folder field's absolute path; None (after a one-line notification)
-    where the field names nothing that exists, or the layer is not the pixel type the
-    shipped model was trained on."""
-    name = self.shipped.value
-    if name != OWN_MODEL:
+  def _trained(self, folder):
+    """A run trained in this session (again): offered, and chosen unless a call runs."""
+    self.model_choice.reset_choices()
+    if not self._call.running:
+      self.model_choice.value = ('trained', folder)
+    self._model_changed()
+
+  def _model_path(self):
+    """The chosen model's path: a run trained here, a shipped model's package folder
+    (never a folder of that name where napari runs), or the folder field's absolute path."""
+    kind, name = self.model_choice.value
+    if kind == 'shipped':
+      return shipped.folder(name)
+    if kind == 'trained':
+      return name
+    return os.path.abspath(os.path.expanduser(str(self.model.value).strip()))
+
+  def _model_key(self):
+    """What the loaded model must match to serve again: path, precision, tile size, and
+    when the path last changed (a run trained further has a newer checkpoint)."""
+    path = self._model_path()
+    return (path, self.precision.value, self.tile_size.value, _checkpoint_state(path))
+
+  def _model_changed(self, *_):
+    # Another model: the process holding the old one ends now (its memory back), or at the
+    # next Denoise where a call runs.
+    if not self._call.running and self._child_model not in (None, self._model_key()):
+      self.close_model()
+
+  def _check_model(self, layer):
+    """The chosen model's path; None (after a one-line notification) where the folder field
+    names nothing that exists, or the layer is not the pixel type a shipped model was
+    trained on."""
+    kind, name = self.model_choice.value
+    if kind == 'shipped':
       pixel_type, trained_on = np.dtype(layer.dtype).name, shipped.pixel_type(name)
       if pixel_type != trained_on:
         self.status.value = running.show_error(
             f'{name} denoises {trained_on} images; layer {layer.name!r} is {pixel_type}: '
             'choose a model trained on such data')
         return None
-      return shipped.folder(name)
-    path = os.path.abspath(os.path.expanduser(str(self.model.value).strip()))
-    if not str(self.model.value).strip() or not (os.path.isdir(path) or os.path.isfile(path)):
+    path = self._model_path()
+    if kind == 'folder' and (not str(self.model.value).strip()
+                             or not (os.path.isdir(path) or os.path.isfile(path))):
       self.status.value = running.show_error(
           f'no model at {path}: choose a run folder, an export folder or a .zip package')
       return None
     return path
 
   def start(self):
-    """Loads the model and denoises the layer (calls.denoise, in a child process)."""
+    """Denoises the layer (calls.denoise) in the widget's child process, which loads the
+    model unless it holds it already."""
     layer = self.layer.value
     if layer is None:
       self.status.value = running.show_error('no image layer to denoise: open or add one first')
       return
-    path = self._model_path(layer)
+    path = self._check_model(layer)
     if path is None:
       return
+    key = self._model_key()
+    if key != self._child_model:
+      self.close_model()
+      self._child_model = key
     self._source = (layer, self.tta.value)
     self.denoise_button.enabled = False
     self.cancel_button.enabled = True
-    self.status.value = 'loading the model...'
-    self._call.start(calls.denoise, path, self.tile_size.value, layers.pixels(layer),
-                     self.axes.value.strip().upper(), self.tta.value)
+    self.status.value = ('denoising...' if self._child.alive
+                         else 'loading the model (kept for the next Denoise)...')
+    self._call.start(calls.denoise, path, self.precision.value, self.tile_size.value,
+                     layers.pixels(layer), self.axes.value.strip().upper(), self.tta.value)
 
   def cancel(self):
     """Stops before the next tiles go through the network; no layer is added."""
@@ -117,12 +200,16 @@ class DenoiseWidget(widgets.Container):
   def _done(self, denoised):
     layer, tta = self._source
     name = f'{layer.name} denoised{" (TTA)" if tta else ""}'
-    self.output = layers.add_like(self._viewer, denoised, layer, name)
+    self.output = layers.add_like(self._viewer, denoised.pixels, layer, name)
+    self.model_loads = denoised.model_loads
     self.status.value = f'added layer {name!r}'
 
   def _failed(self, message):
+    if message != 'cancelled':  # the child ended on the error (child.Child.call)
+      self._child_model = None
     self.status.value = message if message == 'cancelled' else f'failed: {message}'
 
   def _finished(self):
     self.denoise_button.enabled = True
     self.cancel_button.enabled = False
+    self._model_changed()

@@ -20,6 +20,7 @@ from n2n.napari import calls
 from n2n.napari import layers
 from n2n.napari import loss_plot
 from n2n.napari import running
+from n2n.napari import trained_runs
 
 DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
               ('captures of one view (Noise2Noise pairs)', 'captures'),
@@ -97,6 +98,7 @@ class TrainWidget(widgets.Container):
                  self.more, buttons, self.status])
     self.native.layout().addWidget(self.plot)
     self.result = None
+    self._folder = None
     self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,
                               on_error=self._failed, on_finished=self._finished)
     self._diagnosing = running.Call('n2n: diagnosing', on_done=self._diagnosed,
@@ -193,6 +195,7 @@ class TrainWidget(widgets.Container):
     except ValueError as error:
       self.status.value = running.show_error(error)
       return
+    self._folder = arguments[0]['model_dir']
     self.train_button.enabled = False
     self.stop_button.enabled = True
     self.status.value = 'starting (the first steps build the network)...'
@@ -215,6 +218,8 @@ class TrainWidget(widgets.Container):
 
   def _done(self, result):
     self.result = result
+    if result.step > 0:  # a checkpoint to denoise with: offered to the Denoise widget
+      trained_runs.of(self._viewer).add(self._folder)
     if result.stopped:
       self.status.value = f'stopped at step {result.step}: Resume continues from it'
     else:

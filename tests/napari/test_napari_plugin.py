@@ -10,6 +10,7 @@ Run under an X server: pytest-xvfb (the test extra) starts one where Xvfb is ins
 """
 
 import glob
+import multiprocessing
 import os
 
 import numpy as np
@@ -181,6 +182,7 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   viewer = make_napari_viewer()
   layer = viewer.add_image(_noisy_grey(), name='noisy')
   widget = _dock(viewer, 'Train')
+  denoise = _dock(viewer, 'Denoise')
   widget.data_layers.value = [layer]
   assert widget.axes.value == 'YX'
   qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
@@ -201,6 +203,10 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   assert widget.result.stopped and widget.result.step < 400, widget.status.value
   assert widget.train_button.text == 'Resume'
   assert glob.glob(str(tmp_path / 'run' / 'ckpt-*.index'))
+  # The run stopped with a checkpoint is Denoise's model now, listed among its choices.
+  run = ('trained', str(tmp_path / 'run'))
+  assert denoise.model_choice.value == run
+  assert run in denoise.model_choice.choices
   stopped_at = widget.result.step
   before = list(widget.plot.steps)
   # The step each call reports it starts from (its first progress report, which the
@@ -221,6 +227,11 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
       step for step in before if step < stopped_at]
   assert min(step for step in steps if step > stopped_at) == stopped_at + 5
   assert all(np.isfinite(widget.plot.losses))
+  # Trained on: still the one run trained here, chosen; Denoise denoises with it.
+  trained = [choice for choice in denoise.model_choice.choices if choice[0] == 'trained']
+  assert trained == [run] and denoise.model_choice.value == run
+  output = _denoise(qtbot, denoise, layer)
+  assert output is not None and output.name == 'noisy denoised', denoise.status.value
 
 
 def _denoise(qtbot, widget, layer, tta=False):
@@ -257,6 +268,35 @@ def test_denoise_widget_denoises_2d_rgb_and_3d_layers(make_napari_viewer, qtbot,
   assert len(viewer.layers) == 6
 
 
+def test_denoise_widget_keeps_the_model_loaded_until_it_changes_or_the_widget_closes(
+    make_napari_viewer, qtbot, run_folder):
+  viewer = make_napari_viewer()
+  layer = viewer.add_image(_noisy_grey(48), name='grey')
+  widget = _dock(viewer, 'Denoise')
+  widget.model.value = run_folder
+  # Two clicks, one process, one load: the process says how many models it has loaded.
+  first = _denoise(qtbot, widget, layer)
+  pid = widget.child_pid
+  assert pid is not None and widget.model_loads == 1, widget.status.value
+  second = _denoise(qtbot, widget, layer)
+  assert widget.child_pid == pid and widget.model_loads == 1
+  np.testing.assert_array_equal(first.data, second.data)
+  # Another tile size loads the model anew, in a new process; the old one ends at once.
+  widget.tile_size.value = 512
+  qtbot.waitUntil(lambda: not _alive(pid), timeout=TIMEOUT_MS)
+  _denoise(qtbot, widget, layer)
+  assert widget.child_pid not in (None, pid) and widget.model_loads == 1
+  # Closing the dock ends the process holding the model.
+  pid = widget.child_pid
+  viewer.window.remove_dock_widget(widget.native)
+  qtbot.waitUntil(lambda: not _alive(pid), timeout=TIMEOUT_MS)
+
+
+def _alive(pid):
+  """Whether a child process of this one with that id runs (not yet reaped)."""
+  return pid in {process.pid for process in multiprocessing.active_children()}
+
+
 def test_denoise_widget_denoises_an_rgb_photograph_with_the_shipped_camera_model(
     make_napari_viewer, qtbot, notes, tmp_path, monkeypatch):
   # A folder named like the model where napari runs, holding some other run: the widget's
@@ -269,7 +309,7 @@ def test_denoise_widget_denoises_an_rgb_photograph_with_the_shipped_camera_model
   rgb = viewer.add_image(photograph, name='photograph', rgb=True)
   grey = viewer.add_image(_noisy_grey(48), name='grey')
   widget = _dock(viewer, 'Denoise')
-  widget.shipped.value = 'camera_srgb'
+  widget.model_choice.value = ('shipped', 'camera_srgb')
   assert not widget.model.enabled  # the folder field is not what runs
   output = _denoise(qtbot, widget, rgb)
   assert output is not None, widget.status.value
