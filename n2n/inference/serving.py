@@ -3,10 +3,12 @@
 Validation, denoising and every export run a run's network alike: at its
 spatial dimensions, on the values its normalisation rule makes of the pixels,
 through its method's inference scheme, on inputs padded to what its pooling
-needs. Serving holds those, resolved when the run is restored
-(restore.restore_model), and is handed down: the export writers read it
-rather than asking the configuration, the normalisation rules and the method
-registry again.
+needs. Serving holds those, and the facts about the run's training data that
+denoising asks of each page (white level, dtype, noise correlation). It is
+resolved where a network is loaded (restore.restore_model for a checkpoint,
+exported_model.load_export for an export or a package) and handed down: the
+per-page code and the export writers read it rather than asking the
+configuration, the normalisation rules and the method registry again.
 """
 
 import dataclasses
@@ -23,7 +25,8 @@ class Serving:
   """A run as it is served.
 
   Attributes:
-    run_config: the run's TrainConfig (what config.json records).
+    run_config: the run's TrainConfig (what config.json records), or None for
+      a bare network (without_run).
     spatial_dims: 2 (images) or 3 (volumes).
     channels: the network's channels, 1 or 3.
     rule: normalization.Rule: how pixels become network values.
@@ -33,8 +36,14 @@ class Serving:
     volume_depth: a 3D run's training crops' depth (tiles and packages are
       as deep), None in 2D.
     trained_as: one line: the method (and any non-default network) and the
-      training data.
+      training data ('' without a run).
     citations: ((text, doi), ...) of the method's own papers.
+    white_level: the training data's white level (what maps to 1.0 for
+      pixels of data_dtype), or None: the dtype's full range.
+    data_dtype: the training data's dtype name ('uint8', 'uint16', ...), or
+      None without a run.
+    noise_correlation: the lag-1 correlation of the noise the run trained on
+      (config.training_noise_correlation), -1.0 where unknown.
   """
   run_config: config_lib.TrainConfig
   spatial_dims: int
@@ -45,6 +54,31 @@ class Serving:
   volume_depth: object
   trained_as: str
   citations: tuple
+  white_level: object = None
+  data_dtype: object = None
+  noise_correlation: float = -1.0
+
+  @property
+  def is_volume(self):
+    """True for a run whose network is 3D (it denoises volumes [D, H, W, C])."""
+    return self.spatial_dims == 3
+
+  def white_level_for(self, dtype, override=0.0):
+    """The value that maps to 1.0 for the network for pixels of dtype (a numpy
+    dtype): override (--white_level) when not 0, for every file; else the run's
+    white level when dtype is the training data's own (e.g. 4095 for 12-bit
+    data in 16-bit files); else None (the dtype's full range)."""
+    if override:
+      return override
+    if self.white_level is None or dtype.name != self.data_dtype:
+      return None
+    return self.white_level
+
+  def whole_image_tta(self, tta):
+    """Whether asking for test-time augmentation (tta) adds passes over the
+    whole image: not where the run's inference scheme already averages the 8
+    orientations (the mean of those means is the same mean, at 8 times the time)."""
+    return bool(tta) and self.scheme.orientations == 1
 
 
 def of_run(run_config):
@@ -55,10 +89,23 @@ def of_run(run_config):
     multiples = (unet.depth_multiple(run_config.model.z_pools),) + (unet.SIZE_MULTIPLE,) * 2
   else:
     multiples = (unet.SIZE_MULTIPLE,) * 2
-  return Serving(run_config, spatial_dims, config_lib.model_channels(run_config),
-                 normalization.rule_of(run_config), method.inference_scheme(run_config),
-                 multiples, run_config.data.crop_depth if spatial_dims == 3 else None,
-                 trained_as(run_config, method, spatial_dims), tuple(method.citations))
+  return Serving(
+      run_config, spatial_dims, config_lib.model_channels(run_config),
+      normalization.rule_of(run_config), method.inference_scheme(run_config), multiples,
+      run_config.data.crop_depth if spatial_dims == 3 else None,
+      trained_as(run_config, method, spatial_dims), tuple(method.citations),
+      white_level=run_config.data.white_level or None, data_dtype=run_config.data.dtype,
+      noise_correlation=float(config_lib.training_noise_correlation(run_config)))
+
+
+def without_run(channels):
+  """The Serving of a bare network of `channels` channels whose run is not
+  known (a denoise function handed in by tests and benches, or a network
+  evaluated without its config): 2D, as it is (the plain scheme), pixels
+  mapped by the default rule (normalization.DEFAULT_RULE) at their dtype's
+  full range, the training noise unknown."""
+  return Serving(None, 2, channels, normalization.DEFAULT_RULE, methods_base.InferenceScheme(),
+                 (unet.SIZE_MULTIPLE,) * 2, None, '', ())
 
 
 def trained_as(run_config, method, spatial_dims):
