@@ -103,16 +103,17 @@ def main(argv):
       print(f'shard {shard}: {len(jobs)} of the {planned} planned files' +
             (f', its chunks of {len(zarr_jobs)} OME-Zarr input(s)' if zarr_jobs else ''),
             flush=True)
-    noisy_files.check_white_level_override(network.run_config, config.white_level)
+    noisy_files.check_white_level_override(network.serving, config.white_level)
     denoise = loading.denoise_function(network, config)
-    summary = file_batch.denoise_files(jobs, denoise, network.channels, network.run_config,
-                                  config.overwrite, config.white_level, config.prefetch,
-                                  config.png_compression, volumes.parse_axes_flag(config.axes))
+    summary = file_batch.denoise_files(jobs, denoise, network.serving, config.overwrite,
+                                       config.white_level, config.prefetch,
+                                       config.png_compression,
+                                       volumes.parse_axes_flag(config.axes))
     if zarr_jobs:
-      tile, margin = config_lib.volume_tiling(config, network.run_config.data.crop_depth)
+      tile, margin = config_lib.volume_tiling(config, network.serving.volume_depth)
       summary = file_batch.merge(summary, file_batch.denoise_zarr_jobs(
-          zarr_jobs, denoise, network.channels, margin, network.run_config, config.white_level,
-          shard, config.overwrite,
+          zarr_jobs, denoise, network.serving, margin, config.white_level, shard,
+          config.overwrite,
           {'model': model_identity(config, network), 'tile': tile,
            'precision': resolved_precision(config)}))
     print(file_batch.format_summary(summary, len(jobs) + len(zarr_jobs), network.source))

@@ -16,13 +16,14 @@ from n2n.inference import serving as serving_lib
 from n2n.inference import whole_images
 
 
-def scoring_functions(network, run_config, seed):
+def scoring_functions(network, serving, seed):
   """(denoise, held_out_loss) that score a network as denoise.py runs it.
 
   Args:
     network: keras.Model, the bare network as it trains; the functions run its
       weights as they are now (frozen: make them again after it trains on).
-    run_config: the run's TrainConfig, or None (--method=pairs in 2D).
+    serving: serving.Serving of the run (restore.RestoredModel's, or of_run of
+      the training config), or serving.without_run (--method=pairs in 2D).
     seed: the evaluation seed (held-out draws).
 
   Returns:
@@ -34,12 +35,12 @@ def scoring_functions(network, run_config, seed):
       defined on 2D images, so a 3D run is scored against references or second
       captures, which eval_data asks of its folder).
   """
+  run_config = serving.run_config
   if run_config is None:
     return whole_images.make_denoiser(network), None
-  serving = serving_lib.of_run(run_config)
   with_scheme = schemes.with_scheme(network, serving.scheme)
-  if serving.spatial_dims == 3:
-    return whole_images.make_volume_denoiser(with_scheme, run_config), None
+  if serving.is_volume:
+    return whole_images.make_volume_denoiser(with_scheme, serving), None
   network_denoise = whole_images.make_denoiser(network)
   denoise = (network_denoise if with_scheme is network
              else whole_images.make_denoiser(with_scheme))
@@ -72,7 +73,10 @@ class Evaluator:
         often moves a colour it gets right later (the demo's coffee.png, B
         +0.032 at step 800 of 2400), and a warning then reads as a fault.
     """
-    self._model, self._run_config = model, run_config
+    self._model = model
+    # Resolved once: the run's Serving is the same at every evaluation.
+    self._serving = (serving_lib.without_run(model.input_shape[-1]) if run_config is None
+                     else serving_lib.of_run(run_config))
     self._images = images
     self._noise, self._levels, self._seed = noise, tuple(levels), seed
     self._image_summaries = image_summaries
@@ -84,7 +88,7 @@ class Evaluator:
   def __call__(self, step):
     # Made anew at each call: they run the weights frozen as they are now
     # (n2n/inference/frozen_weights.py), and the model trains on between calls.
-    denoise, held_out_loss = scoring_functions(self._model, self._run_config, self._seed)
+    denoise, held_out_loss = scoring_functions(self._model, self._serving, self._seed)
     results = scoring.score(denoise, self._images, self._noise, self._levels, self._seed,
                             keep_images=self._image_summaries, corrupt=self._corrupt,
                             held_out_loss=held_out_loss)

@@ -21,7 +21,6 @@ from n2n.evaluation import evaluator as evaluator_lib
 from n2n.evaluation import report
 from n2n.evaluation import scoring
 from n2n.evaluation import summaries
-from n2n.inference import loading
 from n2n.inference import whole_images
 from n2n.inference import restore
 from n2n.model import network
@@ -85,9 +84,9 @@ def validate_once(config):
   restored = restore.restore_model(prefix, plan.precision)
   images = eval_data.load_eval_data(plan.data, restored.run_config, plan.noise, plan.max_images,
                                   flag_name='data')
-  denoise, held_out_loss = evaluator_lib.scoring_functions(restored.network,
-                                                           restored.run_config, plan.seed)
-  if loading.whole_image_tta(restored.run_config, config.tta):
+  denoise, held_out_loss = evaluator_lib.scoring_functions(restored.network, restored.serving,
+                                                           plan.seed)
+  if restored.serving.whole_image_tta(config.tta):
     denoise = whole_images.with_test_time_augmentation(denoise)
   results = scoring.score(denoise, images, plan.noise, plan.levels, plan.seed,
                           keep_images=-1 if config.output_dir else 0,

@@ -126,12 +126,12 @@ class Denoiser:
   @property
   def channels(self):
     """The network's channels: 1 (grayscale) or 3 (RGB)."""
-    return self._network.channels
+    return self._network.serving.channels
 
   @property
   def run_config(self):
     """The run's TrainConfig (white level, data dtype, normalisation...)."""
-    return self._network.run_config
+    return self._network.serving.run_config
 
   @property
   def source(self):
@@ -172,35 +172,33 @@ class Denoiser:
       raise ValueError(f'axes={axes!r}: a string of the array\'s axes, e.g. \'ZYX\' ('' for '
                        '[H, W] or [H, W, C] images)')
     settings = dataclasses.replace(self._settings, white_level=white_level, tta=bool(tta))
-    noisy_files.check_white_level_override(self.run_config, settings.white_level)
-    volume_run = noisy_volumes.is_volume_run(self.run_config)
-    if not axes and not volume_run:
+    serving = self._network.serving
+    noisy_files.check_white_level_override(serving, settings.white_level)
+    if not axes and not serving.is_volume:
       pixels = check_array(array)
       noisy_files.warn_above_white(f'the array of shape {pixels.shape}', [pixels], [None],
-                                   self.run_config, settings.white_level)
+                                   serving, settings.white_level)
       denoise = self._function(settings, [pixels], progress, cancel)
-      return noisy_files.denoise_page(pixels, denoise, self.channels, self.run_config, None,
-                                      settings.white_level)
+      return noisy_files.denoise_page(pixels, denoise, serving, None, settings.white_level)
     axes = axes.strip().upper()
     if not axes:
       raise ValueError(f'{self.source} is a 3D run: give the array\'s axes, e.g. '
                        "denoiser(volume, axes='ZYX') (or 'TYX' for a movie)")
     pixels, canonical = check_stack(array, axes)
-    if volume_run:
+    if serving.is_volume:
       if canonical.shape[0] == canonical.shape[1] == 1:
         raise ValueError(f'axes {axes!r}: a 3D run denoises stacks; give axes with Z (or T, a '
                          "movie's time as depth), e.g. axes='ZYX'")
       units = volumes.volumes_of(canonical)
       denoise = self._function(settings, units, progress, cancel)
-      denoised = noisy_volumes.denoise_pixels(canonical, denoise, self.channels, self.run_config,
-                                              settings.white_level)
+      denoised = noisy_volumes.denoise_pixels(canonical, denoise, serving, settings.white_level)
     else:
       planes = canonical.reshape((-1,) + canonical.shape[2:])
       noisy_files.warn_above_white(f'the array of shape {pixels.shape}', list(planes),
-                                   [None] * len(planes), self.run_config, settings.white_level)
+                                   [None] * len(planes), serving, settings.white_level)
       denoise = self._function(settings, planes, progress, cancel)
-      denoised = np.stack([noisy_files.denoise_page(plane, denoise, self.channels,
-                                                    self.run_config, None, settings.white_level)
+      denoised = np.stack([noisy_files.denoise_page(plane, denoise, serving, None,
+                                                    settings.white_level)
                            for plane in planes]).reshape(canonical.shape)
     return volumes.from_canonical(denoised, axes)
 

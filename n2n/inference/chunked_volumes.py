@@ -341,15 +341,16 @@ def open_output(destination, image, settings, overwrite, sharded):
   return existing.array.with_config({'write_empty_chunks': True})
 
 
-def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
-                     white_level_override=0.0, shard=None, overwrite=False, settings=None):
+def denoise_ome_zarr(source, destination, denoise, margin, serving, white_level_override=0.0,
+                     shard=None, overwrite=False, settings=None):
   """Denoises an OME-Zarr image's full-resolution level into a new OME-Zarr.
 
   Args:
     source, destination: .zarr folders.
     denoise: fn([D, H, W, 1] float32) -> same, a one-channel 3D network.
     margin: (z, y, x) voxels of context read around each chunk.
-    run_config: the run's TrainConfig (white level rules), or None.
+    serving: serving.Serving of the network (its white level or percentile
+      rule; serving.without_run(1) for a bare denoise function).
     white_level_override: --white_level (0: the run's).
     shard: sharding.Shard or None.
     overwrite: start the output afresh instead of resuming it (with a shard:
@@ -370,10 +371,9 @@ def denoise_ome_zarr(source, destination, denoise, margin, run_config=None,
   depth_letter = depth_axis(image.axes, source, image.array.shape)
   spatial = (depth_letter, 'Y', 'X')
   margins = dict(zip(spatial, margin))
-  rule = normalization.rule_of(run_config)
+  rule = serving.rule
   white_level = (None if rule.per_image else
-                 noisy_files.effective_white_level(run_config, image.array.dtype,
-                                                   white_level_override))
+                 serving.white_level_for(image.array.dtype, white_level_override))
   # Through JSON and back, so that what is compared is what the file holds (tuples
   # become lists).
   recorded = json.loads(json.dumps(dict(

@@ -15,6 +15,7 @@ folder, zipped, as its TensorFlow weights (PACKAGE_SAVED_MODEL): n2n reads the
 package through it.
 """
 
+import dataclasses
 import os
 import tempfile
 import zipfile
@@ -24,6 +25,7 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n import run_dir
 from n2n.inference import frozen_weights
+from n2n.inference import serving as serving_lib
 
 SIGNATURE = 'serving_default'
 NETWORK_SIGNATURE = 'network'
@@ -41,13 +43,16 @@ def is_export(path):
 
 
 def load_export(path):
-  """(fn([N, H, W, C] float32) -> same, channels, the run's TrainConfig) of an
-  export. The function takes and returns network values (its `network`
-  signature where it has one): the caller applies the run's normalisation."""
+  """(fn([N, H, W, C] float32) -> same, serving.Serving of the run) of an
+  export, the Serving resolved once from the config.json it holds, with the
+  channels its signature takes. The function takes and returns network values
+  (its `network` signature where it has one): the caller applies the run's
+  normalisation (the Serving's rule and white level)."""
   loaded = tf.saved_model.load(path)
   signature = loaded.signatures.get(NETWORK_SIGNATURE) or loaded.signatures[SIGNATURE]
   channels = signature.structured_input_signature[1][INPUT_NAME].shape[-1]
   saved = config_lib.read_train_config(run_dir.read_config(path))
+  served = dataclasses.replace(serving_lib.of_run(saved), channels=channels)
 
   # Its weights as constants, as a checkpoint's network runs (frozen_weights.py says
   # why). The frozen function returns a list: the signature's one output, OUTPUT_NAME.
@@ -56,7 +61,7 @@ def load_export(path):
   def run_batch(images):
     return frozen(**{INPUT_NAME: tf.constant(images, tf.float32)})[0]
 
-  return run_batch, channels, saved
+  return run_batch, served
 
 
 def is_package(path):

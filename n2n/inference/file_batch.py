@@ -40,25 +40,23 @@ class Summary:
     return EXIT_SOME_SKIPPED if self.written or self.already_done else EXIT_NOTHING
 
 
-def _file_stages(denoise, model_channels, run_config, white_level_override, png_compression,
-                 axes):
+def _file_stages(denoise, serving, white_level_override, png_compression, axes):
   """(read(job), denoise(read file), write(job, denoised, read file)): images
   page by page, or, for a 3D run, TIFF stacks volume by volume."""
-  if noisy_volumes.is_volume_run(run_config):
+  if serving.is_volume:
     return (lambda job: noisy_volumes.read_stack(job.source, axes),
-            lambda stack: noisy_volumes.denoise_stack(stack, denoise, model_channels, run_config,
+            lambda stack: noisy_volumes.denoise_stack(stack, denoise, serving,
                                                       white_level_override),
             lambda job, denoised, stack: noisy_volumes.write_stack(job.destination, denoised,
                                                                    stack))
-  return (lambda job: noisy_files.read_input(job, run_config, white_level_override),
-          lambda image: noisy_files.denoise_image(image, denoise, model_channels, run_config,
-                                                  white_level_override),
+  return (lambda job: noisy_files.read_input(job, serving, white_level_override),
+          lambda image: noisy_files.denoise_image(image, denoise, serving, white_level_override),
           lambda job, denoised, image: noisy_files.write_output(job, denoised, image,
                                                                 png_compression))
 
 
-def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=False,
-                  white_level_override=0.0, prefetch=2, png_compression=-1, axes=''):
+def denoise_files(jobs, denoise, serving, overwrite=False, white_level_override=0.0, prefetch=2,
+                  png_compression=-1, axes=''):
   """Denoises every job's file, each on its own: a file that fails is skipped
   with one plain line and the batch goes on.
 
@@ -69,6 +67,9 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
   Outputs are written in the batch's order either way.
 
   Args:
+    denoise: fn(network values) -> same (loading.denoise_function).
+    serving: serving.Serving of the network (serving.without_run(channels)
+      for a bare denoise function).
     overwrite: replace existing outputs; else a job whose output exists is
       already done (a rerun of an interrupted batch resumes it).
     white_level_override: --white_level (0: the run's).
@@ -80,7 +81,7 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
     Summary (a 3D run counts megavoxels as megapixels).
   """
   read_file, denoise_file, write_file = _file_stages(
-      denoise, model_channels, run_config, white_level_override, png_compression, axes)
+      denoise, serving, white_level_override, png_compression, axes)
   summary = Summary([], [], [], 0.0, 0.0)
   started = time.perf_counter()
   todo = []
@@ -139,11 +140,12 @@ def denoise_files(jobs, denoise, model_channels, run_config=None, overwrite=Fals
   return summary
 
 
-def denoise_zarr_jobs(jobs, denoise, model_channels, margin, run_config=None,
-                      white_level_override=0.0, shard=None, overwrite=False, settings=None):
+def denoise_zarr_jobs(jobs, denoise, serving, margin, white_level_override=0.0, shard=None,
+                      overwrite=False, settings=None):
   """Denoises OME-Zarr jobs chunk by chunk (n2n/inference/chunked_volumes.py): with a
   shard, this worker's chunks of each; an output from an interrupted run is resumed.
 
+  serving: serving.Serving of the network: a one-channel 3D run's.
   settings: what the chunks are denoised with, recorded in each output
     (chunked_volumes.denoise_ome_zarr).
 
@@ -156,13 +158,13 @@ def denoise_zarr_jobs(jobs, denoise, model_channels, margin, run_config=None,
   started = time.perf_counter()
   for job in jobs:
     try:
-      if not noisy_volumes.is_volume_run(run_config):
+      if not serving.is_volume:
         raise ValueError('an OME-Zarr input needs a 3D run (--spatial_dims=3)')
-      if model_channels != 1:
+      if serving.channels != 1:
         raise ValueError(f'OME-Zarr is denoised channel by channel; the run has '
-                         f'{model_channels} channels (train it with --channels=1)')
+                         f'{serving.channels} channels (train it with --channels=1)')
       done = chunked_volumes.denoise_ome_zarr(job.source, job.destination, denoise, margin,
-                                              run_config, white_level_override, shard,
+                                              serving, white_level_override, shard,
                                               overwrite, settings)
     except Exception as error:  # pylint: disable=broad-except  (one bad input never stops a batch)
       reason = errors.first_line(error)

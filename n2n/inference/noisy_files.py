@@ -13,7 +13,6 @@ from absl import logging
 import numpy as np
 import tensorflow as tf
 
-from n2n import config as config_lib
 from n2n.data import file_lists
 from n2n.data import native_images
 from n2n.data import ome_zarr
@@ -105,18 +104,6 @@ def plan_jobs(inputs, output_dir, output_format, overwrite):
   return jobs
 
 
-def effective_white_level(run_config, dtype, override=0.0):
-  """The value that maps to 1.0 for the network for pixels of dtype: override
-  (--white_level) when not 0, for every file; else the run's white level when
-  dtype is the training data's own (e.g. 4095 for 12-bit data in 16-bit
-  files); else None (the dtype's full range)."""
-  if override:
-    return override
-  if run_config is None or dtype.name != run_config.data.dtype:
-    return None
-  return run_config.data.white_level or None
-
-
 def values_by_map(pixels, pixel_map):
   """(pixels [...] as float32 network values by a normalization.PixelMap, and
   back: fn(denoised values) -> pixels' dtype, rounded and clipped)."""
@@ -132,23 +119,22 @@ def values_by_white_level(pixels, white_level):
           lambda denoised: native_images.like_input(denoised, pixels, white_level))
 
 
-def network_values(pixels, run_config=None, white_level_override=0.0):
+def network_values(pixels, serving, white_level_override=0.0):
   """pixels as the run's network sees them, and the way back.
 
   Args:
     pixels: an image [H, W, C] or a volume [D, H, W, C], any image dtype.
-    run_config, white_level_override: as denoise_page.
+    serving, white_level_override: as denoise_page.
 
   Returns:
     (values: pixels' shape float32; back: fn(denoised values, float32 of that
     shape) -> pixels' shape and dtype). With --normalization=percentile one map
     for the whole array, never per tile: the tiles of an image share it.
   """
-  rule = normalization.rule_of(run_config)
-  if rule.per_image and pixels.dtype != bool:
-    return values_by_map(pixels, normalization.percentile_map(pixels, rule))
-  return values_by_white_level(
-      pixels, effective_white_level(run_config, pixels.dtype, white_level_override))
+  if serving.rule.per_image and pixels.dtype != bool:
+    return values_by_map(pixels, normalization.percentile_map(pixels, serving.rule))
+  return values_by_white_level(pixels,
+                               serving.white_level_for(pixels.dtype, white_level_override))
 
 
 def through_network(values, denoise, model_channels):
@@ -168,17 +154,16 @@ def network_passes(channels, model_channels):
   return 1 if channels == model_channels or model_channels == 3 else channels
 
 
-def denoise_page(page, denoise, model_channels, run_config=None, colour_channels=None,
-                 white_level_override=0.0):
+def denoise_page(page, denoise, serving, colour_channels=None, white_level_override=0.0):
   """Denoises one page, keeping its dtype, shape, alpha and extra samples.
 
   Args:
     page: [H, W] or [H, W, C] array of any image dtype.
-    denoise: fn([H, W, model_channels] float32) -> same shape float32.
-    model_channels: 1 or 3.
-    run_config: the run's TrainConfig, or None: pixels of the training
-      data's dtype are scaled by its white level (effective_white_level), or,
-      with --normalization=percentile, every page by its own percentiles.
+    denoise: fn([H, W, serving.channels] float32) -> same shape float32.
+    serving: serving.Serving of the network (serving.without_run(channels)
+      for a bare one): pixels of the training data's dtype are scaled by its
+      white level (Serving.white_level_for), or, with
+      --normalization=percentile, every page by its own percentiles.
     colour_channels: leading colour channels, where the file says
       (native_images.split_alpha); the rest pass through untouched.
     white_level_override: --white_level (0: the run's).
@@ -188,8 +173,8 @@ def denoise_page(page, denoise, model_channels, run_config=None, colour_channels
   """
   colour, alpha = native_images.split_alpha(page, colour_channels)
   colour, non_finite = _fill_non_finite(colour)
-  values, back = network_values(colour, run_config, white_level_override)
-  denoised = through_network(values, denoise, model_channels)
+  values, back = network_values(colour, serving, white_level_override)
+  denoised = through_network(values, denoise, serving.channels)
   # Dropped before converting back: on a 24-MP image each float copy is 288 MB.
   del values
   result = back(denoised)
@@ -228,17 +213,18 @@ def _fill_non_finite(colour):
   return filled, NonFinite(mask, colour[mask])
 
 
-def check_white_level_override(run_config, white_level_override):
-  """Raises ValueError when --white_level is given for a model that maps each
-  image by its own percentiles (the override would be silently unused)."""
-  rule = normalization.rule_of(run_config)
+def check_white_level_override(serving, white_level_override):
+  """Raises ValueError when --white_level is given for a model (serving.Serving)
+  that maps each image by its own percentiles (the override would be silently
+  unused)."""
+  rule = serving.rule
   if white_level_override and rule.per_image:
     raise ValueError(f'--white_level={white_level_override:g} does not apply: the model maps '
                      f'each image\'s {rule.low_percentile:g} and {rule.high_percentile:g} '
                      'percentiles to 0 and 1 (--normalization=percentile)')
 
 
-def values_above_white(pages, colour_channels, run_config, white_level_override=0.0):
+def values_above_white(pages, colour_channels, serving, white_level_override=0.0):
   """(largest colour value, white level) when a page's colour channels pass the
   white level the model was trained with, else None. Alpha and extra samples
   are passed through untouched, so they do not count; nor do NaN and inf.
@@ -246,13 +232,14 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
   Args:
     pages: ImageFile.pages; colour_channels: one entry per page (None: decided
       from the channel count), as for native_images.split_alpha.
+    serving: serving.Serving of the network.
   """
-  if normalization.rule_of(run_config).per_image:
+  if serving.rule.per_image:
     return None  # each image is mapped by its own percentiles: nothing is clipped
   above = None
   for page, colour_count in zip(pages, colour_channels):
     colour, _ = native_images.split_alpha(page, colour_count)
-    page_white_level = effective_white_level(run_config, colour.dtype, white_level_override)
+    page_white_level = serving.white_level_for(colour.dtype, white_level_override)
     if colour.dtype.kind == 'f':
       colour = colour[np.isfinite(colour)]
     if page_white_level and colour.size:
@@ -262,7 +249,7 @@ def values_above_white(pages, colour_channels, run_config, white_level_override=
   return above
 
 
-def read_input(job, run_config=None, white_level_override=0.0):
+def read_input(job, serving, white_level_override=0.0):
   """Reads one input file and warns once if it holds values above the white
   level; returns native_images.ImageFile. (denoise_files' read stage.)
 
@@ -271,15 +258,15 @@ def read_input(job, run_config=None, white_level_override=0.0):
   """
   image = native_images.read_image(job.source)
   colour_channels = image.colour_channels or (None,) * len(image.pages)
-  warn_above_white(job.source, image.pages, colour_channels, run_config, white_level_override)
-  warn_unlike_training(job.source, image.pages[0], colour_channels[0], run_config)
+  warn_above_white(job.source, image.pages, colour_channels, serving, white_level_override)
+  warn_unlike_training(job.source, image.pages[0], colour_channels[0], serving)
   return image
 
 
-def warn_above_white(source, pages, colour_channels, run_config, white_level_override=0.0):
+def warn_above_white(source, pages, colour_channels, serving, white_level_override=0.0):
   """Logs one warning when pages hold colour values above the white level
   (values_above_white), naming source: they come back clipped to it."""
-  above = values_above_white(pages, colour_channels, run_config, white_level_override)
+  above = values_above_white(pages, colour_channels, serving, white_level_override)
   if above:
     logging.warning('%s holds values up to %g, above the white level %g the model was trained '
                     'with; they are clipped to it. Pass --white_level to scale this file\'s '
@@ -292,13 +279,12 @@ def warn_above_white(source, pages, colour_channels, run_config, white_level_ove
 NOISE_CHECK_PATCHES = 512
 
 
-def warn_unlike_training(source, page, colour_channels, run_config):
+def warn_unlike_training(source, page, colour_channels, serving):
   """Logs one warning, naming source, when the page's noise is clearly
   correlated between neighbours and the model was trained on noise that is not
   (diagnosis.report.unlike_training); nothing for runs whose training noise is
-  unknown or for pages too small to tell."""
-  training_correlation = (-1.0 if run_config is None
-                          else config_lib.training_noise_correlation(run_config))
+  unknown (serving.noise_correlation < 0) or for pages too small to tell."""
+  training_correlation = serving.noise_correlation
   if training_correlation < 0:
     return
   colour, _ = native_images.split_alpha(page, colour_channels)
@@ -314,10 +300,10 @@ def warn_unlike_training(source, page, colour_channels, run_config):
     logging.warning('%s: %s.', source, words)
 
 
-def denoise_image(image, denoise, model_channels, run_config=None, white_level_override=0.0):
+def denoise_image(image, denoise, serving, white_level_override=0.0):
   """Every page of a read file denoised (denoise_files' network stage)."""
   colour_channels = image.colour_channels or (None,) * len(image.pages)
-  return [denoise_page(page, denoise, model_channels, run_config, colour, white_level_override)
+  return [denoise_page(page, denoise, serving, colour, white_level_override)
           for page, colour in zip(image.pages, colour_channels)]
 
 

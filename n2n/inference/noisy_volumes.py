@@ -14,7 +14,6 @@ own).
 
 import dataclasses
 
-from n2n import config as config_lib
 from n2n.data import native_images
 from n2n.data import volumes
 from n2n.inference import noisy_files
@@ -27,11 +26,6 @@ class StackFile:
   source: str
 
 
-def is_volume_run(run_config):
-  """True for a run whose network is 3D."""
-  return run_config is not None and config_lib.model_spatial_dims(run_config) == 3
-
-
 def read_stack(source, axes=''):
   """StackFile of a TIFF stack; VolumeError naming the file otherwise."""
   if native_images.family_of(source) != 'tiff':
@@ -40,30 +34,30 @@ def read_stack(source, axes=''):
   return StackFile(volumes.read_volume(source, axes), source)
 
 
-def denoise_volume(volume, denoise, model_channels, run_config=None, white_level_override=0.0):
+def denoise_volume(volume, denoise, serving, white_level_override=0.0):
   """One [D, H, W, C] volume denoised, in its own dtype.
 
   Args:
     volume: [D, H, W, C] of any image dtype (NaN and inf are not expected in
       stacks; they spread through a tile as through an image).
-    denoise: fn([D, H, W, model_channels] float32) -> same.
-    model_channels: 1 or 3: a 1-channel network denoises each channel alone.
+    denoise: fn([D, H, W, serving.channels] float32) -> same.
+    serving: serving.Serving of the network (its channels: a 1-channel
+      network denoises each channel alone; its white level or percentile rule).
+    white_level_override: --white_level (0: the run's).
   """
-  values, back = noisy_files.network_values(volume, run_config, white_level_override)
-  return back(noisy_files.through_network(values, denoise, model_channels))
+  values, back = noisy_files.network_values(volume, serving, white_level_override)
+  return back(noisy_files.through_network(values, denoise, serving.channels))
 
 
-def denoise_stack(stack, denoise, model_channels, run_config=None, white_level_override=0.0):
+def denoise_stack(stack, denoise, serving, white_level_override=0.0):
   """Every volume of a StackFile denoised: [T, Z, Y, X, C] of its dtype."""
-  return denoise_pixels(stack.volume.pixels, denoise, model_channels, run_config,
-                        white_level_override)
+  return denoise_pixels(stack.volume.pixels, denoise, serving, white_level_override)
 
 
-def denoise_pixels(pixels, denoise, model_channels, run_config=None, white_level_override=0.0):
+def denoise_pixels(pixels, denoise, serving, white_level_override=0.0):
   """Every volume of [T, Z, Y, X, C] pixels (volumes.volumes_of) denoised: the
   same shape and dtype."""
-  return volumes.stack_like([denoise_volume(volume, denoise, model_channels, run_config,
-                                            white_level_override)
+  return volumes.stack_like([denoise_volume(volume, denoise, serving, white_level_override)
                              for volume in volumes.volumes_of(pixels)], pixels)
 
 

@@ -6,7 +6,6 @@ import tensorflow as tf
 from n2n import config as config_lib
 from n2n.inference import frozen_weights
 from n2n.inference import tiling
-from n2n.model import unet
 
 
 def model_function(model):
@@ -30,34 +29,32 @@ def make_denoiser(model, tile_size=tiling.DEFAULT_TILE_SIZE, overlap=tiling.DEFA
   return tiled_denoiser(model_function(model), tile_size, overlap, batch_tiles)
 
 
-def volume_denoiser(run_batch, run_config, tile, overlap, batch_tiles):
+def volume_denoiser(run_batch, multiples, tile, overlap, batch_tiles):
   """fn([D, H, W, C] float32) -> same: a 3D run's network function over
   overlapping (depth, height, width) tiles blended with (z, y, x) overlaps.
+
+  Args:
+    multiples: the (depth, height, width) multiples the network takes
+      (serving.Serving.multiples of a 3D run).
 
   Raises:
     ValueError: a tile depth that is not a multiple of 2**z_pools of the run.
   """
-  multiples = volume_multiples(run_config)
   if tile[0] % multiples[0]:
     raise ValueError(f'the tile depth {tile[0]} (--volume_tile) must be a multiple of '
                      f'{multiples[0]}, 2**z_pools of the run')
   return tiled_denoiser(run_batch, tile, overlap, batch_tiles, multiples)
 
 
-def volume_multiples(run_config):
-  """(depth, height, width) multiples a 3D run's network takes."""
-  return (unet.depth_multiple(run_config.model.z_pools), unet.SIZE_MULTIPLE, unet.SIZE_MULTIPLE)
-
-
-def make_volume_denoiser(model, run_config):
+def make_volume_denoiser(model, serving):
   """Wraps a 3D run's Keras model as fn([D, H, W, C] float32) -> same, tiled
   as denoise.py tiles volumes by default (tiles as deep as the run's training
-  crops, overlapping by half in z; config.default_volume_tiling). Training's
-  evaluation and validate.py score 3D runs through it, so they score what
-  denoise.py writes.
+  crops, serving.volume_depth, overlapping by half in z;
+  config.default_volume_tiling). Training's evaluation and validate.py score
+  3D runs through it, so they score what denoise.py writes.
   """
-  tile, overlap = config_lib.default_volume_tiling(run_config.data.crop_depth)
-  return volume_denoiser(model_function(model), run_config, tile, overlap, 1)
+  tile, overlap = config_lib.default_volume_tiling(serving.volume_depth)
+  return volume_denoiser(model_function(model), serving.multiples, tile, overlap, 1)
 
 
 def tiled_denoiser(run_batch, tile_size=tiling.DEFAULT_TILE_SIZE,

@@ -1,6 +1,7 @@
 """--normalization (issue 23): the percentile map in numpy and in TensorFlow, and
 denoise.py and evaluation applying it to whole images."""
 
+import dataclasses
 import json
 
 import numpy as np
@@ -12,6 +13,7 @@ from n2n.data import native_images
 from n2n.data import normalization
 from n2n.evaluation import eval_data
 from n2n.inference import noisy_files
+from n2n.inference import serving
 
 RULE = normalization.Rule(normalization.PERCENTILE, 1.0, 99.8)
 
@@ -70,8 +72,9 @@ def test_an_identity_network_gives_every_page_back_through_its_map(page):
     seen.append(values)
     return values
 
-  output = noisy_files.denoise_page(page, identity, page.shape[-1] if page.ndim == 3 else 1,
-                                  as_saved(percentile_run()))
+  served = dataclasses.replace(serving.of_run(as_saved(percentile_run())),
+                               channels=page.shape[-1] if page.ndim == 3 else 1)
+  output = noisy_files.denoise_page(page, identity, served)
   assert output.dtype == page.dtype
   np.testing.assert_allclose(output, page, rtol=1e-5)
   # The network saw the page's own 1-99.8 percentiles at 0-1, colours under one map.
@@ -83,8 +86,8 @@ def test_an_identity_network_gives_every_page_back_through_its_map(page):
 def test_white_level_is_refused_for_a_percentile_model():
   with pytest.raises(ValueError, match=r'^--white_level=4095 does not apply: the model maps each '
                      r'image\'s 1 and 99.8 percentiles'):
-    noisy_files.check_white_level_override(as_saved(percentile_run()), 4095.0)
-  noisy_files.check_white_level_override(as_saved(percentile_run()), 0.0)
+    noisy_files.check_white_level_override(serving.of_run(as_saved(percentile_run())), 4095.0)
+  noisy_files.check_white_level_override(serving.of_run(as_saved(percentile_run())), 0.0)
 
 
 def test_evaluation_puts_a_scene_on_its_first_captures_scale(tmp_path):

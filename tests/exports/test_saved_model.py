@@ -74,8 +74,8 @@ def test_a_process_without_n2n_gets_denoise_pys_output(exported, tmp_path):
 
 def test_export_carries_config_and_a_readme(exported):
   _, folder = exported
-  run_batch, channels, saved = exported_model.load_export(str(folder))
-  assert channels == 3 and saved.corruption.noise == 'poisson'
+  run_batch, served = exported_model.load_export(str(folder))
+  assert served.channels == 3 and served.run_config.corruption.noise == 'poisson'
   readme = (folder / 'README.md').read_text()
   assert 'poisson noise, level range 0-50' in readme and 'training step: 500 of 500' in readme
   assert 'trained as: Noise2Noise (noisy targets)' in readme
@@ -163,8 +163,8 @@ def test_a_percentile_export_maps_raw_pixels_inside_its_graph(tmp_path):
   np.testing.assert_allclose(runner(images=raw[np.newaxis])[exported_model.OUTPUT_NAME][0], expected,
                              atol=2e-3)
   # denoise.py maps whole images itself and runs the network signature on tiles.
-  run_batch, _, saved = exported_model.load_export(str(tmp_path))
-  assert normalization.rule_of(saved) == rule
+  run_batch, served = exported_model.load_export(str(tmp_path))
+  assert served.rule == rule
   values = np.random.default_rng(4).uniform(size=(1, 40, 40, 1)).astype(np.float32)
   np.testing.assert_allclose(np.asarray(run_batch(values))[0],
                              whole_images.make_denoiser(model)(values[0]), atol=1e-5)

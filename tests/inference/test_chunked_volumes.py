@@ -18,8 +18,13 @@ from n2n.data import normalization
 from n2n.data import ome_zarr
 from n2n.data import phantom
 from n2n.inference import chunked_volumes
+from n2n.inference import serving
 from n2n.inference import sharding
 from tests.conftest import REPO_ROOT
+
+# The Serving of the one-channel stand-in networks: no run, so pixels map at
+# their dtype's range unless white_level_override says otherwise.
+BARE = serving.without_run(1)
 
 
 def _local_network(radius):
@@ -60,14 +65,14 @@ def test_chunked_denoise_equals_the_whole_volume_where_the_margin_covers_the_con
   _write_zarr(source, volume, 'ZYX', (8, 16, 16), version)
   denoise = _local_network(radius=2)
   summary = chunked_volumes.denoise_ome_zarr(str(source), str(tmp_path / 'out.zarr'), denoise,
-                                             (2, 2, 2), white_level_override=600.0)
+                                             (2, 2, 2), BARE, white_level_override=600.0)
   assert (summary.written, summary.already_done) == (3 * 4 * 3, 0)
   output = ome_zarr.open_image(str(tmp_path / 'out.zarr'))
   assert ome_zarr.to_json(output) == ome_zarr.to_json(ome_zarr.open_image(str(source)))
   np.testing.assert_array_equal(output.array[...], _whole(volume, denoise, 600.0))
   # One voxel less context than the network reaches: chunk faces differ from the whole.
   chunked_volumes.denoise_ome_zarr(str(source), str(tmp_path / 'short.zarr'), denoise,
-                                   (1, 1, 1), white_level_override=600.0)
+                                   (1, 1, 1), BARE, white_level_override=600.0)
   assert not np.array_equal(ome_zarr.open_image(str(tmp_path / 'short.zarr')).array[...],
                             _whole(volume, denoise, 600.0))
 
@@ -77,7 +82,7 @@ def test_a_movie_without_z_is_denoised_with_time_as_depth(tmp_path):
   _write_zarr(tmp_path / 'movie.zarr', movie, 'TYX', (4, 32, 32))
   denoise = _local_network(radius=1)
   chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
-                                   denoise, (1, 1, 1), white_level_override=600.0)
+                                   denoise, (1, 1, 1), BARE, white_level_override=600.0)
   np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...],
                                 _whole(movie, denoise, 600.0))
 
@@ -113,7 +118,7 @@ def test_a_percentile_run_maps_each_time_point_by_its_own_percentiles(tmp_path):
   denoise = _local_network(radius=1)
   summary = chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'),
                                              str(tmp_path / 'out.zarr'), denoise, (1, 1, 1),
-                                             _percentile_run())
+                                             serving.of_run(_percentile_run()))
   assert summary.written == 2 * 2 * 3 * 3
   written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
   for frame in range(3):
@@ -132,7 +137,7 @@ def test_a_percentile_movie_without_z_has_one_map_for_the_whole_movie(tmp_path):
   _write_zarr(tmp_path / 'movie.zarr', movie, 'TYX', (4, 16, 16))
   denoise = _local_network(radius=1)
   chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
-                                   denoise, (1, 1, 1), _percentile_run())
+                                   denoise, (1, 1, 1), serving.of_run(_percentile_run()))
   difference = (ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...].astype(np.int64)
                 - _whole_by_percentiles(movie, denoise))
   assert np.abs(difference).max() <= 1  # float32 against the reference's float64
@@ -173,7 +178,7 @@ def test_a_movie_stored_with_one_z_plane_is_denoised_with_time_as_depth(tmp_path
   _write_zarr(tmp_path / 'movie.zarr', movie, 'TCZYX', (4, 1, 1, 32, 32))
   denoise = _local_network(radius=1)
   chunked_volumes.denoise_ome_zarr(str(tmp_path / 'movie.zarr'), str(tmp_path / 'out.zarr'),
-                                   denoise, (1, 1, 1), white_level_override=600.0)
+                                   denoise, (1, 1, 1), BARE, white_level_override=600.0)
   written = ome_zarr.open_image(str(tmp_path / 'out.zarr')).array[...]
   assert written.shape == movie.shape
   np.testing.assert_array_equal(written[:, 0, 0], _whole(movie[:, 0, 0], denoise, 600.0))
@@ -206,7 +211,7 @@ def test_a_shard_writes_every_second_chunk_in_c_order_and_only_those(tmp_path):
   volume = np.random.default_rng(2).integers(100, 500, (16, 32, 32)).astype(np.uint16)
   _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
   chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr'),
-                                   _local_network(1), (1, 1, 1), white_level_override=600.0,
+                                   _local_network(1), (1, 1, 1), BARE, white_level_override=600.0,
                                    shard=sharding.Shard(0, 2))
   # The 2 x 2 x 2 grid in C order is (0,0,0) (0,0,1) (0,1,0) (0,1,1) (1,0,0) ...:
   # shard 0 of 2 takes the 1st, 3rd, 5th and 7th.
@@ -227,7 +232,7 @@ def test_a_resume_with_other_settings_is_refused_in_one_line(tmp_path):
   _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
   source, output = str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr')
   first = dict(model='run_a/ckpt-300', tile=[8, 64, 64])
-  chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
+  chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1), BARE,
                                    white_level_override=600.0, shard=sharding.Shard(0, 2),
                                    settings=first)
   changes = [(dict(settings=dict(first, model='run_a/ckpt-600')), '--model'),
@@ -235,7 +240,8 @@ def test_a_resume_with_other_settings_is_refused_in_one_line(tmp_path):
              (dict(settings=first, margin=(2, 2, 2)), '--volume_overlap'),
              (dict(settings=first, white_level_override=1000.0), '--white_level')]
   for change, flag in changes:
-    arguments = dict(margin=(1, 1, 1), white_level_override=600.0, settings=first)
+    arguments = dict(margin=(1, 1, 1), serving=BARE, white_level_override=600.0,
+                     settings=first)
     arguments.update(change)
     with pytest.raises(ome_zarr.OmeZarrError) as error:
       chunked_volumes.denoise_ome_zarr(source, output, _local_network(1),
@@ -247,7 +253,7 @@ def test_a_resume_with_other_settings_is_refused_in_one_line(tmp_path):
             if f'{name} ' in message] == [flag], message
   assert len(os.listdir(os.path.join(output, chunked_volumes.DONE_DIR))) == 4
   # The same settings resume it.
-  summary = chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1),
+  summary = chunked_volumes.denoise_ome_zarr(source, output, _local_network(1), (1, 1, 1), BARE,
                                              white_level_override=600.0, settings=first)
   assert (summary.written, summary.already_done) == (4, 4)
 
@@ -258,9 +264,10 @@ def test_overwrite_with_a_shard_redoes_its_own_chunks_and_keeps_the_others(tmp_p
   source, output = str(tmp_path / 'in.zarr'), str(tmp_path / 'out.zarr')
   old, new = _local_network(1), _local_network(2)
   for index in range(2):
-    chunked_volumes.denoise_ome_zarr(source, output, old, (2, 2, 2), white_level_override=600.0,
-                                     shard=sharding.Shard(index, 2), settings={'model': 'old'})
-  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2),
+    chunked_volumes.denoise_ome_zarr(source, output, old, (2, 2, 2), BARE,
+                                     white_level_override=600.0, shard=sharding.Shard(index, 2),
+                                     settings={'model': 'old'})
+  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2), BARE,
                                              white_level_override=600.0,
                                              shard=sharding.Shard(0, 2), overwrite=True,
                                              settings={'model': 'new'})
@@ -273,7 +280,7 @@ def test_overwrite_with_a_shard_redoes_its_own_chunks_and_keeps_the_others(tmp_p
     np.testing.assert_array_equal(written[chunk], (whole_new if x == 0 else whole_old)[chunk])
   # Shard 1, resumed under the new settings without --overwrite, does not take its
   # old chunks for done: their markers hold the old settings' digest.
-  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2),
+  summary = chunked_volumes.denoise_ome_zarr(source, output, new, (2, 2, 2), BARE,
                                              white_level_override=600.0,
                                              shard=sharding.Shard(1, 2),
                                              settings={'model': 'new'})
@@ -342,7 +349,7 @@ def test_an_output_onto_its_own_input_is_refused_and_the_input_kept(tmp_path, wh
   _write_zarr(tmp_path / 'in.zarr', volume, 'ZYX', (8, 16, 16))
   with pytest.raises(ome_zarr.OmeZarrError, match=r'would overwrite its input .*--output_dir'):
     chunked_volumes.denoise_ome_zarr(str(tmp_path / 'in.zarr'), str(tmp_path / where),
-                                     _local_network(1), (1, 1, 1), white_level_override=600.0,
+                                     _local_network(1), (1, 1, 1), BARE, white_level_override=600.0,
                                      overwrite=overwrite)
   np.testing.assert_array_equal(ome_zarr.open_image(str(tmp_path / 'in.zarr')).array[...],
                                 volume)

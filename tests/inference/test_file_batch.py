@@ -7,6 +7,7 @@ import pytest
 from n2n.data import native_images
 from n2n.inference import file_batch
 from n2n.inference import noisy_files
+from n2n.inference import serving
 
 
 def _identity(values):
@@ -23,7 +24,7 @@ def test_unreadable_files_are_skipped_and_listed(tmp_path):
   (tmp_path / 'in' / 'broken.png').write_bytes(b'\x89PNG\r\n\x1a\n nope')
   jobs = noisy_files.plan_jobs(noisy_files.find_inputs(str(tmp_path / 'in')), str(tmp_path / 'out'),
                              'auto', False)
-  summary = file_batch.denoise_files(jobs, _identity, 3)
+  summary = file_batch.denoise_files(jobs, _identity, serving.without_run(3))
   assert summary.written == [str(tmp_path / 'out' / 'a.png')]
   assert [path for path, _ in summary.skipped] == [str(tmp_path / 'in' / 'broken.png')]
   (page,) = native_images.read_pages(summary.written[0])
@@ -46,7 +47,7 @@ def test_reading_ahead_and_writing_behind_keep_every_file_and_the_batch_order(tm
     return encode(pages, family, **options)
 
   monkeypatch.setattr(native_images, 'encode_pages', encode_failing_on_fifties)
-  summary = file_batch.denoise_files(jobs, _identity, 3, prefetch=prefetch)
+  summary = file_batch.denoise_files(jobs, _identity, serving.without_run(3), prefetch=prefetch)
   assert summary.written == [str(tmp_path / 'out' / f'{index}.png') for index in (0, 1, 2, 4, 6)]
   assert [(path.rsplit('/', 1)[1], reason) for path, reason in summary.skipped][1] == (
       '5.png', 'disk full')

@@ -11,16 +11,18 @@ from n2n.data import camera_pipeline
 from n2n.data import native_images
 from n2n.inference import file_batch
 from n2n.inference import noisy_files
+from n2n.inference import serving as serving_lib
 from tests.conftest import REPO_ROOT
 
 RNG = np.random.default_rng(0)
 
 
 
-def _run_config(data_dtype, white_level):
-  """A run's TrainConfig as restore reads it, trained on data_dtype with white_level."""
-  return config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y'), 1,
-                                 data_dtype, white_level)
+def _serving(data_dtype, white_level):
+  """The Serving of a 1-channel run as restore reads it, trained on data_dtype with
+  white_level."""
+  return serving_lib.of_run(config_lib.resolve_data(
+      config_lib.train_config(train_data='x', model_dir='y'), 1, data_dtype, white_level))
 
 
 def _identity(values):
@@ -42,7 +44,7 @@ def test_a_page_keeps_dtype_shape_and_alpha_whatever_the_models_channels(page, m
     seen.append(values.shape[2])
     return values
 
-  result = noisy_files.denoise_page(page, denoise, model_channels)
+  result = noisy_files.denoise_page(page, denoise, serving_lib.without_run(model_channels))
   assert result.dtype == page.dtype and result.shape == page.shape
   np.testing.assert_allclose(result, page, rtol=1e-6)  # RGB models average 3 float copies
   assert set(seen) == {model_channels}
@@ -50,14 +52,15 @@ def test_a_page_keeps_dtype_shape_and_alpha_whatever_the_models_channels(page, m
 
 def test_alpha_passes_through_untouched_while_colour_is_denoised():
   page = RNG.integers(0, 256, (6, 5, 4), dtype=np.uint8)
-  result = noisy_files.denoise_page(page, lambda values: values * 0.0, 3)
+  result = noisy_files.denoise_page(page, lambda values: values * 0.0, serving_lib.without_run(3))
   assert not result[..., :3].any()
   np.testing.assert_array_equal(result[..., 3], page[..., 3])
 
 
 def test_rgb_model_on_grayscale_returns_the_mean_of_its_channels():
   page = np.full((4, 4), 100, np.uint8)
-  shifted = noisy_files.denoise_page(page, lambda values: values + np.array([0.0, 0.3, 0.6]), 3)
+  shifted = noisy_files.denoise_page(page, lambda values: values + np.array([0.0, 0.3, 0.6]),
+                                     serving_lib.without_run(3))
   assert shifted.shape == (4, 4) and abs(int(shifted[0, 0]) - (100 + 0.3 * 255)) <= 0.5
 
 
@@ -88,7 +91,7 @@ def test_outputs_keep_relative_paths_and_inputs_are_never_overwritten(tmp_path):
 
 
 def test_pixels_of_the_training_data_type_use_its_white_level():
-  run_config = _run_config('uint16', 4095.0)
+  serving = _serving('uint16', 4095.0)
   seen = []
 
   def brighten(values):
@@ -96,27 +99,27 @@ def test_pixels_of_the_training_data_type_use_its_white_level():
     return values + 0.5
 
   twelve_bit = np.array([[0, 1000, 4095]], np.uint16)
-  out = noisy_files.denoise_page(twelve_bit, brighten, 1, run_config)
+  out = noisy_files.denoise_page(twelve_bit, brighten, serving)
   # 4095 was 1.0 in training; results stay within the sensor's range.
   assert seen[-1] == pytest.approx(1.0)
   assert out.dtype == np.uint16 and out.tolist() == [[2048, 3048, 4095]]
   # Another dtype than the data's: its own full range, as for any run.
   eight_bit = np.array([[0, 255]], np.uint8)
-  assert noisy_files.denoise_page(eight_bit, lambda values: values, 1, run_config).tolist() == [
+  assert noisy_files.denoise_page(eight_bit, lambda values: values, serving).tolist() == [
       [0, 255]]
   assert seen[-1] == pytest.approx(1.0)
-  assert noisy_files.effective_white_level(_run_config('uint8', 255.0), np.dtype('uint16')) is None
-  assert noisy_files.effective_white_level(None, np.dtype('uint8')) is None
+  assert _serving('uint8', 255.0).white_level_for(np.dtype('uint16')) is None
+  assert serving_lib.without_run(1).white_level_for(np.dtype('uint8')) is None
 
 
 def test_values_above_the_white_level_warn_naming_the_file_and_white_level_rescales(tmp_path,
                                                                                   caplog):
-  run_config = _run_config('uint16', 4095.0)
+  serving = _serving('uint16', 4095.0)
   bright = np.array([[0, 1000, 4095, 9000]], np.uint16)
   _write(tmp_path / 'in' / 'bright.png', bright)
   job = noisy_files.Job(str(tmp_path / 'in' / 'bright.png'), str(tmp_path / 'out' / 'a.png'), 'png')
   with caplog.at_level('WARNING'):
-    file_batch.denoise_files([job], _identity, 1, run_config)
+    file_batch.denoise_files([job], _identity, serving)
   assert (f'{job.source} holds values up to 9000, above the white level 4095 the model was '
           'trained with; they are clipped to it. Pass --white_level') in caplog.text
   (page,) = native_images.read_pages(job.destination)
@@ -124,7 +127,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   caplog.clear()
   again = noisy_files.Job(job.source, str(tmp_path / 'out' / 'b.png'), 'png')
   with caplog.at_level('WARNING'):
-    file_batch.denoise_files([again], _identity, 1, run_config, white_level_override=9000)
+    file_batch.denoise_files([again], _identity, serving, white_level_override=9000)
   assert 'above the white level' not in caplog.text
   (page,) = native_images.read_pages(again.destination)
   assert page.tolist() == bright.tolist()
@@ -136,7 +139,7 @@ def test_values_above_the_white_level_warn_naming_the_file_and_white_level_resca
   with caplog.at_level('WARNING'):
     file_batch.denoise_files([noisy_files.Job(str(tmp_path / 'in' / 'alpha.png'),
                                        str(tmp_path / 'out' / 'c.png'), 'png')],
-                        _identity, 1, run_config)
+                        _identity, serving)
   assert 'above the white level' not in caplog.text
 
 
@@ -165,14 +168,14 @@ def test_correlated_noise_warns_once_for_a_model_of_independent_noise(
   """A model trained on pixel-independent noise (synthetic, or captures read
   as such) warns on a camera's correlated noise, naming the file; a model of
   correlated noise, or one whose training noise is unknown, does not."""
-  run_config = config_lib.with_noise_correlation(
+  serving = serving_lib.of_run(config_lib.with_noise_correlation(
       config_lib.resolve_data(config_lib.train_config(train_data='x', model_dir='y', noise=noise),
-                              3, 'uint8', 255.0), training_correlation)
+                              3, 'uint8', 255.0), training_correlation))
   for page, expected in zip(_noisy_photographs(), warned):
     seen = []
     monkeypatch.setattr(noisy_files.logging, 'warning',
                         lambda message, *args: seen.append(message % args))
-    noisy_files.warn_unlike_training('in/photo.png', page, None, run_config)
+    noisy_files.warn_unlike_training('in/photo.png', page, None, serving)
     assert len(seen) == expected, seen
     if expected:
       assert seen[0].startswith('in/photo.png: its noise looks correlated between neighbouring '

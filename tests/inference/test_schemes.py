@@ -8,7 +8,6 @@ import numpy as np
 import pytest
 
 from n2n import config as config_lib
-from n2n.inference import loading
 from n2n.inference import schemes
 from n2n.inference import serving
 from n2n.methods import base
@@ -130,8 +129,9 @@ def test_a_run_whose_scheme_averages_orientations_takes_no_second_tta():
   plain = config_lib.train_config(method='neighbor2neighbor', neighbor2neighbor_stride=2,
                                   neighbor2neighbor_inference_orientations=1)
   assert serving.of_run(averaging).scheme.orientations == 8
-  assert not loading.whole_image_tta(averaging, True)
-  assert loading.whole_image_tta(plain, True) and not loading.whole_image_tta(plain, False)
+  assert not serving.of_run(averaging).whole_image_tta(True)
+  plain_serving = serving.of_run(plain)
+  assert plain_serving.whole_image_tta(True) and not plain_serving.whole_image_tta(False)
 
 
 def test_a_run_saved_before_the_orientations_denoises_in_one_and_takes_tta():
@@ -142,4 +142,4 @@ def test_a_run_saved_before_the_orientations_denoises_in_one_and_takes_tta():
   del saved['method']['neighbor2neighbor']['inference_orientations']
   config = config_lib.read_train_config(saved)
   assert serving.of_run(config).scheme == base.InferenceScheme(stride=2)
-  assert loading.whole_image_tta(config, True)
+  assert serving.of_run(config).whole_image_tta(True)

@@ -15,6 +15,7 @@ from n2n.apps import denoise as denoise_app
 from n2n.data import native_images
 from n2n.inference import file_batch
 from n2n.inference import noisy_files
+from n2n.inference import serving
 from n2n.inference import sharding
 from tests.conftest import REPO_ROOT
 
@@ -113,7 +114,8 @@ def test_three_parallel_shards_write_one_runs_files_once_and_a_rerun_writes_noth
   jobs, _, _, planned = denoise_app.plan(config_lib.DenoiseConfig(
       model=str(denoise_model_dir), input=str(tmp_path / 'in'),
       output_dir=str(tmp_path / 'sharded')))
-  summary = file_batch.denoise_files(jobs, lambda values: pytest.fail('denoised again'), 3)
+  summary = file_batch.denoise_files(jobs, lambda values: pytest.fail('denoised again'),
+                                     serving.without_run(3))
   assert summary.exit_status == 0
   assert 'denoised 0 of 12 files, 12 already done' in file_batch.format_summary(
       summary, planned, str(denoise_model_dir))

@@ -2,6 +2,7 @@
 levels (the phantom's counts, written with the default white level) are mapped by
 each acquisition's own percentiles in training and by each volume's in denoising."""
 
+import dataclasses
 import os
 
 import numpy as np
@@ -16,6 +17,7 @@ from n2n.data import volume_pipeline
 from n2n.data import volumes
 from n2n.pipelines import registry as pipelines
 from n2n.inference import noisy_volumes
+from n2n.inference import serving
 from n2n.training import preflight
 
 LOW, HIGH = 1.0, 99.8  # the declared defaults of --percentile_low and --percentile_high
@@ -136,8 +138,9 @@ def test_denoising_maps_each_time_point_by_its_own_percentiles_and_back(tmp_path
     seen.append(values.copy())
     return 0.5 + (values - 0.5) * 0.5
 
+  one_channel = dataclasses.replace(serving.of_run(run), channels=1)
   denoised = noisy_volumes.denoise_stack(noisy_volumes.read_stack(str(tmp_path / 'timelapse.tif')),
-                                         denoise, 1, run)
+                                         denoise, one_channel)
   assert denoised.shape == (2, 6, 20, 24, 1) and denoised.dtype == np.uint16
   for frame in range(2):
     low, spread = _own_scale(stack[frame])
