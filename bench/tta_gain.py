@@ -24,8 +24,8 @@ from n2n import hardware  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import eval_data  # pylint: disable=g-import-not-at-top
 from n2n.evaluation import scoring  # pylint: disable=g-import-not-at-top
 from n2n.inference import whole_images  # pylint: disable=g-import-not-at-top
-from n2n.inference import loading  # pylint: disable=g-import-not-at-top
 from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+from n2n.inference import serving  # pylint: disable=g-import-not-at-top
 
 flags.DEFINE_string('tta_model_dir', None, 'A run with --val_data (its newest checkpoint).')
 flags.DEFINE_integer('tta_repeats', 3, 'Timed repetitions of each.')
@@ -40,7 +40,7 @@ def measure(model_dir, repeats=3):
      {'plain', 'tta'} medians, 'cost': median ratio tta / plain, 'precision'}.
   """
   config = restore.read_run_config(model_dir)
-  if not loading.whole_image_tta(config, True):
+  if not serving.of_run(config).whole_image_tta(True):
     raise ValueError(f'{model_dir}: its inference scheme averages the 8 orientations already '
                      '(--<method>_inference_orientations=8), so TTA has nothing to add')
   precision = hardware.resolve_precision(config.run.precision)

@@ -73,7 +73,7 @@ def speed():
   two = loading.from_checkpoint(FLAGS.model_2d, precision)
   # denoise.py's defaults: 3D tiles as deep as the run's crops (overlap half of it in z,
   # 32 in y and x) and 128 x 128 across; 2D tiles of 1024.
-  tile, overlap = config_lib.default_volume_tiling(three.run_config.data.crop_depth)
+  tile, overlap = config_lib.default_volume_tiling(three.serving.volume_depth)
   paths = {'3d': loading.volume_function(three, tile, overlap, 1)}
   image = loading.image_function(two, 1024, 64, 1)
   paths['2d_per_plane'] = lambda values: np.stack([image(plane) for plane in values])

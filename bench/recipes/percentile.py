@@ -76,13 +76,12 @@ def train_and_score(data, model_dir, normalization, to_unit, seed, steps=STEPS,
   train_lib.train_and_evaluate(config, distribute.create_strategy('default'))
   restored = restore.restore_model(str(model_dir), 'float32')
   denoise = whole_images.make_denoiser(restored.model)
-  run_config = restored.run_config
   psnr = lambda image, reference: 10 * np.log10(1.0 / np.mean((image - reference) ** 2))
   scores, inputs = [], []
   for scene in sorted(os.listdir(val)):
     capture, reference = (native_images.read_pages(os.path.join(val, scene, name))[0]
                           for name in ('capture_00.png', 'reference.png'))
-    output = noisy_files.denoise_page(capture, denoise, 1, run_config)
+    output = noisy_files.denoise_page(capture, denoise, restored.serving)
     assert output.dtype == np.uint16 and output.shape == capture.shape
     scores.append(psnr(to_unit(output), to_unit(reference)))
     inputs.append(psnr(to_unit(capture), to_unit(reference)))

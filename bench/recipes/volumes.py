@@ -81,15 +81,14 @@ def denoise_py_gains(model_dir, scored):
       dtype, so a float volume comes back unrounded).
   """
   network = loading.from_checkpoint(str(model_dir), 'float32')
-  tile, overlap = config_lib.default_volume_tiling(network.run_config.data.crop_depth)
+  tile, overlap = config_lib.default_volume_tiling(network.serving.volume_depth)
   denoise = loading.volume_function(network, tile, overlap, 1)
   # Float counts (drawn here) are not the run's dtype: they are given its white level.
-  white_level = (0.0 if network.run_config.data.normalization == 'percentile'
-                 else network.run_config.data.white_level)
+  white_level = 0.0 if network.serving.rule.per_image else (network.serving.white_level or 0.0)
   gains = []
   for noisy, reference in scored:
-    estimate = noisy_volumes.denoise_volume(noisy[..., np.newaxis], denoise, 1,
-                                            network.run_config, white_level)[..., 0]
+    estimate = noisy_volumes.denoise_volume(noisy[..., np.newaxis], denoise, network.serving,
+                                            white_level)[..., 0]
     gains.append(psnr(estimate, reference) - psnr(noisy, reference))
   return gains
 

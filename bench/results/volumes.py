@@ -326,7 +326,7 @@ def denoiser(model_dir, dims, precision='auto'):
   network = loading.from_checkpoint(model_dir, hardware.resolve_precision(precision))
   if dims == 3:
     return loading.volume_function(
-        network, *config_lib.default_volume_tiling(network.run_config.data.crop_depth), 1)
+        network, *config_lib.default_volume_tiling(network.serving.volume_depth), 1)
   image = loading.image_function(network, 1024, 64, 1)
   return lambda noisy: np.stack([image(plane) for plane in noisy])
 
@@ -352,7 +352,7 @@ def seam_check(model_dir, noisy):
   training crops' depth): max and mean absolute difference, 0-1 scale (the xy
   seams)."""
   network = loading.from_checkpoint(model_dir, 'float32')
-  depth = network.run_config.data.crop_depth
+  depth = network.serving.volume_depth
   tile, overlap = [depth, 64, 64], [depth // 2, 16, 16]
   whole = loading.volume_function(network, (depth, 128, 128), (depth // 2, 0, 0), 1)(noisy)
   tiled = loading.volume_function(network, tuple(tile), tuple(overlap), 1)(noisy)
