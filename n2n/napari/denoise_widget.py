@@ -64,7 +64,7 @@ class DenoiseWidget(widgets.Container):
             'The folder below; a run trained in this session (Train adds each one and '
             'chooses it here); or a model n2n ships, trained for you (no training, nothing '
             'downloaded): ' + shipped.help_text()))
-    self.model = widgets.FileEdit(label='Folder', mode='d', tooltip=MODEL_HELP)
+    self.model = running.folder_field('Folder', MODEL_HELP)
     self.layer = widgets.ComboBox(label='Layer', choices=functools.partial(
         layers.layer_choices, viewer))
     self.axes = widgets.LineEdit(label='Axes', tooltip=(
@@ -81,9 +81,10 @@ class DenoiseWidget(widgets.Container):
                                       value=_DECLARED['precision'].default,
                                       tooltip=_DECLARED['precision'].help)
     self.denoise_button, self.cancel_button, buttons = running.buttons('Denoise', 'Cancel')
-    self.status = widgets.Label(value='')
+    self.status = running.text_line()
     self.extend([self.model_choice, self.model, self.layer, self.axes, self.tta,
-                 self.tile_size, self.precision, buttons, self.status])
+                 self.tile_size, self.precision])
+    running.below(self, buttons, self.status)
     self.output = None
     self.model_loads = 0
     self._source = None

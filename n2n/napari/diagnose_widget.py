@@ -33,15 +33,16 @@ class DiagnoseWidget(widgets.Container):
                                             tooltip="The value that is 1.0; 0: the data type's "
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
-    self.summary = widgets.Label(label='Noise', value='')
-    self.recommended = widgets.Label(label='Method', value='')
+    self.summary = running.text_line('Noise')
+    self.recommended = running.text_line('Method')
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
     self.report.native.setLineWrapMode(self.report.native.NoWrap)
     self.report.native.setStyleSheet('font-family: monospace;')
     self.report.min_height = 200
     self.extend([self.layer, self.second, self.axes, self.white_level, self.run_button,
-                 self.summary, self.recommended, self.report])
+                 self.summary, self.recommended])
+    running.below(self, self.report)
     self.diagnosis = None
     self._call = running.Call('n2n: diagnosing', on_done=self._show, on_error=self._failed,
                               on_finished=self._finished)

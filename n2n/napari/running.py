@@ -45,6 +45,30 @@ def buttons(start_text, stop_text):
   return start, stop, widgets.Container(layout='horizontal', labels=False, widgets=[start, stop])
 
 
+def text_line(label=''):
+  """A label for what a widget reports ('denoising: 3/8 tiles'): it wraps rather than
+  widening the dock."""
+  line = widgets.Label(label=label, value='')
+  line.native.setWordWrap(True)
+  return line
+
+
+def below(container, *items):
+  """Adds items (magicgui widgets or QWidgets) under container's labelled fields, across
+  its whole width: its buttons, status line and plot."""
+  for item in items:
+    container.native.layout().addWidget(getattr(item, 'native', item))
+
+
+def folder_field(label, tooltip):
+  """A folder field whose choose button is '…' (its tooltip says what it does): narrow
+  enough for the tabbed dock (tabs.py)."""
+  field = widgets.FileEdit(label=label, mode='d', tooltip=tooltip)
+  field.choose_btn.text = '…'
+  field.choose_btn.tooltip = 'Choose a folder'
+  return field
+
+
 class _ClosedWatch(QObject):
   """Calls close() when its widget is taken out of its parent: napari's
   remove_dock_widget (the dock's close button) unparents the docked widget."""

@@ -78,25 +78,25 @@ class TrainWidget(widgets.Container):
     self.noise = widgets.ComboBox(label='Synthetic noise', choices=[
         name for name in catalog.NAMES if name != catalog.NO_NOISE], value='gaussian')
     self.method = widgets.ComboBox(label='Method', choices=registry.NAMES)
-    self.diagnosis = widgets.Label(label='Diagnosis', value='')
+    self.diagnosis = running.text_line('Diagnosis')
     self.val = widgets.ComboBox(label='Held-out layer', choices=functools.partial(
         layers.layer_choices, viewer, optional=True), tooltip=(
             'Optional: a layer of the same kind kept out of training and scored as it goes'))
     self.steps = widgets.SpinBox(label='Steps', min=1, max=10_000_000, value=STEPS)
     self.crop_size = widgets.SpinBox(label='Crop size', min=8, max=4096, step=8, value=CROP_SIZE)
     self.batch_size = widgets.SpinBox(label='Batch size', min=1, max=4096, value=BATCH_SIZE)
-    self.model_dir = widgets.FileEdit(label='Model folder', mode='d', tooltip=(
+    self.model_dir = running.folder_field('Model folder', (
         'The run: its checkpoints, config.json and the arrays it trains on are written here '
         'and nowhere else. An existing run in it is resumed.'))
     self.more = widgets.LineEdit(label='More settings', tooltip=(
         "Any other train.py flags as name=value, e.g. network_width=8 learning_rate=3e-4"))
     self.train_button, self.stop_button, buttons = running.buttons('Train', 'Stop')
-    self.status = widgets.Label(value='')
+    self.status = running.text_line()
     self.plot = loss_plot.LossPlot(viewer.theme)
     self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
                  self.val, self.steps, self.crop_size, self.batch_size, self.model_dir,
-                 self.more, buttons, self.status])
-    self.native.layout().addWidget(self.plot)
+                 self.more])
+    running.below(self, buttons, self.status, self.plot)
     self.result = None
     self._folder = None
     self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,

@@ -34,6 +34,8 @@ from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
 WIDGETS = ('Diagnose noise', 'Train', 'Denoise')
+# The dock that holds the three as tabs: the one docs/napari.md has users open.
+TABS = 'Diagnose, Train, Denoise'
 # A child process imports TensorFlow and n2n before it trains or denoises: seconds.
 TIMEOUT_MS = 120_000
 TINY = dict(network_width=8, steps_per_loop=5)
@@ -99,7 +101,7 @@ def test_napari_finds_the_installed_plugin_with_no_further_step():
   assert 'n2n' in manager
   manifest = manager.get_manifest('n2n')
   assert sorted(widget.display_name for widget in manifest.contributions.widgets) == sorted(
-      WIDGETS)
+      WIDGETS + (TABS,))
   assert sorted(sample.key for sample in manifest.contributions.sample_data) == [
       'noisy_picture', 'noisy_stack']
   npe2.PluginManifest.from_file(os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml'))
@@ -124,6 +126,42 @@ def test_every_widget_docks_and_every_sample_opens(make_napari_viewer):
   assert denoise.axes.value == 'ZYX'
   diagnose.layer.value = picture
   assert diagnose.axes.value == 'YXC'
+
+
+def test_the_tabbed_dock_holds_the_three_and_leaves_the_canvas_most_of_a_narrow_window(
+    make_napari_viewer, qtbot):
+  viewer = make_napari_viewer(show=True)
+  window, canvas = _window_and_canvas(viewer, width=1066, height=600)
+  dock, tabs = viewer.window.add_plugin_dock_widget('n2n', TABS)
+  assert [tabs.tabText(index) for index in range(tabs.count())] == list(WIDGETS)
+  qtbot.wait(200)
+  assert canvas.width() > window.width() / 2, (canvas.width(), dock.width())
+  # Docked apart, the three stack in a column as wide as the widest: the canvas a strip.
+  apart = make_napari_viewer(show=True)
+  apart_window, apart_canvas = _window_and_canvas(apart, width=1066, height=600)
+  for name in WIDGETS:
+    _dock(apart, name)
+  qtbot.wait(200)
+  assert apart_canvas.width() < apart_window.width() / 2
+  # Each tab fits the dock's width: it may scroll down, never sideways.
+  for index, widget in enumerate((tabs.diagnose, tabs.train, tabs.denoise)):
+    tabs.setCurrentIndex(index)
+    qtbot.wait(50)
+    area = tabs.widget(index)
+    assert area.widget() is widget.native and widget.native.isVisible()
+    assert not area.horizontalScrollBar().isVisible(), (index, area.viewport().width())
+  # The three follow the viewer's layers as docked apart.
+  layer = viewer.add_image(_noisy_grey(), name='noisy')
+  assert tabs.diagnose.layer.value is layer and tabs.denoise.layer.value is layer
+  assert list(tabs.train.data_layers.choices) == [layer]
+
+
+def _window_and_canvas(viewer, width, height):
+  """The viewer's main window, resized, and its canvas (Qt widgets napari keeps private)."""
+  # pylint: disable=protected-access
+  window = viewer.window._qt_window
+  window.resize(width, height)
+  return window, viewer.window._qt_viewer.canvas.native
 
 
 def test_diagnose_widget_reports_the_noise_of_two_captures(make_napari_viewer, qtbot):
