@@ -136,7 +136,7 @@ def model_readme(name, record):
     rows = [line for line in sources_file.read().splitlines()
             if line.startswith(f'| {folder}/')]
   return '\n'.join([
-      f'# {name}', '', shipped.MODELS[name] + '.', '',
+      f'# {name}', '', shipped.MODELS[name].what + '.', '',
       f'Trained by bench/camera_model.py at {record["commit"]} ({record["date"]}, '
       f'{record["machine"]}): {record["train_steps"]} steps of Noise2Noise on {record["captures"]} '
       f'captures of each of {len(record["cameras"])} scenes, the photographs below each through '

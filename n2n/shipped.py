@@ -10,15 +10,33 @@ was trained on. A run or export of that name in the working folder comes first
 Nothing is downloaded.
 """
 
-import json
+import dataclasses
 import os
 
+
+@dataclasses.dataclass(frozen=True)
+class ShippedModel:
+  """What a shipped model is for, and the data it takes.
+
+  Attributes:
+    what: what it denoises, for denoise.py --help and the documentation.
+    pixel_types: numpy dtype names of the images it takes; others are refused.
+    channels: channel counts of the images it takes; others are refused.
+    takes: the same in words, for the refusal's message.
+  """
+  what: str
+  pixel_types: tuple
+  channels: tuple
+  takes: str
+
+
 CAMERA_SRGB = 'camera_srgb'
-# Name -> what it denoises, for denoise.py --help and the documentation.
+# Name -> the model.
 MODELS = {
-    CAMERA_SRGB: ('8-bit sRGB photographs (JPEG, PNG) from digital cameras, with their '
-                  'correlated noise, as they are: no training. Trained on noise simulated '
-                  'through a camera\'s processing (bench/camera_model.py)'),
+    CAMERA_SRGB: ShippedModel(
+        '8-bit sRGB photographs (JPEG, PNG) from digital cameras, with their correlated noise, '
+        'as they are: no training. Trained on noise simulated through a camera\'s processing '
+        '(bench/camera_model.py)', ('uint8',), (3,), '8-bit RGB (uint8, 3 channels)'),
 }
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
 
@@ -28,11 +46,20 @@ def folder(name):
   return os.path.join(FOLDER, name)
 
 
-def pixel_type(name):
-  """The pixel type (numpy's name, e.g. 'uint8') the shipped model `name` was trained on,
-  from its config.json: other data is refused where a user picks it from a list (napari)."""
-  with open(os.path.join(folder(name), 'config.json')) as config_file:
-    return json.load(config_file)['data']['dtype']
+def of_run(model_dir):
+  """(name, ShippedModel) of a run's config.json model_dir where it is a shipped model's
+  (bench/shipping.py writes each one's as its name, and its exports keep it), else None."""
+  return (model_dir, MODELS[model_dir]) if model_dir in MODELS else None
+
+
+def refusal(name, model, pixel_type, channels):
+  """The one-line reason the shipped model `name` (ShippedModel) refuses images of
+  pixel_type (a numpy dtype name) with `channels` channels, or None where it takes them."""
+  if pixel_type in model.pixel_types and channels in model.channels:
+    return None
+  return (f'the model {name} denoises {model.takes} images, not {pixel_type} with {channels} '
+          'channel(s): train one on such images (diagnose.py says how) or choose another '
+          'model')
 
 
 def resolve(path):
@@ -49,4 +76,4 @@ def resolve(path):
 
 def help_text():
   """'camera_srgb (8-bit sRGB photographs ...)' for every shipped model, joined by '; '."""
-  return '; '.join(f'{name} ({what})' for name, what in MODELS.items())
+  return '; '.join(f'{name} ({model.what})' for name, model in MODELS.items())

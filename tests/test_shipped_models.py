@@ -4,12 +4,14 @@ profile calibrated to real photographs."""
 
 import json
 import os
+import re
 import subprocess
 import sys
 
 import imageio.v3 as iio
 import numpy as np
 import pytest
+import tifffile
 
 from bench.recipes import camera as camera_recipe
 import n2n
@@ -89,21 +91,25 @@ def test_no_shipped_config_names_a_place_on_the_machine_that_trained_it():
     assert not places, (name, places)
 
 
-def test_the_camera_model_says_it_was_trained_on_8_bit_photographs():
-  # The napari plugin refuses other layers by it: bench/camera_model.py trains on 8-bit
-  # renderings of the camera simulator.
-  assert shipped.pixel_type(shipped.CAMERA_SRGB) == 'uint8'
+def test_each_shipped_model_takes_the_data_its_config_says_it_trained_on():
+  for name, model in shipped.MODELS.items():
+    with open(os.path.join(shipped.folder(name), 'config.json')) as config_file:
+      data = json.load(config_file)['data']
+    assert data['dtype'] in model.pixel_types and data['channels'] in model.channels, name
+  # The camera model's renderings are 8-bit RGB (bench/camera_model.py), nothing else.
+  assert shipped.MODELS[shipped.CAMERA_SRGB].pixel_types == ('uint8',)
+  assert shipped.MODELS[shipped.CAMERA_SRGB].channels == (3,)
 
 
 def test_denoise_py_lists_the_shipped_models_in_its_help():
   flag_values = config_flags.flags.FlagValues()
   config_flags.define_flags(denoise_config.DenoiseConfig, flag_values)
-  for name, what in shipped.MODELS.items():
-    assert f'{name} ({what})' in flag_values['model'].help  # --helpfull's --model
+  for name, model in shipped.MODELS.items():
+    assert f'{name} ({model.what})' in flag_values['model'].help  # --helpfull's --model
   shown = subprocess.run([sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), '--help'],
                          capture_output=True, text=True, timeout=120, cwd=REPO_ROOT)
-  for name, what in shipped.MODELS.items():
-    assert f'  {name}: {what}.' in shown.stdout, shown.stdout[-1000:]
+  for name, model in shipped.MODELS.items():
+    assert f'  {name}: {model.what}.' in shown.stdout, shown.stdout[-1000:]
 
 
 # The camera model's gain on a photograph it never saw (bench/recipes/camera.py): over
@@ -137,6 +143,35 @@ def test_denoise_py_takes_the_camera_models_name_and_writes_what_the_denoiser_gi
   assert result.returncode == 0, result.stderr[-2000:]
   written = iio.imread(tmp_path / 'out' / 'capture.png')
   np.testing.assert_array_equal(written, camera_model(capture))
+
+
+REFUSAL = r'the model camera_srgb denoises 8-bit RGB \(uint8, 3 channels\) images, not {}'
+
+
+@pytest.mark.slow
+def test_the_camera_model_refuses_16_bit_and_grey_images_in_every_front_door(camera_model,
+                                                                              tmp_path):
+  rgb = np.full((40, 48, 3), 100, np.uint8)
+  with pytest.raises(ValueError, match=REFUSAL.format(r'uint16 with 3 channel\(s\)')):
+    camera_model(rgb.astype(np.uint16) * 257)
+  with pytest.raises(ValueError, match=REFUSAL.format(r'uint8 with 1 channel\(s\)')):
+    camera_model(rgb[..., 0])
+  # denoise.py skips the file in one line, naming it, writes nothing and exits 2 (none done).
+  (tmp_path / 'in').mkdir()
+  tifffile.imwrite(tmp_path / 'in' / 'sixteen.tif', rgb.astype(np.uint16) * 257)
+  result = subprocess.run(
+      [sys.executable, os.path.join(REPO_ROOT, 'denoise.py'), f'--model={shipped.CAMERA_SRGB}',
+       f'--input={tmp_path / "in"}', f'--output_dir={tmp_path / "out"}'],
+      capture_output=True, text=True, timeout=300, cwd=tmp_path)
+  assert result.returncode == 2, result.stderr[-2000:]
+  assert re.search(r'Skipping .*sixteen\.tif: ' + REFUSAL.format('uint16'), result.stderr)
+  assert not list((tmp_path / 'out').glob('*.tif'))
+  # Its export keeps the refusal where n2n loads it again.
+  n2n.export(shipped.CAMERA_SRGB, str(tmp_path / 'exported'))
+  with pytest.raises(ValueError, match=REFUSAL.format('uint16')):
+    n2n.Denoiser.load(str(tmp_path / 'exported'))(rgb.astype(np.uint16))
+  np.testing.assert_array_equal(n2n.Denoiser.load(str(tmp_path / 'exported'))(rgb).shape,
+                                rgb.shape)
 
 
 def test_validate_follow_refuses_a_shipped_model_in_one_line(tmp_path, monkeypatch):

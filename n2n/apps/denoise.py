@@ -36,7 +36,7 @@ from n2n.inference import sharding
 
 # --help's list of the models the package ships, from their declaration.
 SHIPPED_MODELS_HELP = ('\nModels n2n ships, for --model=NAME (no training):\n' + ''.join(
-    f'  {name}: {what}.\n' for name, what in shipped.MODELS.items()))
+    f'  {name}: {model.what}.\n' for name, model in shipped.MODELS.items()))
 
 
 def plan(config):

@@ -130,7 +130,11 @@ def network_values(pixels, serving, white_level_override=0.0):
     (values: pixels' shape float32; back: fn(denoised values, float32 of that
     shape) -> pixels' shape and dtype). With --normalization=percentile one map
     for the whole array, never per tile: the tiles of an image share it.
+
+  Raises:
+    ValueError: a shipped model is served and refuses pixels (Serving.check_pixels).
   """
+  serving.check_pixels(pixels)
   if serving.rule.per_image and pixels.dtype != bool:
     return values_by_map(pixels, normalization.percentile_map(pixels, serving.rule))
   return values_by_white_level(pixels,

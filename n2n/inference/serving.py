@@ -14,6 +14,7 @@ configuration, the normalisation rules and the method registry again.
 import dataclasses
 
 from n2n import config as config_lib
+from n2n import shipped
 from n2n.data import normalization
 from n2n.methods import base as methods_base
 from n2n.methods import registry as methods_registry
@@ -44,6 +45,8 @@ class Serving:
       None without a run.
     noise_correlation: the lag-1 correlation of the noise the run trained on
       (config.training_noise_correlation), -1.0 where unknown.
+    shipped_model: (name, shipped.ShippedModel) of a model n2n ships, whose
+      data other images are refused (check_pixels), or None.
   """
   run_config: config_lib.TrainConfig
   spatial_dims: int
@@ -57,6 +60,7 @@ class Serving:
   white_level: object = None
   data_dtype: object = None
   noise_correlation: float = -1.0
+  shipped_model: object = None
 
   @property
   def is_volume(self):
@@ -73,6 +77,17 @@ class Serving:
     if self.white_level is None or dtype.name != self.data_dtype:
       return None
     return self.white_level
+
+  def check_pixels(self, pixels):
+    """Raises ValueError (one line) where a shipped model is served and pixels (an
+    image [H, W] or [H, W, C], or a volume [D, H, W] or [D, H, W, C] for a 3D run)
+    are not of a pixel type and channel count it takes; other runs take any."""
+    if self.shipped_model is None:
+      return
+    channels = pixels.shape[-1] if pixels.ndim == self.spatial_dims + 1 else 1
+    reason = shipped.refusal(*self.shipped_model, pixels.dtype.name, channels)
+    if reason:
+      raise ValueError(reason)
 
   def whole_image_tta(self, tta):
     """Whether asking for test-time augmentation (tta) adds passes over the
@@ -95,7 +110,8 @@ def of_run(run_config):
       run_config.data.crop_depth if spatial_dims == 3 else None,
       trained_as(run_config, method, spatial_dims), tuple(method.citations),
       white_level=run_config.data.white_level or None, data_dtype=run_config.data.dtype,
-      noise_correlation=float(config_lib.training_noise_correlation(run_config)))
+      noise_correlation=float(config_lib.training_noise_correlation(run_config)),
+      shipped_model=shipped.of_run(run_config.run.model_dir))
 
 
 def without_run(channels):

@@ -150,15 +150,15 @@ class DenoiseWidget(widgets.Container):
 
   def _check_model(self, layer):
     """The chosen model's path; None (after a one-line notification) where the folder field
-    names nothing that exists, or the layer is not the pixel type a shipped model was
-    trained on."""
+    names nothing that exists, or the layer is not of a pixel type and channel count a
+    shipped model takes (shipped.refusal, as every front door refuses it)."""
     kind, name = self.model_choice.value
     if kind == 'shipped':
-      pixel_type, trained_on = np.dtype(layer.dtype).name, shipped.pixel_type(name)
-      if pixel_type != trained_on:
-        self.status.value = running.show_error(
-            f'{name} denoises {trained_on} images; layer {layer.name!r} is {pixel_type}: '
-            'choose a model trained on such data')
+      # An RGB(A) layer's colour is 3 channels (alpha passes through), any other one 1.
+      reason = shipped.refusal(name, shipped.MODELS[name], np.dtype(layer.dtype).name,
+                               3 if layer.rgb else 1)
+      if reason:
+        self.status.value = running.show_error(f'layer {layer.name!r}: {reason}')
         return None
     path = self._model_path()
     if kind == 'folder' and (not str(self.model.value).strip()
