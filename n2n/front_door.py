@@ -51,7 +51,9 @@ def train(config, strategy=None, *, noisy=None, captures=None, clean=None, val=N
     progress: None, or fn(step, total_steps, logs), called in the training
       thread once at the start (logs {}) and after every loop of
       config.run.steps_per_loop steps, with logs {'loss': mean training loss
-      of those steps, 'seconds_per_step': float} and, after an evaluation,
+      of those steps, 'seconds_per_step': float}, 'reconstruction_loss' (the
+      loss without the method's own term, for Neighbor2Neighbor, whose
+      regulariser's weight rises over the run) and, after an evaluation,
       'psnr' (dB), 'held_out_loss' or 'noisy_target_mse' as the validation
       data gives them. Keep it quick: a GUI should hand the values to its own
       thread.

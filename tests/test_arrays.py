@@ -89,6 +89,28 @@ def test_noisy_arrays_train_and_resume_on_the_same_arrays_only(tmp_path):
 
 
 @pytest.mark.slow
+def test_progress_gives_neighbor2neighbor_s_reconstruction_loss_apart_from_its_regulariser(
+    tmp_path):
+  rng = np.random.default_rng(2)
+  clean = [_clean(rng, 64, 64) for _ in range(2)]
+  reports = []
+  keep = lambda step, total, logs: reports.append(logs) if logs else None
+  n2n.train(_config(tmp_path / 'single'), noisy=[_noisy(rng, image) for image in clean],
+            progress=keep, progress_bar=False)
+  # The loss holds the regulariser, whose weight rises from 0 over the run: above the
+  # reconstruction term, and by more in each loop.
+  gaps = [logs['loss'] - logs['reconstruction_loss'] for logs in reports]
+  assert len(reports) == 3 and all(logs['reconstruction_loss'] > 0 for logs in reports)
+  assert 0 < gaps[0] < gaps[1] < gaps[2], reports
+  # Pairs of captures have no term of their own: their loss is the reconstruction.
+  reports.clear()
+  n2n.train(_config(tmp_path / 'pairs', method='pairs', train_steps=10),
+            captures=[tuple(_noisy(rng, image) for _ in range(2)) for image in clean],
+            progress=keep, progress_bar=False)
+  assert len(reports) == 1 and 'reconstruction_loss' not in reports[0] and reports[0]['loss'] > 0
+
+
+@pytest.mark.slow
 def test_a_stop_event_saves_a_checkpoint_and_training_again_resumes_there(tmp_path):
   rng = np.random.default_rng(1)
   arrays = [_noisy(rng, _clean(rng, 64, 64)) for _ in range(2)]

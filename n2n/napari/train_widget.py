@@ -93,10 +93,14 @@ class TrainWidget(widgets.Container):
     self.train_button, self.stop_button, buttons = running.buttons('Train', 'Stop')
     self.status = running.text_line()
     self.plot = loss_plot.LossPlot(viewer.theme)
+    self.raw_loss = widgets.CheckBox(text='Raw loss', tooltip=(
+        "Also plot the loss as trained, with the method's own term: Neighbor2Neighbor's "
+        'regulariser, whose weight rises over the run, and the raw loss with it. The '
+        'reconstruction loss plotted without it is the one that shows the run improving.'))
     self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
                  self.val, self.steps, self.crop_size, self.batch_size, self.model_dir,
                  self.more])
-    running.below(self, buttons, self.status, self.plot)
+    running.below(self, buttons, self.status, self.raw_loss, self.plot)
     self.result = None
     self._folder = None
     self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,
@@ -109,6 +113,7 @@ class TrainWidget(widgets.Container):
     self.data_layers.changed.connect(self._data_changed)
     self.train_button.changed.connect(self.start)
     self.stop_button.changed.connect(self.stop)
+    self.raw_loss.changed.connect(self.plot.set_show_raw)
     self._data_changed()
 
   def _data_changed(self, *_):
@@ -214,7 +219,9 @@ class TrainWidget(widgets.Container):
     self.plot.add(step, logs)
     held_out = ''.join(f', {loss_plot.HELD_OUT[name]} {logs[name]:.4g}'
                        for name in loss_plot.HELD_OUT if name in logs)
-    self.status.value = f'step {step}/{total}, loss {logs.get("loss", float("nan")):.4g}{held_out}'
+    loss = ('reconstruction_loss', 'reconstruction loss') if 'reconstruction_loss' in logs else (
+        'loss', 'loss')
+    self.status.value = f'step {step}/{total}, {loss[1]} {logs[loss[0]]:.4g}{held_out}'
 
   def _done(self, result):
     self.result = result

@@ -208,8 +208,9 @@ class StopWhenAsked(EveryBoundary):
 class ReportProgress(EveryBoundary):
   """Hands progress(step, train_steps, logs) the run's progress: once at the
   start (logs empty), then after every loop, with logs {'loss': the loop's
-  mean loss, 'seconds_per_step'} and, after an evaluation at that step, its
-  headline values (scoring.headline_values: 'psnr', 'held_out_loss',
+  mean loss, 'seconds_per_step'}, 'reconstruction_loss' (the loss without the
+  method's own term) for a method with one, and, after an evaluation at that
+  step, its headline values (scoring.headline_values: 'psnr', 'held_out_loss',
   'noisy_target_mse', as the evaluation has them)."""
 
   def __init__(self, progress, train_steps, evaluate=None):
@@ -223,6 +224,8 @@ class ReportProgress(EveryBoundary):
 
   def run(self, result):
     logs = {'loss': float(result.loss), 'seconds_per_step': result.seconds / result.num_steps}
+    if not np.isnan(result.stats.reconstruction_loss):
+      logs['reconstruction_loss'] = float(result.stats.reconstruction_loss)
     if self._evaluate is not None and self._evaluate.step == result.step:
       logs.update(scoring.headline_values(self._evaluate.results))
     self._progress(result.step, self._train_steps, logs)

@@ -29,6 +29,9 @@ class TrainStats:
 
   Attributes:
     loss: their mean loss (may be NaN or inf).
+    reconstruction_loss: their mean loss without the method's own term
+      (Neighbor2Neighbor's regulariser, whose weight rises over the run); NaN
+      for a method without one, whose loss is all reconstruction.
     mean_gradient_norm: mean gradient norm before clipping over the steps
       whose norm was finite (NaN: not measured, or none was).
     max_gradient_norm: the largest one.
@@ -39,6 +42,7 @@ class TrainStats:
       mixed_float16: steps the loss-scale optimizer skipped).
   """
   loss: float
+  reconstruction_loss: float = math.nan
   mean_gradient_norm: float = math.nan
   max_gradient_norm: float = math.nan
   max_norm_ratio: float = math.nan

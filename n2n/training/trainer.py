@@ -178,9 +178,11 @@ class Trainer:
     return self.manager.save(checkpoint_number=step)
 
   def _make_loss_and_gradients(self):
-    """fn(batch, step_fraction) -> (the replica's loss, its scaled gradients):
-    the method's per-pixel loss and its own term (Neighbor2Neighbor's), as a
-    mean over the global batch's examples."""
+    """fn(batch, step_fraction) -> (the replica's loss, its reconstruction
+    loss, its scaled gradients): the method's per-pixel loss and its own term
+    (Neighbor2Neighbor's regulariser), as a mean over the global batch's
+    examples; the reconstruction loss is the per-pixel loss alone (NaN for a
+    method without a term of its own, whose loss is just that)."""
     config, model, optimizer = self.config, self.model, self.optimizer
     loss_fn = losses.get_loss(config.method.loss)
     # The method's own term beside the per-pixel loss (Neighbor2Neighbor's), or None.
@@ -195,7 +197,11 @@ class Trainer:
         prediction = model(batch['input'], training=True)
         per_example = loss_fn(prediction, batch['target'], batch.get('target_mask'),
                               step_fraction)
+        # What the regulariser's weight, ramped up over the run, does not move: the term
+        # that shows the run improving (napari's loss plot).
+        reconstruction = tf.constant(float('nan'))
         if regulariser is not None:
+          reconstruction = tf.reduce_sum(per_example) / examples
 
           def predict_without_gradient(images):
             with tape.stop_recording():
@@ -206,14 +212,14 @@ class Trainer:
         # gradients across replicas.
         loss = tf.reduce_sum(per_example) / examples
         scaled_loss = optimizer.scale_loss(loss)
-      return loss, tape.gradient(scaled_loss, model.trainable_variables)
+      return loss, reconstruction, tape.gradient(scaled_loss, model.trainable_variables)
 
     if config.run.jit_compile:
       return tf.function(loss_and_gradients, jit_compile=True, autograph=False)
     return loss_and_gradients
 
   def _make_train_step(self):
-    """fn(batch) -> (loss, gradient norm, clip factor) of one replica's step:
+    """fn(batch) -> (loss, reconstruction loss, gradient norm, clip factor) of one replica's step:
     gradients agreed on overflow across replicas (mixed_float16), clipped
     against the running average of norms, applied."""
     config, strategy, model, optimizer = self.config, self.strategy, self.model, self.optimizer
@@ -228,14 +234,14 @@ class Trainer:
 
     def train_step(batch):
       step_fraction = tf.cast(optimizer.iterations, tf.float32) / config.optimisation.train_steps
-      loss, gradients = loss_and_gradients(batch, step_fraction)
+      loss, reconstruction, gradients = loss_and_gradients(batch, step_fraction)
       if agree_on_overflow:
         gradients = poison_if_any_replica_overflowed(gradients)
       norm = gradient_clipping.replica_gradient_norm(gradients, loss_scale)
       factor = gradient_clipping.clip_factor(norm, norm_average, clip_multiple)
       gradients = [gradient * tf.cast(factor, gradient.dtype) for gradient in gradients]
       optimizer.apply_gradients(zip(gradients, model.trainable_variables))
-      return loss, norm, factor
+      return loss, reconstruction, norm, factor
 
     return train_step
 
@@ -251,10 +257,13 @@ class Trainer:
     @tf.function(autograph=False)
     def train_loop(iterator, num_steps):
 
-      def one_step(index, loss_sum, norm_sum, clipped, skipped, max_norm, max_ratio):
-        per_replica_loss, per_replica_norm, per_replica_factor = strategy.run(
-            train_step, args=(next(iterator),))
+      def one_step(index, loss_sum, reconstruction_sum, norm_sum, clipped, skipped, max_norm,
+                   max_ratio):
+        per_replica_loss, per_replica_reconstruction, per_replica_norm, per_replica_factor = (
+            strategy.run(train_step, args=(next(iterator),)))
         loss_sum += strategy.reduce(tf.distribute.ReduceOp.SUM, per_replica_loss, axis=None)
+        reconstruction_sum += strategy.reduce(tf.distribute.ReduceOp.SUM,
+                                              per_replica_reconstruction, axis=None)
         # Every replica computed the same norm and factor.
         norm = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_norm, axis=None)
         factor = strategy.reduce(tf.distribute.ReduceOp.MEAN, per_replica_factor, axis=None)
@@ -271,17 +280,17 @@ class Trainer:
         max_ratio = _max_ignoring_nan(max_ratio, ratio)
         with tf.control_dependencies([norm_average.assign(
             gradient_clipping.updated_average(average, norm, clip_multiple))]):
-          return (index + 1, tf.identity(loss_sum), norm_sum, clipped, skipped, max_norm,
-                  max_ratio)
+          return (index + 1, tf.identity(loss_sum), reconstruction_sum, norm_sum, clipped,
+                  skipped, max_norm, max_ratio)
 
       zero, nan = tf.constant(0.0), tf.constant(float('nan'))
-      _, loss_sum, norm_sum, clipped, skipped, max_norm, max_ratio = tf.while_loop(
-          lambda index, *_: index < num_steps, one_step,
-          (tf.constant(0, tf.int32), zero, zero, zero, zero, nan, nan))
+      _, loss_sum, reconstruction_sum, norm_sum, clipped, skipped, max_norm, max_ratio = (
+          tf.while_loop(lambda index, *_: index < num_steps, one_step,
+                        (tf.constant(0, tf.int32), zero, zero, zero, zero, zero, nan, nan)))
       self.step.assign_add(tf.cast(num_steps, tf.int64))
       steps = tf.cast(num_steps, tf.float32)
       finite_steps = steps - skipped
-      return {'loss': loss_sum / steps,
+      return {'loss': loss_sum / steps, 'reconstruction_loss': reconstruction_sum / steps,
               'mean_gradient_norm': tf.where(finite_steps > 0, norm_sum / finite_steps,
                                              float('nan')),
               'max_gradient_norm': max_norm, 'max_norm_ratio': max_ratio,

@@ -265,6 +265,15 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
       step for step in before if step < stopped_at]
   assert min(step for step in steps if step > stopped_at) == stopped_at + 5
   assert all(np.isfinite(widget.plot.losses))
+  # Neighbor2Neighbor: the plot's curve is the reconstruction term, under the raw loss
+  # (which adds the regulariser) at every step, and falling as the run trains; the raw
+  # loss joins it on demand.
+  reconstruction, losses = widget.plot.reconstruction_losses, widget.plot.losses
+  assert all(np.isfinite(reconstruction)) and np.all(np.array(reconstruction) <= losses)
+  assert np.mean(reconstruction[-5:]) < np.mean(reconstruction[:5]), reconstruction
+  np.testing.assert_array_equal(widget.plot.axes.lines[0].get_ydata(), reconstruction)
+  widget.raw_loss.value = True
+  assert [list(line.get_ydata()) for line in widget.plot.axes.lines] == [reconstruction, losses]
   # Trained on: still the one run trained here, chosen; Denoise denoises with it.
   trained = [choice for choice in denoise.model_choice.choices if choice[0] == 'trained']
   assert trained == [run] and denoise.model_choice.value == run
