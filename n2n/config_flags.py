@@ -23,7 +23,8 @@ def parse_number_list(flag_name, text, item_type=float):
     raise ValueError(f'--{flag_name}={text!r} is not a comma-separated list of {kind}') from None
 
 
-def _help(spec):
+def help_of(spec):
+  """A setting's flag help: its declared help, then its choices."""
   text = spec.help
   if spec.choices:
     text += f' One of: {settings.format_choices(spec.choices)}.'
@@ -35,9 +36,9 @@ def define_flags(config_class, flag_values=flags.FLAGS):
   for spec in settings.settings_of(config_class):
     if spec.item_type is not None:
       default = ','.join(str(item) for item in spec.default)
-      flags.DEFINE_string(spec.flag, default, _help(spec), flag_values=flag_values)
+      flags.DEFINE_string(spec.flag, default, help_of(spec), flag_values=flag_values)
     else:
-      _DEFINE[spec.field_type](spec.flag, spec.default, _help(spec), flag_values=flag_values)
+      _DEFINE[spec.field_type](spec.flag, spec.default, help_of(spec), flag_values=flag_values)
 
 
 def config_from_flags(config_class, flag_values=flags.FLAGS):

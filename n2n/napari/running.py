@@ -50,6 +50,7 @@ def text_line(label=''):
   widening the dock."""
   line = widgets.Label(label=label, value='')
   line.native.setWordWrap(True)
+  line.native.setMinimumWidth(40)  # else Qt asks a wrapped label's width of a few lines
   return line
 
 

@@ -36,6 +36,9 @@ def _narrowed(widget):
   for field in widget.findChildren(QComboBox) + widget.findChildren(QAbstractSpinBox):
     field.setSizePolicy(QSizePolicy.Preferred, field.sizePolicy().verticalPolicy())
     field.setMinimumWidth(_FIELD_WIDTH)
+  for field in widget.findChildren(QAbstractSpinBox):
+    # No - and + buttons, whose 40 px the digits need here: the arrow keys and the wheel step.
+    field.setButtonSymbols(QAbstractSpinBox.NoButtons)
   for button in widget.findChildren(QPushButton):  # the style's least is wider than the text
     button.setMinimumWidth(button.fontMetrics().horizontalAdvance(button.text()) + 16)
   return widget

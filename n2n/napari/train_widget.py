@@ -8,7 +8,6 @@ chosen synthetic noise is added as training goes. The method comes from
 n2n.diagnose of the noisy layers, shown and changeable.
 """
 
-import ast
 import functools
 import os
 
@@ -20,6 +19,7 @@ from n2n.napari import calls
 from n2n.napari import layers
 from n2n.napari import loss_plot
 from n2n.napari import running
+from n2n.napari import setting_fields
 from n2n.napari import trained_runs
 
 DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
@@ -28,37 +28,8 @@ DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
 # The widget's starting values: a run of minutes on 2 CPU cores (bench/front_door.py's 600
 # steps of batch 8 at the paper's width took about 2 minutes), crops that fit the samples.
 STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
-
-
-def settings_text(settings):
-  """{flag: value} as More settings shows it, what settings_from_text reads back
-  (lists and tuples as 0,50)."""
-  shown = lambda value: (','.join(str(item) for item in value)
-                         if isinstance(value, (list, tuple)) else str(value))
-  return ' '.join(f'{name}={shown(value)}' for name, value in settings.items())
-
-
-def settings_from_text(text):
-  """{flag: value} from 'network_width=8 learning_rate=3e-4 noise_range=0,50'
-  (items apart by spaces; Python literals, so 0,50 is a list of two; anything
-  else is taken as text).
-
-  Raises:
-    ValueError: an item without '=', naming it.
-  """
-  settings = {}
-  for item in text.split():
-    if not item:
-      continue
-    name, equals, value = item.lstrip('-').partition('=')
-    if not equals or not name:
-      raise ValueError(f'{item!r} in More settings: write name=value, as train.py\'s flags '
-                       '(e.g. network_width=8)')
-    try:
-      settings[name] = ast.literal_eval(value)
-    except (ValueError, SyntaxError):
-      settings[name] = value
-  return settings
+# The flags the widget's own fields set: More settings refuses them.
+OWN_FLAGS = ('model_dir', 'noise', 'method', 'train_steps', 'crop_size', 'batch_size')
 
 
 class TrainWidget(widgets.Container):
@@ -88,8 +59,11 @@ class TrainWidget(widgets.Container):
     self.model_dir = running.folder_field('Model folder', (
         'The run: its checkpoints, config.json and the arrays it trains on are written here '
         'and nowhere else. An existing run in it is resumed.'))
-    self.more = widgets.LineEdit(label='More settings', tooltip=(
-        "Any other train.py flags as name=value, e.g. network_width=8 learning_rate=3e-4"))
+    self.show_more = widgets.CheckBox(text='More settings', tooltip=(
+        "The network's width, learning rate, seed, the method's own settings... as train.py's "
+        'flags, and a line for any other flag'))
+    self.more = setting_fields.MoreSettings()
+    self.more.visible = False
     self.train_button, self.stop_button, buttons = running.buttons('Train', 'Stop')
     self.status = running.text_line()
     self.plot = loss_plot.LossPlot(viewer.theme)
@@ -98,9 +72,9 @@ class TrainWidget(widgets.Container):
         'regulariser, whose weight rises over the run, and the raw loss with it. The '
         'reconstruction loss plotted without it is the one that shows the run improving.'))
     self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
-                 self.val, self.steps, self.crop_size, self.batch_size, self.model_dir,
-                 self.more])
-    running.below(self, buttons, self.status, self.raw_loss, self.plot)
+                 self.val, self.steps, self.crop_size, self.batch_size, self.model_dir])
+    running.below(self, self.show_more, self.more, buttons, self.status, self.raw_loss,
+                  self.plot)
     self.result = None
     self._folder = None
     self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,
@@ -114,6 +88,8 @@ class TrainWidget(widgets.Container):
     self.train_button.changed.connect(self.start)
     self.stop_button.changed.connect(self.stop)
     self.raw_loss.changed.connect(self.plot.set_show_raw)
+    self.show_more.changed.connect(lambda shown: setattr(self.more, 'visible', shown))
+    self.method.changed.connect(self.more.show_method)
     self._data_changed()
 
   def _data_changed(self, *_):
@@ -156,9 +132,7 @@ class TrainWidget(widgets.Container):
                    if name not in ('method', 'noise')}
     if 'crop_size' in recommended:
       self.crop_size.value = recommended.pop('crop_size')
-    if recommended:
-      more = {**settings_from_text(self.more.value), **recommended}
-      self.more.value = settings_text(more)
+    self.more.set_values(recommended)
 
   def _not_diagnosed(self, message):
     self.diagnosis.value = f'not diagnosed: {message}'
@@ -172,7 +146,8 @@ class TrainWidget(widgets.Container):
     """(flags for n2n.train_config, data, val, axes) from the widget, as calls.train takes them.
 
     Raises:
-      ValueError: no layer, no folder or unreadable More settings.
+      ValueError: no layer, no folder, or a More setting that is no flag or a value its
+        declaration refuses (naming the flag).
     """
     kind, chosen = self.kind.value, self.data_layers.value
     if not chosen:
@@ -186,7 +161,7 @@ class TrainWidget(widgets.Container):
                  noise=self.noise.value if kind == 'clean' else catalog.NO_NOISE,
                  method=self.method.value, train_steps=self.steps.value,
                  crop_size=self.crop_size.value, batch_size=self.batch_size.value)
-    flags.update(settings_from_text(self.more.value))
+    flags.update(self.more.values(taken=OWN_FLAGS))
     val = self.val.value if kind != 'captures' else None
     arrays = [layers.pixels(layer) for layer in chosen]
     data = {'captures': [tuple(arrays)]} if kind == 'captures' else {kind: arrays}

@@ -29,6 +29,8 @@ import n2n
 import npe2
 from napari.utils import notifications
 
+from n2n import config as config_lib
+from n2n import settings
 from n2n.napari import samples
 from tests.conftest import REPO_ROOT
 
@@ -233,7 +235,8 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   # Steps enough that Stop, clicked at the first loss, lands before the end: a loop of 5
   # steps at width 8 takes milliseconds, and the stop reaches the child within 0.1 s.
   widget.steps.value, widget.crop_size.value, widget.batch_size.value = 400, 64, 4
-  widget.more.value = 'network_width=8 steps_per_loop=5'
+  widget.more.fields['network_width'].value = 8
+  widget.more.line.value = 'steps_per_loop=5'
   widget.train_button.native.click()
   qtbot.waitUntil(lambda: bool(widget.plot.steps), timeout=TIMEOUT_MS)
   widget.stop_button.native.click()
@@ -279,6 +282,68 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   assert trained == [run] and denoise.model_choice.value == run
   output = _denoise(qtbot, denoise, layer)
   assert output is not None and output.name == 'noisy denoised', denoise.status.value
+
+
+def test_train_widget_s_more_settings_are_fields_of_their_declarations_and_checked(
+    make_napari_viewer, notes, tmp_path):
+  declared = {spec.flag: spec for spec in settings.settings_of(config_lib.TrainConfig)}
+  viewer = make_napari_viewer()
+  widget = _dock(viewer, 'Train')
+  more = widget.more
+  # Each field as its flag is declared: default, range, choices, help.
+  width = more.fields['network_width']
+  assert (width.value, width.min) == (declared['network_width'].default, 1)
+  assert declared['network_width'].help in width.tooltip
+  assert more.fields['precision'].choices == config_lib.PRECISIONS
+  assert more.fields['learning_rate'].value == 0.0 and more.fields['learning_rate'].min == 0.0
+  # The method's own settings follow the method: Neighbor2Neighbor's gamma, blind-spot's
+  # fraction and line; none of them for pairs. Inference-time ones are left to the line.
+  shown = lambda flag: not more.fields[flag].native.isHidden()
+  widget.method.value = 'neighbor2neighbor'
+  assert shown('neighbor2neighbor_gamma') and not shown('blind_spot_fraction')
+  assert 'neighbor2neighbor_inference_stride' not in more.fields
+  widget.method.value = 'blind_spot'
+  assert shown('blind_spot_fraction') and shown('blind_spot_line')
+  assert not shown('neighbor2neighbor_gamma')
+  assert more.fields['blind_spot_line'].choices == declared['blind_spot_line'].choices
+  # Settings a diagnosis recommends go into their fields, the others into the line.
+  more.set_values({'blind_spot_line': 'rows', 'blind_spot_line_span': 63,
+                   'neighbor2neighbor_inference_stride': 2})
+  assert (more.fields['blind_spot_line'].value, more.fields['blind_spot_line_span'].value) == (
+      'rows', 63)
+  assert more.line.value == 'neighbor2neighbor_inference_stride=2'
+  more.line.value = ''
+  widget.method.value = 'pairs'
+  assert not any(shown(flag) for flag in more.fields if flag.startswith(('blind', 'neighbor2')))
+  # What the fields and the line give n2n.train_config: values other than the defaults.
+  widget.kind.value = 'clean'  # no diagnosis, so no child process: this test is quick
+  widget.data_layers.value = [viewer.add_image(_noisy_grey(), name='clean')]
+  widget.model_dir.value = str(tmp_path / 'run')
+  width.value = 8
+  more.line.value = 'rampdown_fraction=0.5 noise_range=0,50 augment_flips=false'
+  flags = widget.arguments()[0]
+  assert {name: flags[name] for name in ('network_width', 'rampdown_fraction', 'noise_range',
+                                         'augment_flips')} == {
+      'network_width': 8, 'rampdown_fraction': 0.5, 'noise_range': (0.0, 50.0),
+      'augment_flips': False}
+  assert 'precision' not in flags and 'seed' not in flags
+  # Anything else, in one line naming the flag, before a process starts.
+  lines = {'network_widht=8': 'network_widht is not a train.py flag: did you mean '
+                              'network_width?',
+           'rampdown_fraction=2': '--rampdown_fraction=2.0 must be <= 1',
+           'log_every=abc': "--log_every='abc' is not an integer",
+           'noise_range=0,a': "--noise_range='0,a' is not a comma-separated list of numbers",
+           'crop_size=64': '--crop_size has a field of its own: set it there',
+           'network_width=16': '--network_width has a field of its own: set it there',
+           'steps_per_loop': "'steps_per_loop': write name=value, as train.py's flags (e.g. "
+                             'rampdown_fraction=0.5)'}
+  for line in lines:
+    more.line.value = line
+    widget.train_button.native.click()
+  errors = [message for severity, message in notes
+            if severity == notifications.NotificationSeverity.ERROR]
+  assert errors == [f'n2n: {message}' for message in lines.values()]
+  assert widget.train_button.enabled and not widget._call.running
 
 
 def _denoise(qtbot, widget, layer, tta=False):
