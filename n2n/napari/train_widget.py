@@ -21,12 +21,14 @@ from n2n.napari import loss_plot
 from n2n.napari import running
 from n2n.napari import setting_fields
 from n2n.napari import trained_runs
+from n2n.napari import training_time
 
 DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
               ('captures of one view (Noise2Noise pairs)', 'captures'),
               ('clean layers + synthetic noise', 'clean'))
-# The widget's starting values: a run of minutes on 2 CPU cores (bench/front_door.py's 600
-# steps of batch 8 at the paper's width took about 2 minutes), crops that fit the samples.
+# The widget's starting values where this host has no speed recorded (training_time.py;
+# with one, Steps starts at what fits its budget): 2000 steps took 21 min for the RGB
+# sample on a 2-core AVX2 host. Crops that fit the samples.
 STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
 # The flags the widget's own fields set: More settings refuses them.
 OWN_FLAGS = ('model_dir', 'noise', 'method', 'train_steps', 'crop_size', 'batch_size')
@@ -56,6 +58,7 @@ class TrainWidget(widgets.Container):
     self.steps = widgets.SpinBox(label='Steps', min=1, max=10_000_000, value=STEPS)
     self.crop_size = widgets.SpinBox(label='Crop size', min=8, max=4096, step=8, value=CROP_SIZE)
     self.batch_size = widgets.SpinBox(label='Batch size', min=1, max=4096, value=BATCH_SIZE)
+    self.time = running.text_line('Time')
     self.model_dir = running.folder_field('Model folder', (
         'The run: its checkpoints, config.json and the arrays it trains on are written here '
         'and nowhere else. An existing run in it is resumed.'))
@@ -72,11 +75,15 @@ class TrainWidget(widgets.Container):
         'regulariser, whose weight rises over the run, and the raw loss with it. The '
         'reconstruction loss plotted without it is the one that shows the run improving.'))
     self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
-                 self.val, self.steps, self.crop_size, self.batch_size, self.model_dir])
+                 self.val, self.steps, self.crop_size, self.batch_size, self.time,
+                 self.model_dir])
     running.below(self, self.show_more, self.more, buttons, self.status, self.raw_loss,
                   self.plot)
     self.result = None
     self._folder = None
+    # The run's clock and (kind, work units) while it trains; whether Steps was set by hand.
+    self._clock, self._measured = None, None
+    self._steps_by_hand, self._fitting = False, False
     self._call = running.Call('n2n: training', on_progress=self._progress, on_done=self._done,
                               on_error=self._failed, on_finished=self._finished)
     self._diagnosing = running.Call('n2n: diagnosing', on_done=self._diagnosed,
@@ -90,7 +97,43 @@ class TrainWidget(widgets.Container):
     self.raw_loss.changed.connect(self.plot.set_show_raw)
     self.show_more.changed.connect(lambda shown: setattr(self.more, 'visible', shown))
     self.method.changed.connect(self.more.show_method)
+    self.steps.changed.connect(self._steps_set)
+    for field in (self.data_layers, self.axes, self.method, self.steps, self.crop_size,
+                  self.batch_size, self.more.fields['network_width'],
+                  self.more.fields['crop_depth']):
+      field.changed.connect(self._estimate)
     self._data_changed()
+    self._estimate()
+
+  def _steps_set(self, _):
+    if not self._fitting:
+      self._steps_by_hand = True
+
+  def _kind_and_units(self):
+    """(the run's kind, e.g. 'neighbor2neighbor 2D', and a step's work units), as
+    training_time records them."""
+    chosen = self.data_layers.value
+    three_d = bool(chosen) and layers.is_stack(chosen[0], self.axes.value)
+    fields = self.more.fields
+    units = training_time.work_units(self.batch_size.value, self.crop_size.value,
+                                     fields['network_width'].value,
+                                     fields['crop_depth'].value if three_d else 1)
+    return f'{self.method.value} {3 if three_d else 2}D', units
+
+  def _estimate(self, *_):
+    """Time: the run's length from this host's record of its kind, and Steps set to what
+    fits training_time.BUDGET_SECONDS while it was not set by hand."""
+    kind, units = self._kind_and_units()
+    steps = training_time.fitting_steps(kind, units)
+    if steps is not None and not self._steps_by_hand and steps != self.steps.value:
+      self._fitting = True
+      self.steps.value = steps  # calls _estimate again, with these steps
+      self._fitting = False
+      return
+    seconds = training_time.estimate(kind, self.steps.value, units)
+    self.time.value = (f'about {training_time.describe(seconds)} (this host, {kind})'
+                       if seconds is not None
+                       else f'known after the first steps (no {kind} run on this host yet)')
 
   def _data_changed(self, *_):
     """New data: the axes guessed from the first layer; the method from its diagnosis."""
@@ -176,6 +219,8 @@ class TrainWidget(widgets.Container):
       self.status.value = running.show_error(error)
       return
     self._folder = arguments[0]['model_dir']
+    self._clock, self._measured = training_time.RunClock(), self._kind_and_units()
+    self.time.value = 'known after the first steps'
     self.train_button.enabled = False
     self.stop_button.enabled = True
     self.status.value = 'starting (the first steps build the network)...'
@@ -188,6 +233,7 @@ class TrainWidget(widgets.Container):
     self.status.value = 'stopping: saving a checkpoint...'
 
   def _progress(self, step, total, logs):
+    self._clock.report(step, logs)
     if not logs:
       self.plot.keep_before(step)
       return
@@ -196,6 +242,10 @@ class TrainWidget(widgets.Container):
                        for name in loss_plot.HELD_OUT if name in logs)
     loss = ('reconstruction_loss', 'reconstruction loss') if 'reconstruction_loss' in logs else (
         'loss', 'loss')
+    left = self._clock.remaining(step, total)
+    if left is not None:
+      self.time.value = (f'{training_time.describe(left)} left '
+                         f'({self._clock.seconds_per_step:.3g} s a step)')
     self.status.value = f'step {step}/{total}, {loss[1]} {logs[loss[0]]:.4g}{held_out}'
 
   def _done(self, result):
@@ -211,6 +261,8 @@ class TrainWidget(widgets.Container):
     self.status.value = f'failed: {message}'
 
   def _finished(self):
+    self._clock.save(*self._measured)
+    self._estimate()
     self.train_button.enabled = True
     self.stop_button.enabled = False
     self.train_button.text = 'Resume' if self.result is not None and self.result.stopped else 'Train'

@@ -12,6 +12,7 @@ Run under an X server: pytest-xvfb (the test extra) starts one where Xvfb is ins
 import glob
 import multiprocessing
 import os
+import re
 
 import numpy as np
 import pytest
@@ -32,6 +33,8 @@ from napari.utils import notifications
 from n2n import config as config_lib
 from n2n import settings
 from n2n.napari import samples
+from n2n.napari import train_widget
+from n2n.napari import training_time
 from tests.conftest import REPO_ROOT
 
 pytestmark = pytest.mark.slow
@@ -52,6 +55,13 @@ def plugin():
     manager.register(npe2.PluginManifest.from_file(
         os.path.join(REPO_ROOT, 'n2n', 'napari', 'napari.yaml')))
   return manager
+
+
+@pytest.fixture(autouse=True)
+def speed_record(tmp_path, monkeypatch):
+  """The training speeds the Train widget records go to a cache of the test's own."""
+  monkeypatch.setenv('XDG_CACHE_HOME', str(tmp_path / 'cache'))
+  return training_time.record_path()
 
 
 @pytest.fixture
@@ -237,6 +247,9 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   widget.steps.value, widget.crop_size.value, widget.batch_size.value = 400, 64, 4
   widget.more.fields['network_width'].value = 8
   widget.more.line.value = 'steps_per_loop=5'
+  # No run of this kind on this host yet: the time is measured as the run goes.
+  assert widget.time.value == ('known after the first steps (no neighbor2neighbor 2D run on '
+                               'this host yet)')
   widget.train_button.native.click()
   qtbot.waitUntil(lambda: bool(widget.plot.steps), timeout=TIMEOUT_MS)
   widget.stop_button.native.click()
@@ -256,6 +269,11 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
   widget.plot.keep_before = lambda step: (starts.append(step), keep_before(step))
 
   widget.train_button.native.click()
+  # The time left, shown from the second loop on (the first one traces the network).
+  qtbot.waitUntil(lambda: ' left (' in widget.time.value or widget.train_button.enabled,
+                  timeout=TIMEOUT_MS)
+  assert re.fullmatch(r'\d+ (s|min) left \([0-9.e-]+ s a step\)', widget.time.value), (
+      widget.time.value)
   qtbot.waitUntil(lambda: widget.train_button.enabled, timeout=TIMEOUT_MS)
   assert not widget.result.stopped and widget.result.step == 400, widget.status.value
   assert widget.train_button.text == 'Train'
@@ -268,6 +286,19 @@ def test_train_widget_trains_a_layer_stops_and_resumes(make_napari_viewer, qtbot
       step for step in before if step < stopped_at]
   assert min(step for step in steps if step > stopped_at) == stopped_at + 5
   assert all(np.isfinite(widget.plot.losses))
+  # The host's speed is recorded, and the time before Train is pressed now comes from it;
+  # Steps, set by hand, stays as it was set.
+  assert training_time.recorded('neighbor2neighbor 2D')['seconds_per_unit'] > 0
+  assert widget.time.value.startswith('about ') and widget.steps.value == 400
+  # A Train widget whose Steps is not set by hand starts at what fits the budget here.
+  fresh = _dock(viewer, TABS).train
+  assert fresh.steps.value == train_widget.STEPS
+  fresh.method.value = 'neighbor2neighbor'
+  kind, units = fresh._kind_and_units()
+  assert kind == 'neighbor2neighbor 2D'
+  assert fresh.steps.value == training_time.fitting_steps(kind, units) != train_widget.STEPS
+  speed = training_time.recorded(kind)
+  assert fresh.steps.value * units * speed['seconds_per_unit'] <= training_time.BUDGET_SECONDS
   # Neighbor2Neighbor: the plot's curve is the reconstruction term, under the raw loss
   # (which adds the regulariser) at every step, and falling as the run trains; the raw
   # loss joins it on demand.
