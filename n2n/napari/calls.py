@@ -66,3 +66,10 @@ def denoise(path, precision, tile_size, array, axes, tta, cancel, progress):
   denoiser = _loaded(path, precision, tile_size)
   pixels = denoiser(array, axes=axes, tta=tta, progress=progress, cancel=cancel)
   return Denoised(pixels, _loaded.cache_info().misses)
+
+
+def export(model, output, onnx, bioimageio, overwrite, stop, progress):
+  """n2n.export(model, output, onnx=..., bioimageio=..., overwrite=...): the paths written;
+  stop and progress are not used (it takes seconds)."""
+  del stop, progress
+  return n2n.export(model, output, onnx=onnx, bioimageio=bioimageio, overwrite=overwrite)

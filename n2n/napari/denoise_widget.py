@@ -17,6 +17,7 @@ from n2n import settings
 from n2n import shipped
 from n2n.napari import calls
 from n2n.napari import child as child_lib
+from n2n.napari import export_section
 from n2n.napari import layers
 from n2n.napari import running
 from n2n.napari import trained_runs
@@ -84,7 +85,6 @@ class DenoiseWidget(widgets.Container):
     self.status = running.text_line()
     self.extend([self.model_choice, self.model, self.layer, self.axes, self.tta,
                  self.tile_size, self.precision])
-    running.below(self, buttons, self.status)
     self.output = None
     self.model_loads = 0
     self._source = None
@@ -93,6 +93,16 @@ class DenoiseWidget(widgets.Container):
     self._call = running.Call('n2n: denoising', on_progress=self._progress,
                               on_done=self._done, on_error=self._failed,
                               on_finished=self._finished, stop_name='cancel', child=self._child)
+    # The child answers one call at a time: Denoise and Export take turns.
+    self.show_export = widgets.CheckBox(text='Export the model', tooltip=(
+        'Write the chosen model as export.py does: a SavedModel folder, ONNX, the BioImage '
+        'Model Zoo package'))
+    self.export = export_section.ExportSection(
+        self._child, self._check_model, on_start=lambda: self._busy(True),
+        on_finished=lambda: self._busy(False))
+    self.export.visible = False
+    running.below(self, buttons, self.status, self.show_export, self.export)
+    self.show_export.changed.connect(lambda shown: setattr(self.export, 'visible', shown))
     running.when_closed(self.native, self._child.close)  # not self: Qt would keep it alive
     self.layer.changed.connect(self._layer_changed)
     self.model_choice.changed.connect(self._choice_changed)
@@ -148,12 +158,18 @@ class DenoiseWidget(widgets.Container):
     if not self._call.running and self._child_model not in (None, self._model_key()):
       self.close_model()
 
-  def _check_model(self, layer):
+  def _busy(self, busy):
+    """Denoise off while an export runs in the child, and the reverse."""
+    self.denoise_button.enabled = not busy
+    self.export.button.enabled = not busy
+
+  def _check_model(self, layer=None):
     """The chosen model's path; None (after a one-line notification) where the folder field
-    names nothing that exists, or the layer is not of a pixel type and channel count a
-    shipped model takes (shipped.refusal, as every front door refuses it)."""
+    names nothing that exists, or the layer (None: no layer to check, an export) is not of
+    a pixel type and channel count a shipped model takes (shipped.refusal, as every front
+    door refuses it)."""
     kind, name = self.model_choice.value
-    if kind == 'shipped':
+    if kind == 'shipped' and layer is not None:
       # An RGB(A) layer's colour is 3 channels (alpha passes through), any other one 1.
       reason = shipped.refusal(name, shipped.MODELS[name], np.dtype(layer.dtype).name,
                                3 if layer.rgb else 1)
@@ -183,7 +199,7 @@ class DenoiseWidget(widgets.Container):
       self.close_model()
       self._child_model = key
     self._source = (layer, self.tta.value)
-    self.denoise_button.enabled = False
+    self._busy(True)
     self.cancel_button.enabled = True
     self.status.value = ('denoising...' if self._child.alive
                          else 'loading the model (kept for the next Denoise)...')
@@ -211,6 +227,6 @@ class DenoiseWidget(widgets.Container):
     self.status.value = message if message == 'cancelled' else f'failed: {message}'
 
   def _finished(self):
-    self.denoise_button.enabled = True
+    self._busy(False)
     self.cancel_button.enabled = False
     self._model_changed()

@@ -155,7 +155,9 @@ def test_the_tabbed_dock_holds_the_three_and_leaves_the_canvas_most_of_a_narrow_
     _dock(apart, name)
   qtbot.wait(200)
   assert apart_canvas.width() < apart_window.width() / 2
-  # Each tab fits the dock's width: it may scroll down, never sideways.
+  # Each tab fits the dock's width, its sections open: it may scroll down, never sideways.
+  tabs.train.show_more.value = tabs.denoise.show_export.value = True
+  tabs.train.method.value = 'blind_spot'  # the method with the most settings of its own
   for index, widget in enumerate((tabs.diagnose, tabs.train, tabs.denoise)):
     tabs.setCurrentIndex(index)
     qtbot.wait(50)
@@ -433,6 +435,37 @@ def test_denoise_widget_keeps_the_model_loaded_until_it_changes_or_the_widget_cl
   pid = widget.child_pid
   viewer.window.remove_dock_widget(widget.native)
   qtbot.waitUntil(lambda: not _alive(pid), timeout=TIMEOUT_MS)
+
+
+def test_denoise_widget_exports_the_model_in_the_process_that_holds_it(
+    make_napari_viewer, qtbot, run_folder, tmp_path, notes):
+  viewer = make_napari_viewer()
+  layer = viewer.add_image(_noisy_grey(48), name='grey')
+  widget = _dock(viewer, 'Denoise')
+  widget.model.value = run_folder
+  _denoise(qtbot, widget, layer)
+  pid = widget.child_pid
+  widget.show_export.value = True
+  export, folder = widget.export, tmp_path / 'export'
+  export.output.value = str(folder)
+  export.button.native.click()
+  assert not widget.denoise_button.enabled  # the one process answers one call at a time
+  qtbot.waitUntil(lambda: export.button.enabled, timeout=TIMEOUT_MS)
+  assert export.written == [str(folder), str(folder / 'model.onnx'),
+                            str(folder / 'bioimageio_model.zip')], export.status.value
+  assert (folder / 'saved_model.pb').is_file() and (folder / 'model.onnx').stat().st_size > 0
+  assert export.status.value == 'wrote ' + ', '.join(export.written)
+  # Exported by the process that holds the model, which holds it still.
+  assert widget.child_pid == pid and widget.denoise_button.enabled
+  _denoise(qtbot, widget, layer)
+  assert widget.child_pid == pid and widget.model_loads == 1
+  # Again into the same folder, without Replace: refused in one line, nothing written.
+  export.button.native.click()
+  qtbot.waitUntil(lambda: export.button.enabled, timeout=TIMEOUT_MS)
+  errors = [message for severity, message in notes
+            if severity == notifications.NotificationSeverity.ERROR]
+  assert len(errors) == 1 and errors[0].startswith('n2n: ') and '\n' not in errors[0], errors
+  assert str(folder) in errors[0] and export.status.value.startswith('failed: ')
 
 
 def _alive(pid):
