@@ -170,6 +170,8 @@ class Child:
       _start_without_users_main(self._process)
     self._finalizer = weakref.finalize(self, _end, self._process, self._requests, self._stop,
                                        False)
+    # At exit multiprocessing ends its daemonic children itself, and no thread may start.
+    self._finalizer.atexit = False
 
   def call(self, function, args, kwargs, names, stop, report):
     """In a worker thread: function(*args, **kwargs) in the process, with
