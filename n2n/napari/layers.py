@@ -49,6 +49,16 @@ def is_stack(layer, axes):
       size > 1 for letter, size in zip(axes, shape) if letter in 'ZT')
 
 
+def channels(layer, axes):
+  """How many channels the layer has, laid out in axes (n2n's letters): its C (or S)
+  axis's size, 1 without one; None where axes do not fit it."""
+  shape = np.shape(_full_resolution(layer))
+  axes = axes.strip().upper().replace('S', 'C')
+  if len(axes) != len(shape):
+    return None
+  return shape[axes.index('C')] if 'C' in axes else 1
+
+
 def axes_of(layer):
   """The layer's axes as n2n's letters, e.g. 'YX', 'YXC' (RGB), 'ZYX', 'TZYX':
   its axis labels where they are such letters (z, y, x...), else a guess from

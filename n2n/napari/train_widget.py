@@ -5,7 +5,8 @@ written) and Resume (the same call again continues from it).
 The data: noisy layers (one capture of each view: a single-image method),
 the captures of one view (Noise2Noise pairs), or clean layers to which the
 chosen synthetic noise is added as training goes. The method comes from
-n2n.diagnose of the noisy layers, shown and changeable.
+n2n.diagnose of the noisy layers, shown and changeable. A new run starts from
+scratch, or from a shipped model's or another run's weights (--init_from).
 """
 
 import functools
@@ -20,6 +21,7 @@ from n2n.napari import layers
 from n2n.napari import loss_plot
 from n2n.napari import running
 from n2n.napari import setting_fields
+from n2n.napari import start_from
 from n2n.napari import trained_runs
 from n2n.napari import training_time
 
@@ -31,7 +33,8 @@ DATA_KINDS = (('noisy layers (one capture of each view)', 'noisy'),
 # sample on a 2-core AVX2 host. Crops that fit the samples.
 STEPS, CROP_SIZE, BATCH_SIZE = 2000, 128, 4
 # The flags the widget's own fields set: More settings refuses them.
-OWN_FLAGS = ('model_dir', 'noise', 'method', 'train_steps', 'crop_size', 'batch_size')
+OWN_FLAGS = ('model_dir', 'noise', 'method', 'train_steps', 'crop_size', 'batch_size',
+             'init_from')
 
 
 class TrainWidget(widgets.Container):
@@ -62,6 +65,7 @@ class TrainWidget(widgets.Container):
     self.model_dir = running.folder_field('Model folder', (
         'The run: its checkpoints, config.json and the arrays it trains on are written here '
         'and nowhere else. An existing run in it is resumed.'))
+    self.start_from = start_from.StartFrom(viewer, self._channels)
     self.show_more = widgets.CheckBox(text='More settings', tooltip=(
         "The network's width, learning rate, seed, the method's own settings... as train.py's "
         'flags, and a line for any other flag'))
@@ -76,7 +80,7 @@ class TrainWidget(widgets.Container):
         'reconstruction loss plotted without it is the one that shows the run improving.'))
     self.extend([self.kind, self.data_layers, self.axes, self.noise, self.method, self.diagnosis,
                  self.val, self.steps, self.crop_size, self.batch_size, self.time,
-                 self.model_dir])
+                 self.model_dir, self.start_from.choice, self.start_from.folder])
     running.below(self, self.show_more, self.more, buttons, self.status, self.raw_loss,
                   self.plot)
     self.result = None
@@ -92,6 +96,7 @@ class TrainWidget(widgets.Container):
     self._diagnose_again = False
     self.kind.changed.connect(self._data_changed)
     self.data_layers.changed.connect(self._data_changed)
+    self.axes.changed.connect(self.start_from.update)
     self.train_button.changed.connect(self.start)
     self.stop_button.changed.connect(self.stop)
     self.raw_loss.changed.connect(self.plot.set_show_raw)
@@ -104,6 +109,11 @@ class TrainWidget(widgets.Container):
       field.changed.connect(self._estimate)
     self._data_changed()
     self._estimate()
+
+  def _channels(self):
+    """The first chosen layer's channels as the axes lay it out; None without one."""
+    chosen = self.data_layers.value
+    return layers.channels(chosen[0], self.axes.value) if chosen else None
 
   def _steps_set(self, _):
     if not self._fitting:
@@ -142,6 +152,7 @@ class TrainWidget(widgets.Container):
     self.val.enabled = kind != 'captures'
     if chosen:
       self.axes.value = layers.axes_of(chosen[0])
+    self.start_from.update()  # the shipped models for these layers' channels
     if kind != 'noisy':
       # Pairs of captures, or pairs of synthetic noise on clean layers: Noise2Noise.
       self.method.value = 'pairs'
@@ -205,6 +216,9 @@ class TrainWidget(widgets.Container):
                  method=self.method.value, train_steps=self.steps.value,
                  crop_size=self.crop_size.value, batch_size=self.batch_size.value)
     flags.update(self.more.values(taken=OWN_FLAGS))
+    init_from = self.start_from.init_from()
+    if init_from:
+      flags['init_from'] = init_from
     val = self.val.value if kind != 'captures' else None
     arrays = [layers.pixels(layer) for layer in chosen]
     data = {'captures': [tuple(arrays)]} if kind == 'captures' else {kind: arrays}

@@ -1,6 +1,7 @@
 """The napari plugin in a real viewer: every widget docks and every sample
 opens through napari's plugin manager; Diagnose reports the sample's noise;
-Train trains a tiny run from a layer, stops (a checkpoint) and resumes; Denoise
+Train trains a tiny run from a layer, stops (a checkpoint) and resumes, and
+starts a run from another's weights (another network refused); Denoise
 denoises a 2D, an RGB and a 3D layer into new layers placed as their inputs, and a
 photograph through the shipped camera model;
 Cancel and bad input end in one-line notifications. One tiny run (width 8, crops
@@ -32,7 +33,9 @@ from napari.utils import notifications
 
 from n2n import config as config_lib
 from n2n import settings
+from n2n import shipped
 from n2n.napari import samples
+from n2n.napari import start_from
 from n2n.napari import train_widget
 from n2n.napari import training_time
 from tests.conftest import REPO_ROOT
@@ -377,6 +380,80 @@ def test_train_widget_s_more_settings_are_fields_of_their_declarations_and_check
             if severity == notifications.NotificationSeverity.ERROR]
   assert errors == [f'n2n: {message}' for message in lines.values()]
   assert widget.train_button.enabled and not widget._call.running
+
+
+def _network_weights(model_dir):
+  """{name: value} of the network's weights in model_dir's newest checkpoint (a Trainer's
+  checkpoint keys them under the optimizer's trainable variables, in the network's order)."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top  (loaded here by run_folder too)
+  reader = tf.train.load_checkpoint(str(model_dir))
+  return {name: reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+          if name.startswith('optimizer/_trainable_variables/')}
+
+
+def _train(qtbot, widget, folder, steps):
+  widget.model_dir.value, widget.steps.value = str(folder), steps
+  widget.train_button.native.click()
+  qtbot.waitUntil(lambda: widget.train_button.enabled, timeout=TIMEOUT_MS)
+
+
+def test_train_widget_starts_from_a_run_trained_here_and_refuses_another_network(
+    make_napari_viewer, qtbot, tmp_path, notes):
+  viewer = make_napari_viewer()
+  grey = viewer.add_image(_noisy_grey(), name='grey')
+  rgb = viewer.add_image(samples.noisy_picture()[0][0][:96, :96], name='rgb', rgb=True)
+  widget = _dock(viewer, 'Train')
+  start, fields = widget.start_from.choice, widget.more.fields
+  # The shipped camera model is offered for RGB layers; chosen, then a grey layer: scratch.
+  widget.kind.value = 'clean'  # no diagnosis of the RGB layer: this one is not trained on
+  widget.data_layers.value = [rgb]
+  assert start.value == start_from.SCRATCH and ('shipped', 'camera_srgb') in start.choices
+  start.value = ('shipped', 'camera_srgb')
+  widget.data_layers.value = [grey]
+  assert start.choices == (start_from.SCRATCH, start_from.FOLDER)
+  assert start.value == start_from.SCRATCH
+  # Noisy grey layers train a grey network (clean 2D layers an RGB one, as clean files).
+  widget.kind.value = 'noisy'
+  qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
+                  or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
+  widget.crop_size.value, widget.batch_size.value = 64, 2
+  fields['network_width'].value = 8
+  widget.more.line.value = 'steps_per_loop=5'
+  source = tmp_path / 'source'
+  _train(qtbot, widget, source, 10)
+  assert widget.result.step == 10, widget.status.value
+  # The run trained here is offered. A run started from it (another seed, whose own first
+  # weights would be far from these) at the field's least learning rate, 1e-5, for one
+  # step: Adam's first step moves each weight by about the rate, so its first checkpoint
+  # holds the source's weights within a few 1e-5.
+  start.value = ('trained', str(source))
+  fields['learning_rate'].value = fields['learning_rate'].step
+  fields['seed'].value = 7
+  tuned = tmp_path / 'tuned'
+  _train(qtbot, widget, tuned, 1)
+  assert widget.result.step == 1, widget.status.value
+  tuned_weights, source_weights = _network_weights(tuned), _network_weights(source)
+  assert tuned_weights.keys() == source_weights.keys() and tuned_weights
+  assert max(float(np.abs(tuned_weights[name] - source_weights[name]).max())
+             for name in tuned_weights) < 1e-4
+  # Another network: a wider one from that run, a grey layer from the shipped camera
+  # model's folder (RGB). One line each naming --init_from and the difference, no run.
+  fields['network_width'].value = 16
+  _train(qtbot, widget, tmp_path / 'wider', 1)
+  start.value = start_from.FOLDER
+  camera = shipped.folder('camera_srgb')
+  widget.start_from.folder.value = camera
+  fields['network_width'].value = config_lib.ModelConfig().network_width  # the camera's 48
+  _train(qtbot, widget, tmp_path / 'grey', 1)
+  errors = [message for severity, message in notes
+            if severity == notifications.NotificationSeverity.ERROR]
+  assert len(errors) == 2 and not any('\n' in message for message in errors), errors
+  assert errors[0].startswith(f'n2n: --init_from={source}: ') and (
+      'network_width: 8 -> 16' in errors[0]), errors
+  assert errors[1].startswith(f'n2n: --init_from={camera}: ') and (
+      'channels: 3 -> 1' in errors[1]), errors
+  assert {os.path.basename(os.path.dirname(path)) for path in glob.glob(
+      str(tmp_path / '*' / 'ckpt-*.index'))} == {'source', 'tuned'}
 
 
 def _denoise(qtbot, widget, layer, tta=False):
