@@ -3,10 +3,12 @@ docs/napari/diagnose.png, train.png and denoise.png (the whole window).
 
   xvfb-run -a python -m bench.napari_screenshots [--output_dir=docs/napari]
 
-Each widget runs for real on the plugin's samples: Diagnose on the noisy
-picture, Train for 200 steps on it (width 16, crops of 128; a few minutes on
-two CPU cores) into a temporary folder, Denoise of the picture with that run.
-Needs the napari extra (pip install .[napari]) and an X server.
+Each widget runs for real on the plugin's samples, in the tabbed dock that
+docs/napari.md has users open (Diagnose, Train, Denoise), each picture with its
+tab shown: Diagnose on the noisy picture, Train for 200 steps on it (width 16,
+crops of 128; a few minutes on two CPU cores) into a temporary folder, Denoise
+of the picture with that run. Needs the napari extra (pip install .[napari])
+and an X server.
 """
 
 import argparse
@@ -20,8 +22,9 @@ from qtpy.QtWidgets import QApplication
 
 
 WINDOW = (1600, 1050)
-# Wide enough for the diagnosis's table and the plot.
-DOCK_WIDTH = 620
+# The dock holding the three widgets as tabs (n2n/napari/napari.yaml), and its tabs' order.
+TABS = 'Diagnose, Train, Denoise'
+DIAGNOSE_TAB, TRAIN_TAB, DENOISE_TAB = 0, 1, 2
 
 
 def _wait(condition, timeout_s=1800):
@@ -33,14 +36,10 @@ def _wait(condition, timeout_s=1800):
       raise TimeoutError('the widget did not finish in time')
 
 
-def _dock(viewer, name, previous=None):
-  """The plugin's widget called name, docked alone (previous taken out)."""
-  if previous is not None:
-    viewer.window.remove_dock_widget(previous.native)
-  widget = viewer.window.add_plugin_dock_widget('n2n', name)[1]
-  widget.native.setMinimumWidth(DOCK_WIDTH)
+def _show_tab(tabs, index):
+  """Shows the dock's tab at index (DIAGNOSE_TAB...), as a user's click would."""
+  tabs.setCurrentIndex(index)
   QApplication.processEvents()
-  return widget
 
 
 def _shot(viewer, path):
@@ -63,25 +62,31 @@ def main():
   viewer.window._qt_window.resize(*WINDOW)  # pylint: disable=protected-access
   viewer.open_sample('n2n', 'noisy_picture')
   picture = viewer.layers['noisy picture']
-  diagnose = _dock(viewer, 'Diagnose noise')
+  tabs = viewer.window.add_plugin_dock_widget('n2n', TABS)[1]
+  diagnose, train, denoise = tabs.diagnose, tabs.train, tabs.denoise
+  _show_tab(tabs, DIAGNOSE_TAB)
   diagnose.layer.value = picture
   diagnose.start()
   _wait(lambda: diagnose.run_button.enabled)
   _shot(viewer, os.path.join(args.output_dir, 'diagnose.png'))
 
   with tempfile.TemporaryDirectory() as folder:
-    train = _dock(viewer, 'Train', diagnose)
+    run = os.path.join(folder, 'run')
+    _show_tab(tabs, TRAIN_TAB)
     train.data_layers.value = [picture]
     _wait(lambda: 'diagnosing' not in train.diagnosis.value)
-    train.model_dir.value = os.path.join(folder, 'run')
+    train.model_dir.value = run
     train.steps.value, train.crop_size.value = args.train_steps, 128
-    train.more.value = f'network_width=16 steps_per_loop=10 {train.more.value}'.strip()
+    # More settings: the width in its field; the diagnosis's settings without one stay in
+    # the Other flags line.
+    train.more.fields['network_width'].value = 16
+    train.more.line.value = f'steps_per_loop=10 {train.more.line.value}'.strip()
     train.start()
     _wait(lambda: train.train_button.enabled)
     _shot(viewer, os.path.join(args.output_dir, 'train.png'))
 
-    denoise = _dock(viewer, 'Denoise', train)
-    denoise.model.value = os.path.join(folder, 'run')
+    _show_tab(tabs, DENOISE_TAB)
+    denoise.model_choice.value = ('trained', run)  # Train offered it as it finished
     denoise.layer.value = picture
     denoise.start()
     _wait(lambda: denoise.denoise_button.enabled)
