@@ -10,8 +10,8 @@ import numpy as np
 
 from n2n import noise_kinds
 from n2n import noise_model
-from n2n import shipped
 from n2n.diagnosis import noise_statistics
+from n2n.diagnosis import shipped_advice
 
 # Lag-1 correlation from which noise counts as spatially correlated: pooled
 # over the demo photographs, the single-image estimate reads pixel-independent
@@ -43,11 +43,16 @@ class Recommendation:
     lines: why, in a few lines for the user.
     stack_method: the --method for stacks (the 3D network) where the recommended
       one is 2D only; '' where it is the same.
+    model: a shipped model to denoise with as is, before any training, where it
+      measured best on real data of this kind (shipped_advice); '' where none.
+    model_flags: denoise.py's flags beside --model for it, e.g. ('--tta',).
   """
   kind: str
   flags: tuple
   lines: tuple
   stack_method: str = ''
+  model: str = ''
+  model_flags: tuple = ()
 
 
 def line_axis(profile):
@@ -79,15 +84,6 @@ def kind_of(profile):
 
 
 # For colour photographs with correlated noise: the model n2n ships for cameras' photographs.
-CAMERA_MODEL_ADVICE = (
-    f'If these are photographs from a digital camera (8-bit sRGB, JPEG or PNG), try also, '
-    f'without training: denoise.py --model={shipped.CAMERA_SRGB} (add --tta for the mean '
-    'over the 8 flips and rotations), a network n2n ships, trained on simulated camera '
-    'noise. On two photographs it never saw, through simulated cameras like those it '
-    'trained on, it gained more than Neighbor2Neighbor trained on them (docs/results.md); no '
-    'real photograph was measured, so compare both on a few of yours.')
-
-
 def all_eight_bit(dtypes):
   """Whether every image was 8-bit, from their dtypes; None when there were none
   (scenes, whose dtypes the diagnosis does not collect)."""
@@ -99,8 +95,31 @@ STACK_METHOD = 'neighbor2neighbor'
 
 
 def recommend(profile, eight_bit=None):
-  """The method and flags n2n recommends for noise like profile's; eight_bit: whether
-  the images were 8-bit (None: not known), for the camera model's offer."""
+  """What n2n recommends for noise like profile's: the method and flags for its noise
+  (by_noise), and where a shipped model fits such images (shipped_advice), that model as
+  is, fine-tuned from it or from scratch, whichever measured best on real data.
+  eight_bit: whether the images were 8-bit (None: not known)."""
+  by_kind = by_noise(profile)
+  measured = shipped_advice.measured_for(profile, by_kind.kind, eight_bit)
+  if measured is None:
+    return by_kind
+  figures = measured.figures()
+  as_is = (f'{shipped_advice.as_is_command(measured)}: {measured.model}, a model n2n ships '
+           f'for such images, as is ({figures}).')
+  if measured.best == shipped_advice.TUNE:
+    return dataclasses.replace(
+        by_kind, flags=shipped_advice.tune_flags(measured) + by_kind.flags,
+        lines=by_kind.lines + (f'--init_from={measured.model}: the run starts from a model '
+                               f'n2n ships for such images and fine-tunes it on yours '
+                               f'({figures}).',))
+  if measured.best == shipped_advice.AS_IS:
+    return dataclasses.replace(by_kind, model=measured.model, model_flags=measured.as_is_flags,
+                               lines=by_kind.lines + (as_is,))
+  return dataclasses.replace(by_kind, lines=by_kind.lines + (f'Or, without training, {as_is}',))
+
+
+def by_noise(profile):
+  """The method and flags for noise like profile's, whatever the images show."""
   kind = kind_of(profile)
   if profile.source == 'pairs':
     return Recommendation(kind, ('--noise=none', '--method=pairs'), (
@@ -121,8 +140,6 @@ def recommend(profile, eight_bit=None):
            'correlated': f'over about {length - 1} pixel(s) in each direction'}[kind]
   pairs = ('Two captures of each scene, trained as Noise2Noise (--method=pairs on a --scenes '
            'dataset), need only independent captures: use them where you have them.')
-  camera_model = ((CAMERA_MODEL_ADVICE,) if profile.channels == 3 and eight_bit is not False
-                  else ())
   # Recorruptions were measured on colour photographs (the calibrated camera simulator);
   # grey images keep the pixel-shuffle scheme.
   if kind == 'correlated' and profile.samples >= noise_model.MIN_SAMPLES and profile.channels == 3:
@@ -134,7 +151,7 @@ def recommend(profile, eight_bit=None):
         'diagnosis of its records (--recorrupted_noise_model, drawn a little under the level '
         'read: --recorrupted_level_scale) and the mean over the 8 flips and rotations when '
         'denoising, where no flag gives them. It is 2D only: for stacks, '
-        f'--method={STACK_METHOD}.', pairs) + camera_model, STACK_METHOD)
+        f'--method={STACK_METHOD}.', pairs), STACK_METHOD)
   if kind == 'correlated':
     return Recommendation(kind, ('--noise=none', '--method=neighbor2neighbor',
                                  '--crop_size=128'), (
@@ -144,8 +161,7 @@ def recommend(profile, eight_bit=None):
         'train.py chooses the strides from this diagnosis of its records (it logs '
         '--neighbor2neighbor_stride=2 --neighbor2neighbor_inference_stride=2, and '
         '--neighbor2neighbor_inference_orientations=8: the mean over the 8 flips and rotations '
-        'when denoising) where no flag gives them; crops must be multiples of 128.', pairs)
-        + camera_model)
+        'when denoising) where no flag gives them; crops must be multiples of 128.', pairs))
   return Recommendation(kind, ('--noise=none', '--method=blind_spot',
                                f'--blind_spot_line={noise_kinds.LINE_MASKS[kind]}',
                                '--blind_spot_line_span=63'), (
@@ -238,7 +254,7 @@ class Diagnosis:
     settings = {}
     for flag in self.flags:
       name, value = flag.lstrip('-').split('=', 1)
-      settings[name] = int(value) if value.isdigit() else value
+      settings[name] = _typed(value)
     return settings
 
   @property
@@ -251,10 +267,30 @@ class Diagnosis:
     """The recommended --method for stacks (the 3D network)."""
     return self.recommendation.stack_method or self.method
 
+  @property
+  def model(self):
+    """The shipped model recommended as is, before any training ('' where none): see
+    shipped_advice."""
+    return self.recommendation.model
+
   def __str__(self):
+    commands = [f'Recommended: python train.py {" ".join(self.flags)} ...']
+    if self.model:
+      commands = [f'Recommended, without training: denoise.py --model={self.model} '
+                  f'{" ".join(self.recommendation.model_flags)} ...'.replace('  ', ' '),
+                  f'Or train on your images: python train.py {" ".join(self.flags)} ...']
     return '\n'.join([describe(self.profile, self.images, white_level_note(self.white_level)), '',
-                      f'Recommended: python train.py {" ".join(self.flags)} ...',
-                      *(f'  {line}' for line in self.recommendation.lines)])
+                      *commands, *(f'  {line}' for line in self.recommendation.lines)])
+
+
+def _typed(value):
+  """A flag's value as train_config takes it: an int, a float, else the text."""
+  for kind in (int, float):
+    try:
+      return kind(value)
+    except ValueError:
+      pass
+  return value
 
 
 def _channel_names(channels):

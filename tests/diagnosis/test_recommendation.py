@@ -6,10 +6,12 @@ import numpy as np
 import pytest
 
 from bench.recipes import camera as camera_recipe
+import n2n
 from n2n import noise_model
 from n2n.data import microscope_noise
 from n2n.diagnosis import noise_statistics
 from n2n.diagnosis import report
+from n2n.diagnosis import shipped_advice
 
 
 def _profile(along_x, along_y, source='single', channels=3):
@@ -170,3 +172,36 @@ def test_one_photograph_reads_decaying_camera_noise_as_correlated_and_scmos_rows
                                   np.random.default_rng(0))
   scmos = noise_statistics.estimate_single([rows[..., None].astype(np.float32) / 65535.0])
   assert report.kind_of(scmos) == 'rows'
+
+
+def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training(monkeypatch):
+  camera_like = _profile([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
+  as_is = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
+                              tuned_db=29.0)
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', as_is)
+  diagnosis = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  assert diagnosis.model == 'camera_srgb'
+  text = str(diagnosis).splitlines()
+  first = text.index(next(line for line in text if line.startswith('Recommended')))
+  assert text[first] == 'Recommended, without training: denoise.py --model=camera_srgb --tta ...'
+  assert text[first + 1].startswith('Or train on your images: python train.py --noise=none')
+  assert '--init_from=camera_srgb' not in diagnosis.flags
+
+
+def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch):
+  camera_like = _profile([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
+  tuned = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=28.0, scratch_db=25.0,
+                              tuned_db=29.0, tune_flags=('--learning_rate=0.0001',))
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', tuned)
+  diagnosis = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  assert not diagnosis.model
+  assert diagnosis.flags[:2] == ('--init_from=camera_srgb', '--learning_rate=0.0001')
+  assert diagnosis.settings['init_from'] == 'camera_srgb'
+  assert diagnosis.settings['learning_rate'] == 0.0001
+  # What n2n.train_config takes, as a user would pass it on.
+  assert n2n.train_config(model_dir='runs/x', **diagnosis.settings).run.init_from == 'camera_srgb'
+  # Where training from scratch measured best, the model is only mentioned.
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(tuned, scratch_db=31.0))
+  scratch = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  assert not scratch.model and not any('init_from' in flag for flag in scratch.flags)
+  assert scratch.recommendation.lines[-1].startswith('Or, without training, denoise.py')

@@ -1,0 +1,92 @@
+"""Which shipped model to offer for the data at hand, as is or fine-tuned, by what real
+data measured.
+
+Each Measured holds one row of docs/diagnosis.md's table "Shipped models on real noise":
+bench/real_dev.py on ../shared/data/real_dev (docs/bench/real_dev_*.json, commit and host
+in each), the shipped model as is, the method diagnose recommends trained from scratch on
+the noisy images alone, and the same started from the model (--init_from), each at the
+budget the table gives. The advice follows the best of the three.
+"""
+
+import dataclasses
+
+from n2n import shipped
+
+AS_IS = 'as is'
+TUNE = 'fine-tune'
+SCRATCH = 'from scratch'
+
+
+@dataclasses.dataclass(frozen=True)
+class Measured:
+  """One kind of data's real-noise figures (mean PSNR in dB over a real_dev set).
+
+  Attributes:
+    model: the shipped model's name.
+    real_set: the real_dev set measured ('sidd24', 'w2s80').
+    as_is_db: the model as is (with as_is_flags).
+    scratch_db: the recommended method from scratch, train_steps steps.
+    tuned_db: that method started from the model (tune_flags), train_steps steps; None
+      where not measured.
+    train_steps: the training runs' steps (crop 128, batch 8).
+    as_is_flags: denoise.py flags of the as-is figure, e.g. ('--tta',).
+    tune_flags: train.py flags of the fine-tuned figure beyond the method's and
+      --init_from, e.g. ('--learning_rate=0.0001',).
+  """
+  model: str
+  real_set: str
+  as_is_db: float
+  scratch_db: float
+  tuned_db: object
+  train_steps: int
+  as_is_flags: tuple = ()
+  tune_flags: tuple = ()
+
+  @property
+  def best(self):
+    """AS_IS, TUNE or SCRATCH: whichever measured highest."""
+    scores = {AS_IS: self.as_is_db, SCRATCH: self.scratch_db}
+    if self.tuned_db is not None:
+      scores[TUNE] = self.tuned_db
+    return max(scores, key=scores.get)
+
+  def figures(self):
+    """'on sidd24 (real smartphone photographs): as is 28.24 dB, ...' in words."""
+    tuned = ('' if self.tuned_db is None else
+             f', fine-tuned from it {self.tuned_db:.2f}')
+    return (f'measured on real_dev {self.real_set}: the model as is {self.as_is_db:.2f} dB'
+            f'{tuned}, the recommended method from scratch {self.scratch_db:.2f} '
+            f'({self.train_steps} steps; docs/diagnosis.md)')
+
+
+# 8-bit colour photographs: camera_srgb on real_dev's 24 smartphone photographs (sidd24),
+# docs/bench/real_dev_baseline.json (camera_srgb with --tta; Recorrupted-to-Recorrupted
+# from scratch) and docs/bench/real_dev_sidd24_tune.json (fine-tuned).
+PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', as_is_db=28.244, scratch_db=25.419,
+                       tuned_db=None, train_steps=1200, as_is_flags=('--tta',))
+
+
+def measured_for(profile, kind, eight_bit):
+  """The Measured whose model fits single noisy images like profile's, or None.
+
+  Args:
+    profile: the images' NoiseProfile.
+    kind: its kind (report.kind_of): 'independent', 'correlated', ...
+    eight_bit: whether they were 8-bit (None: not known).
+  """
+  if profile.source != 'single':
+    return None
+  # A camera's processed photographs: their noise is correlated over a pixel or two.
+  if profile.channels == 3 and eight_bit is not False and kind == 'correlated':
+    return PHOTOGRAPHS
+  return None
+
+
+def as_is_command(measured):
+  """'denoise.py --model=camera_srgb --tta ...'."""
+  return ' '.join(('denoise.py', f'--model={measured.model}') + measured.as_is_flags) + ' ...'
+
+
+def tune_flags(measured):
+  """The flags fine-tuning adds before the method's: --init_from and tune_flags."""
+  return (f'--init_from={measured.model}',) + measured.tune_flags
