@@ -51,6 +51,7 @@ from bench import colour_check  # pylint: disable=g-import-not-at-top
 from bench import tta_gain  # pylint: disable=g-import-not-at-top
 from bench import provenance  # pylint: disable=g-import-not-at-top
 from bench.results import camera_profiles as results_camera_profiles  # pylint: disable=g-import-not-at-top
+from bench.results import real_dev as results_real_dev  # pylint: disable=g-import-not-at-top
 from bench.results import correlated as results_correlated  # pylint: disable=g-import-not-at-top
 from bench.results import single_image as results_single_image  # pylint: disable=g-import-not-at-top
 from bench.results import volumes as results_volumes  # pylint: disable=g-import-not-at-top
@@ -472,6 +473,7 @@ def main(argv):
                                    single_image=results_single_image,
                                    correlated=results_correlated,
                                    peers=results_correlated.read_peers(),
+                                   real=results_real_dev.section(results_real_dev.read_results()),
                                    camera=results_camera_profiles.section(
                                        results_camera_profiles.read_results(),
                                        results_camera_profiles.read_results(

@@ -769,7 +769,7 @@ def _best_section(rows, titles, results):
 
 
 def render(rows, titles, results, colour_bar=None, single_image=None, correlated=None,
-           peers=None, volumes=None, camera=None):
+           peers=None, volumes=None, camera=None, real=None):
   """The page's markdown text.
 
   Args:
@@ -786,6 +786,8 @@ def render(rows, titles, results, colour_bar=None, single_image=None, correlated
       (bench.results.volumes.section), or None.
     camera: the calibrated camera profiles section's lines
       (bench.results.camera_profiles.section), or None.
+    real: the real development sets' section's lines (bench.results.real_dev.section),
+      or None.
   """
   runs = [run for run in results.values() if 'run' in run]
   if not runs:
@@ -801,6 +803,7 @@ def render(rows, titles, results, colour_bar=None, single_image=None, correlated
     out += single_image_section(single_image, results)
   if correlated is not None:
     out += correlated_section(correlated, results, peers)
+  out += real or []
   out += camera or []
   out += volumes or []
   out += tta_section(results)
