@@ -23,11 +23,14 @@ class ShippedModel:
     pixel_types: numpy dtype names of the images it takes; others are refused.
     channels: channel counts of the images it takes; others are refused.
     takes: the same in words, for the refusal's message.
+    record: the file in its folder that records how it was trained (commit, host,
+      precision, steps, time).
   """
   what: str
   pixel_types: tuple
   channels: tuple
   takes: str
+  record: str
 
 
 CAMERA_SRGB = 'camera_srgb'
@@ -36,7 +39,8 @@ MODELS = {
     CAMERA_SRGB: ShippedModel(
         '8-bit sRGB photographs (JPEG, PNG) from digital cameras, with their correlated noise, '
         'as they are: no training. Trained on noise simulated through a camera\'s processing '
-        '(bench/camera_model.py)', ('uint8',), (3,), '8-bit RGB (uint8, 3 channels)'),
+        '(bench/camera_model.py)', ('uint8',), (3,), '8-bit RGB (uint8, 3 channels)',
+        'camera_model.json'),
 }
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
 

@@ -39,34 +39,44 @@ def test_a_name_is_the_package_folder_unless_a_run_of_that_name_is_here(tmp_path
   assert shipped.resolve(shipped.CAMERA_SRGB) == shipped.CAMERA_SRGB
 
 
-def test_every_shipped_model_is_a_run_folder_with_its_training_record_and_licences():
+def _record(name):
+  with open(os.path.join(shipped.folder(name), shipped.MODELS[name].record)) as record:
+    return json.load(record)
+
+
+def test_every_shipped_model_is_a_small_run_folder_trained_at_a_clean_commit():
+  for name in shipped.MODELS:
+    files = sorted(os.listdir(shipped.folder(name)))
+    assert {'config.json', 'checkpoint', 'README.md', shipped.MODELS[name].record} <= set(files)
+    assert any(file.endswith('.index') for file in files), files
+    recorded = _record(name)
+    # One training, or parts of one resumed at the same commit.
+    commits = {part['commit'] for part in recorded.get('parts', [recorded])}
+    assert len(commits) == 1 and not commits.pop().endswith('+changes'), name
+    # A few megabytes: the weights, not the optimizer's state.
+    size = sum(os.path.getsize(os.path.join(shipped.folder(name), file)) for file in files)
+    assert size < 6e6, size
+
+
+def test_the_camera_model_names_its_training_photographs_and_their_licences():
   with open(os.path.join(REPO_ROOT, 'datasets', 'demo', 'SOURCES.md')) as sources_file:
     licences = {line.split('|')[1].strip(): line.split('|')[3].strip()
                 for line in sources_file if line.startswith('| train/')
                 or line.startswith('| val/')}
-  for name in shipped.MODELS:
-    files = sorted(os.listdir(shipped.folder(name)))
-    assert 'config.json' in files and 'checkpoint' in files, files
-    assert any(file.endswith('.index') for file in files), files
-    with open(os.path.join(shipped.folder(name), 'camera_model.json')) as record:
-      recorded = json.load(record)
-    assert not recorded['commit'].endswith('+changes'), recorded['commit']
-    # Trained on the demo's training folder, whose files are not the test's held-out ones;
-    # each photograph a scene through cameras_per_photograph (12) cameras.
-    assert recorded['photographs'] == 'datasets/demo/train'
-    training_files = sorted(f'train/{file}' for file in os.listdir(
-        os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')))
-    assert len(recorded['cameras']) == 12 * len(training_files)
-    assert not {os.path.relpath(path, 'datasets/demo') for path in camera_recipe.HELD_OUT
-                } & set(training_files)
-    # Its README names each training photograph with its licence, as SOURCES.md gives it.
-    with open(os.path.join(shipped.folder(name), 'README.md')) as readme_file:
-      readme = readme_file.read()
-    for file in training_files:
-      assert f'| {file} |' in readme and licences[file] in readme, file
-    # A few megabytes: the weights, not the optimizer's state.
-    size = sum(os.path.getsize(os.path.join(shipped.folder(name), file)) for file in files)
-    assert size < 6e6, size
+  recorded = _record(shipped.CAMERA_SRGB)
+  # Trained on the demo's training folder, whose files are not the test's held-out ones;
+  # each photograph a scene through cameras_per_photograph (12) cameras.
+  assert recorded['photographs'] == 'datasets/demo/train'
+  training_files = sorted(f'train/{file}' for file in os.listdir(
+      os.path.join(REPO_ROOT, 'datasets', 'demo', 'train')))
+  assert len(recorded['cameras']) == 12 * len(training_files)
+  assert not {os.path.relpath(path, 'datasets/demo') for path in camera_recipe.HELD_OUT
+              } & set(training_files)
+  # Its README names each training photograph with its licence, as SOURCES.md gives it.
+  with open(os.path.join(shipped.folder(shipped.CAMERA_SRGB), 'README.md')) as readme_file:
+    readme = readme_file.read()
+  for file in training_files:
+    assert f'| {file} |' in readme and licences[file] in readme, file
 
 
 def _strings(value):
