@@ -43,7 +43,7 @@ def _show_tab(tabs, index):
 
 
 def _shot(viewer, path):
-  # napari's own notices (its PyQt5 deprecation) would cover the picture.
+  # napari's own notices (deprecations) would cover the picture.
   for toast in viewer.window._qt_window.findChildren(NapariQtNotification):  # pylint: disable=protected-access
     toast.close()
   QApplication.processEvents()
