@@ -19,13 +19,14 @@ MACHINE_PATHS = (('data', 'train_data'), ('data', 'val_data'), ('data', 'train_i
 
 
 def portable_config(saved, name):
-  """saved (a run's config.json as a dict) for the shipped model `name`: model_dir is the
-  name, and the training data's places and --init_from are emptied (the record and
-  README say what the model trained on); everything else as trained."""
+  """saved (a run's config.json as a dict) for the shipped model `name`: model_dir is
+  shipped.run_name(name) (how n2n knows a shipped model, and its exports), the training
+  data's places and --init_from are emptied (the record and README say what the model
+  trained on); everything else as trained."""
   portable = json.loads(json.dumps(saved))
   for section, key in MACHINE_PATHS:
     if key in portable.get(section, {}):
-      portable[section][key] = name if key == 'model_dir' else ''
+      portable[section][key] = shipped.run_name(name) if key == 'model_dir' else ''
   return portable
 
 

@@ -50,10 +50,22 @@ def folder(name):
   return os.path.join(FOLDER, name)
 
 
+# What a shipped model's config.json holds as its model_dir: this prefix and its name
+# (bench/shipping.py writes it; its exports keep it). A run a user trains keeps the
+# model_dir it was given, so a run of theirs named like a shipped model is not taken for it.
+RUN_NAME_PREFIX = 'shipped:'
+
+
+def run_name(name):
+  """'shipped:camera_srgb': the model_dir the shipped model `name`'s config.json holds."""
+  return RUN_NAME_PREFIX + name
+
+
 def of_run(model_dir):
-  """(name, ShippedModel) of a run's config.json model_dir where it is a shipped model's
-  (bench/shipping.py writes each one's as its name, and its exports keep it), else None."""
-  return (model_dir, MODELS[model_dir]) if model_dir in MODELS else None
+  """(name, ShippedModel) of a run whose config.json model_dir names a shipped model
+  (run_name), else None."""
+  name = model_dir[len(RUN_NAME_PREFIX):] if model_dir.startswith(RUN_NAME_PREFIX) else None
+  return (name, MODELS[name]) if name in MODELS else None
 
 
 def refusal(name, model, pixel_type, channels):

@@ -208,3 +208,13 @@ def test_diagnose_offers_the_camera_model_for_8_bit_colour_photographs_only():
   # The same pixels as 16-bit files (a colour micrograph, say): correlated, not offered.
   sixteen_bit = n2n.diagnose([capture.astype(np.uint16) * 257 for capture in captures])
   assert sixteen_bit.kind == 'correlated' and not offered(sixteen_bit), str(sixteen_bit)
+
+
+def test_a_run_of_ones_own_named_like_a_shipped_model_is_not_taken_for_it():
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  from n2n.inference import serving  # pylint: disable=g-import-not-at-top
+  shipped_config = restore.read_run_config(shipped.folder(shipped.CAMERA_SRGB))
+  assert serving.of_run(shipped_config).shipped_model[0] == shipped.CAMERA_SRGB
+  # train.py --model_dir=camera_srgb: the user's run keeps the name it was given.
+  own = n2n.replace_settings(shipped_config, model_dir=shipped.CAMERA_SRGB)
+  assert serving.of_run(own).shipped_model is None
