@@ -16,9 +16,12 @@ What is scored (--outputs, in order; each becomes a column of the pictures):
 - `model:NAME` or `model:NAME:tta`: n2n.Denoiser.load(NAME) as is (a shipped model's name, a
   run folder or an export), with `:tta` the mean over the 8 flips and rotations.
 - `recommended`: what a user who follows n2n's advice gets with no clean data: n2n.diagnose on
-  the set's noisy images, then n2n.train with the recommended settings on those images
-  alone (--train_steps, --crop_size, --batch_size; every other setting n2n's default), then
-  the trained run denoises them.
+  the set's noisy images; where it recommends a shipped model as is (Diagnosis.model), that
+  model with its flags; else n2n.train with the recommended settings on those images alone
+  (--train_steps, --crop_size, --batch_size; every other setting n2n's default, a
+  recommended --init_from included), then the trained run denoises them.
+- `scratch`: the recommended method trained from scratch as above, whatever diagnose says of
+  shipped models (the "from scratch" figure of docs/diagnosis.md's table).
 - `train:METHOD`: the same with --method=METHOD instead of the recommended one.
 - `tune:MODEL` or `tune:MODEL:METHOD`: fine-tuning: the recommended method (or METHOD)
   trained the same way but starting from MODEL's weights (--init_from=MODEL).
@@ -104,6 +107,8 @@ def read_pairs(root, real_set, max_images=0):
   for path in paths[:max_images or None]:
     name = os.path.basename(path)
     reference_path = os.path.join(root, real_set.name, real_set.reference, name)
+    if not os.path.exists(reference_path):
+      raise ValueError(f'--real_dev: {path} has no reference {reference_path}')
     noisy, reference = np.asarray(Image.open(path)), np.asarray(Image.open(reference_path))
     if noisy.shape != reference.shape:
       raise ValueError(f'{path} is {noisy.shape}, its reference {reference_path} '
@@ -166,6 +171,21 @@ def _trained_denoiser(method_settings, noisy, folder):
   return n2n.Denoiser.load(folder), settings, seconds
 
 
+# The settings a recommendation adds for fine-tuning, left out of `scratch`.
+_FINE_TUNING = ('init_from', 'learning_rate')
+
+
+def refusal(spec, noisy):
+  """The one line a shipped model named by a `model:` spec refuses the set's images with
+  (n2n/shipped.py; their pixel type and channels are the first image's), else None."""
+  name = spec[len('model:'):].partition(':')[0] if spec.startswith('model:') else ''
+  if name not in shipped.MODELS:
+    return None
+  image = noisy[0]
+  return shipped.refusal(name, shipped.MODELS[name], image.dtype.name,
+                         image.shape[2] if image.ndim == 3 else 1)
+
+
 def denoiser_of(spec, noisy, folder):
   """(fn(uint8 array) -> same, what was run as a JSON-able dict) for an --outputs entry."""
   if spec == 'noisy':
@@ -175,11 +195,20 @@ def denoiser_of(spec, noisy, folder):
     denoiser = n2n.Denoiser.load(name)
     tta = mode == 'tta'
     return (lambda image: denoiser(image, tta=tta)), {'model': name, 'tta': tta}
-  if spec == 'recommended':
+  if spec in ('recommended', 'scratch'):
     diagnosis = n2n.diagnose(noisy)
-    denoiser, settings, seconds = _trained_denoiser(diagnosis.settings, noisy, folder)
-    return denoiser, {'diagnosis_kind': diagnosis.kind, 'recommended_flags': list(diagnosis.flags),
-                      'settings': settings, 'train_seconds': round(seconds, 1)}
+    advice = {'diagnosis_kind': diagnosis.kind, 'recommended_flags': list(diagnosis.flags),
+              'recommended_model': diagnosis.model,
+              'recommended_model_flags': list(diagnosis.recommendation.model_flags)}
+    if spec == 'recommended' and diagnosis.model:
+      denoiser = n2n.Denoiser.load(diagnosis.model)
+      tta = '--tta' in diagnosis.recommendation.model_flags
+      return (lambda image: denoiser(image, tta=tta)), dict(advice, model=diagnosis.model,
+                                                           tta=tta)
+    settings = {name: value for name, value in diagnosis.settings.items()
+                if spec == 'recommended' or name not in _FINE_TUNING}
+    denoiser, settings, seconds = _trained_denoiser(settings, noisy, folder)
+    return denoiser, dict(advice, settings=settings, train_seconds=round(seconds, 1))
   if spec.startswith('train:'):
     denoiser, settings, seconds = _trained_denoiser({'method': spec[len('train:'):]}, noisy,
                                                     folder)
@@ -243,9 +272,19 @@ def picture(real_set, pairs, outputs_by_spec):
   return canvas
 
 
+def _precision():
+  """The precision 'auto' resolves to here, for training and denoising alike."""
+  from n2n import hardware  # pylint: disable=g-import-not-at-top  (loads TensorFlow)
+  return hardware.resolve_precision('auto', None)
+
+
 def main(argv):
   del argv
-  results = {**provenance.stamp(REPO_ROOT), 'train_steps': FLAGS.train_steps,
+  # What else ran on the host (its load over 1, 5 and 15 minutes) when this run started and
+  # ended: seconds measured beside other jobs say what a run cost there, not n2n's speed.
+  results = {**provenance.stamp(REPO_ROOT), 'precision': _precision(),
+             'load_average_at_start': [round(value, 2) for value in os.getloadavg()],
+             'train_steps': FLAGS.train_steps,
              'crop_size': FLAGS.crop_size, 'batch_size': FLAGS.batch_size, 'seed': FLAGS.seed,
              'max_images': FLAGS.max_images, 'sets': {}}
   for set_name in FLAGS.sets:
@@ -257,14 +296,17 @@ def main(argv):
     outputs_by_spec = {}
     with tempfile.TemporaryDirectory() as folder:
       for spec in FLAGS.outputs:
-        try:
+        refused = refusal(spec, [noisy for _, noisy, _ in pairs])
+        if refused:
+          scores['outputs'][spec] = {'refused': refused}
+        else:
           scores['outputs'][spec], outputs_by_spec[spec] = score_output(
               real_set, pairs, spec, os.path.join(folder, spec.replace(':', '_')))
-        except ValueError as error:  # e.g. a model refusing this set's pixels: say so
-          scores['outputs'][spec] = {'refused': str(error)}
         print(set_name, spec, {key: value for key, value in scores['outputs'][spec].items()
                                if key != 'per_image_db'}, flush=True)
         json_output.write_results(FLAGS.output, results)
+    results['load_average_at_end'] = [round(value, 2) for value in os.getloadavg()]
+    json_output.write_results(FLAGS.output, results)
     if FLAGS.pictures and outputs_by_spec:
       path = os.path.join(FLAGS.pictures, f'real_dev_{set_name}.png')
       picture(real_set, pairs, outputs_by_spec).save(path)

@@ -106,6 +106,10 @@ def recommend(profile, eight_bit=None):
   figures = measured.figures()
   as_is = (f'{shipped_advice.as_is_command(measured)}: {measured.model}, a model n2n ships '
            f'for such images, as is ({figures}).')
+  if not measured.applies_to(by_kind.flags):
+    # Another method than the one measured (e.g. too few flat pixels for recorruptions):
+    # the model is offered, the figures say what they compare.
+    return dataclasses.replace(by_kind, lines=by_kind.lines + (f'Or, without training, {as_is}',))
   if measured.best == shipped_advice.TUNE:
     return dataclasses.replace(
         by_kind, flags=shipped_advice.tune_flags(measured) + by_kind.flags,

@@ -24,6 +24,7 @@ class Measured:
   Attributes:
     model: the shipped model's name.
     real_set: the real_dev set measured ('sidd24', 'w2s80').
+    method: the recommended --method the training figures are of.
     as_is_db: the model as is (with as_is_flags).
     scratch_db: the recommended method from scratch, train_steps steps.
     tuned_db: that method started from the model (tune_flags), train_steps steps; None
@@ -35,6 +36,7 @@ class Measured:
   """
   model: str
   real_set: str
+  method: str
   as_is_db: float
   scratch_db: float
   tuned_db: object
@@ -55,15 +57,20 @@ class Measured:
     tuned = ('' if self.tuned_db is None else
              f', fine-tuned from it {self.tuned_db:.2f}')
     return (f'measured on real_dev {self.real_set}: the model as is {self.as_is_db:.2f} dB'
-            f'{tuned}, the recommended method from scratch {self.scratch_db:.2f} '
+            f'{tuned}, {self.method} from scratch {self.scratch_db:.2f} '
             f'({self.train_steps} steps; docs/diagnosis.md)')
 
+  def applies_to(self, flags):
+    """Whether the training figures are of the method these train.py flags recommend."""
+    return f'--method={self.method}' in flags
 
-# 8-bit colour photographs: camera_srgb on real_dev's 24 smartphone photographs (sidd24),
-# docs/bench/real_dev_baseline.json (camera_srgb with --tta; Recorrupted-to-Recorrupted
-# from scratch) and docs/bench/real_dev_sidd24_tune.json (fine-tuned).
-PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', as_is_db=28.244, scratch_db=25.419,
-                       tuned_db=None, train_steps=1200, as_is_flags=('--tta',))
+
+# 8-bit colour photographs: camera_srgb on real_dev's 24 smartphone photographs (sidd24):
+# with --tta, and Recorrupted-to-Recorrupted from scratch, in docs/bench/real_dev_baseline.json
+# (tests/diagnosis/test_shipped_advice.py holds these to the JSON).
+PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', 'recorrupted', as_is_db=28.244,
+                       scratch_db=25.419, tuned_db=None, train_steps=1200,
+                       as_is_flags=('--tta',))
 
 
 def measured_for(profile, kind, eight_bit):

@@ -174,8 +174,14 @@ def test_one_photograph_reads_decaying_camera_noise_as_correlated_and_scmos_rows
   assert report.kind_of(scmos) == 'rows'
 
 
+def _camera_like(samples=10**6):
+  """A colour photograph's noise read from enough flat pixels for recorruptions."""
+  return dataclasses.replace(_profile([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0]),
+                             samples=samples)
+
+
 def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training(monkeypatch):
-  camera_like = _profile([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
+  camera_like = _camera_like()
   as_is = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
                               tuned_db=29.0)
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', as_is)
@@ -189,7 +195,7 @@ def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training
 
 
 def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch):
-  camera_like = _profile([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
+  camera_like = _camera_like()
   tuned = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=28.0, scratch_db=25.0,
                               tuned_db=29.0, tune_flags=('--learning_rate=0.0001',))
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', tuned)
@@ -205,3 +211,17 @@ def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch)
   scratch = report.Diagnosis.of(camera_like, 4, eight_bit=True)
   assert not scratch.model and not any('init_from' in flag for flag in scratch.flags)
   assert scratch.recommendation.lines[-1].startswith('Or, without training, denoise.py')
+
+
+def test_figures_of_another_method_only_offer_the_model(monkeypatch):
+  # Too few flat pixels for recorruptions: Neighbor2Neighbor is recommended, and the
+  # figures (of recorruptions) decide nothing; the model is offered, naming what they compare.
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(
+      shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0, tuned_db=29.0))
+  few = report.Diagnosis.of(_camera_like(samples=noise_model.MIN_SAMPLES - 1), 4,
+                            eight_bit=True)
+  assert few.method == 'neighbor2neighbor' and not few.model
+  assert not any('init_from' in flag for flag in few.flags)
+  assert few.recommendation.lines[-1].startswith('Or, without training, denoise.py '
+                                                 '--model=camera_srgb --tta')
+  assert 'recorrupted from scratch 25.00' in few.recommendation.lines[-1]

@@ -1,0 +1,48 @@
+"""The real-data figures diagnose's advice rests on (n2n/diagnosis/shipped_advice.py) are
+the ones bench/real_dev.py wrote (docs/bench/real_dev*.json), not typed in apart."""
+
+import glob
+import json
+import os
+
+import pytest
+
+from n2n.diagnosis import shipped_advice
+from tests.conftest import REPO_ROOT
+
+
+def _outputs(set_name):
+  """{output: scores} of every real_dev run on set_name, a later file's replacing."""
+  outputs = {}
+  for path in sorted(glob.glob(os.path.join(REPO_ROOT, 'docs', 'bench', 'real_dev*.json'))):
+    with open(path) as run_file:
+      run = json.load(run_file)
+    outputs.update(run.get('sets', {}).get(set_name, {}).get('outputs', {}))
+  return outputs
+
+
+def _scratch(outputs, method):
+  """The mean PSNR of `method` trained from scratch: the `scratch` output, or a
+  `recommended` one that trained that method without --init_from."""
+  for name in ('scratch', 'recommended'):
+    settings = outputs.get(name, {}).get('settings', {})
+    if settings.get('method') == method and not settings.get('init_from'):
+      return outputs[name]['mean_psnr_db']
+  raise AssertionError(f'no {method} from scratch in the JSON')
+
+
+@pytest.mark.parametrize('measured', [
+    value for value in vars(shipped_advice).values()
+    if isinstance(value, shipped_advice.Measured)])
+def test_each_measured_figure_is_the_json_s(measured):
+  outputs = _outputs(measured.real_set)
+  as_is = f'model:{measured.model}' + (':tta' if '--tta' in measured.as_is_flags else '')
+  assert measured.as_is_db == outputs[as_is]['mean_psnr_db']
+  assert measured.scratch_db == _scratch(outputs, measured.method)
+  tuned = outputs.get(f'tune:{measured.model}')
+  assert measured.tuned_db == (tuned['mean_psnr_db'] if tuned else None)
+  if tuned:
+    assert tuned['settings']['train_steps'] == measured.train_steps
+    for flag in measured.tune_flags:
+      name, value = flag.lstrip('-').split('=')
+      assert float(tuned['settings'][name]) == float(value), flag
