@@ -15,12 +15,15 @@ import json
 import os
 
 from bench import REPO_ROOT
+from n2n import shipped
 
 PATTERN = os.path.join(REPO_ROOT, 'docs', 'bench', 'real_dev*.json')
+# (name, title, pixel type, channels) of each set.
 SETS = (
-    ('sidd24', '24 smartphone photographs (SIDD), 8-bit sRGB, PSNR against the burst mean'),
+    ('sidd24', '24 smartphone photographs (SIDD), 8-bit sRGB, PSNR against the burst mean',
+     'uint8', 3),
     ('w2s80', '80 widefield fluorescence fields (W2S), 8-bit grey, PSNR after a per-image '
-              'affine fit against the mean of 400 captures'),
+              'affine fit against the mean of 400 captures', 'uint8', 1),
 )
 
 
@@ -45,6 +48,24 @@ def _budget(run, output):
           f'{output["train_seconds"]:.0f} s')
 
 
+def _refused_now(output, pixel_type, channels):
+  """' (refused now: ...)' where the output is a shipped model's that today's code refuses
+  for the set's pixels (the row was scored before shipped models refused other data)."""
+  name = output.get('model', '')
+  if name not in shipped.MODELS:
+    return ''
+  reason = shipped.refusal(name, shipped.MODELS[name], pixel_type, channels)
+  return ' (scored before shipped models refused other data; refused now)' if reason else ''
+
+
+def _load(run):
+  """', load 6.4 -> 5.6' (1-minute load average at the run's start and end) where recorded."""
+  if 'load_average_at_start' not in run:
+    return ', load not recorded'
+  end = run.get('load_average_at_end', [float('nan')])[0]
+  return f', load {run["load_average_at_start"][0]:.1f} -> {end:.1f}'
+
+
 def rows_of(runs, set_name):
   """{output name: (run's file name, run, output's scores)}, later runs replacing earlier."""
   rows = {}
@@ -65,10 +86,11 @@ def section(runs):
       '`recommended` is what a user who follows `diagnose.py` gets from the noisy images '
       'alone (diagnosed, trained, denoised); `model:NAME` a shipped model as is; `tune:NAME` '
       'the recommended method started from that model\'s weights (`--init_from`). Other real '
-      'sets, held back, check the same work from outside. The seconds are wall time on a '
-      '2-core host that other runs shared at the time (2026-12-02): they say what a run cost '
-      'there, not how fast n2n is.', '']
-  for set_name, title in SETS:
+      'sets, held back, check the same work from outside. The seconds are wall time on the '
+      'run\'s host, whose load average (1 minute, at the run\'s start and end) the run column '
+      'gives where the run recorded it: above the host\'s cores, other jobs shared it, and '
+      'the seconds say what the run cost there, not how fast n2n is.', '']
+  for set_name, title, pixel_type, channels in SETS:
     rows = rows_of(runs, set_name)
     if not rows:
       continue
@@ -82,9 +104,10 @@ def section(runs):
                      f'{run["commit"]} |')
         continue
       gain = '' if noisy is None else f'{output["mean_psnr_db"] - noisy:+.2f}'
-      lines.append(f'| `{output_name}` | {output["mean_psnr_db"]:.2f} | {gain} | '
+      refused_now = _refused_now(output, pixel_type, channels)
+      lines.append(f'| `{output_name}`{refused_now} | {output["mean_psnr_db"]:.2f} | {gain} | '
                    f'{_budget(run, output)} | {output["denoise_seconds"]:.0f} | '
-                   f'{run["commit"]}, {run["machine"]}, {run["date"]} '
+                   f'{run["commit"]}, {run["machine"]}, {run["date"]}{_load(run)} '
                    f'([{file_name}](bench/{file_name})) |')
     picture = os.path.join('results', f'real_dev_{set_name}.png')
     if os.path.exists(os.path.join(REPO_ROOT, 'docs', picture)):
