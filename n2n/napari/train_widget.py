@@ -13,6 +13,7 @@ import functools
 import os
 
 from magicgui import widgets
+from n2n import shipped
 from n2n.corruptions import catalog
 from n2n.methods import registry
 
@@ -186,6 +187,11 @@ class TrainWidget(widgets.Container):
                    if name not in ('method', 'noise')}
     if 'crop_size' in recommended:
       self.crop_size.value = recommended.pop('crop_size')
+    # Fine-tuning advice names a shipped model: Start from is where it goes (the settings'
+    # own fields refuse init_from).
+    start = ('shipped', recommended.pop('init_from', ''))
+    if start[1] in shipped.MODELS and start in self.start_from.choice.choices:
+      self.start_from.choice.value = start
     self.more.set_values(recommended)
 
   def _not_diagnosed(self, message):

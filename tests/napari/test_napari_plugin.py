@@ -617,3 +617,22 @@ def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtb
   assert errors[2] == 'n2n: choose the layers to train on'
   assert train.status.value == 'choose the layers to train on'
   assert len(viewer.layers) == 1 and layer.name == 'noisy'
+
+
+def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_viewer):
+  # A diagnosis that advises fine-tuning (shipped_advice's TUNE) carries --init_from and
+  # its learning rate: Train puts the model under Start from, the rate in its field.
+  import dataclasses  # pylint: disable=g-import-not-at-top
+  viewer = make_napari_viewer()
+  picture = samples.noisy_picture()[0][0][:96, :96]
+  layer = viewer.add_image(picture, name='photograph', rgb=True)
+  widget = _dock(viewer, 'Train')
+  widget.data_layers.value = [layer]
+  read = n2n.diagnose([picture])
+  tuned = dataclasses.replace(read, recommendation=dataclasses.replace(
+      read.recommendation, flags=('--init_from=camera_srgb', '--learning_rate=0.0001',
+                                  '--noise=none', '--method=recorrupted')))
+  widget._diagnosed(tuned)  # pylint: disable=protected-access  (the Diagnose call's result)
+  assert widget.start_from.choice.value == ('shipped', 'camera_srgb')
+  assert widget.more.fields['learning_rate'].value == pytest.approx(1e-4)
+  assert 'init_from' not in widget.more.line.value
