@@ -60,4 +60,3 @@ def test_a_run_s_clock_leaves_its_first_loop_out_of_its_speed():
     clock.report(120, {'loss': 1.0, 'seconds_per_step': seconds})
   assert clock.seconds_per_step == 0.3
   assert clock.remaining(140, 400) == pytest.approx(78.0)
-  assert clock.startup_seconds() >= 0.0
