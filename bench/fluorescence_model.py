@@ -100,8 +100,8 @@ def train(model_dir):
 def model_readme(record):
   """The shipped model's README.md: what it is for and how it was trained (its record)."""
   parts = '; '.join(f'to step {part["to_step"]} at {part["commit"]} on {part["machine"]} '
-                    f'({part["date"]}, {part["seconds"]} s, precision {part["precision"]})'
-                    for part in record['parts'])
+                    f'({part["date"]}, {part["seconds"]} s, precision {part["precision"]}'
+                    f'{_resolved(part)})' for part in record['parts'])
   return '\n'.join([
       f'# {NAME}', '',
       'One-channel fluorescence micrographs (widefield, confocal) as they are: 8-bit and '
@@ -113,6 +113,16 @@ def model_readme(record):
       'membranes and nuclei under a Gaussian PSF, with out-of-focus haze, Poisson-Gaussian '
       'camera noise over the ranges in fluorescence_model.json. No real image, and no '
       f'image file, was trained on. Parts: {parts}.', ''])
+
+
+def _resolved(part):
+  """', resolved to mixed_bfloat16' where --precision=auto ran on a host whose CPU computes
+  in bfloat16 (the stamp's machine says 'no AVX512-BF16' where it does not), else
+  ', resolved to float32'."""
+  if part['precision'] != 'auto':
+    return ''
+  bfloat16 = 'no AVX512-BF16' not in part['machine']
+  return f', resolved to {"mixed_bfloat16" if bfloat16 else "float32"}'
 
 
 def ship(model_dir):

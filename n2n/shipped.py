@@ -34,6 +34,7 @@ class ShippedModel:
 
 
 CAMERA_SRGB = 'camera_srgb'
+FLUORESCENCE = 'fluorescence'
 # Name -> the model.
 MODELS = {
     CAMERA_SRGB: ShippedModel(
@@ -41,6 +42,13 @@ MODELS = {
         'as they are: no training. Trained on noise simulated through a camera\'s processing '
         '(bench/camera_model.py)', ('uint8',), (3,), '8-bit RGB (uint8, 3 channels)',
         'camera_model.json'),
+    FLUORESCENCE: ShippedModel(
+        'one-channel fluorescence micrographs (widefield, confocal), 8- or 16-bit, as they '
+        'are (offsets, 12-bit cameras, contrast-stretched exports; stacks plane by plane): no '
+        'training. Trained on simulated Poisson-Gaussian camera noise over simulated '
+        'filaments, puncta, membranes and nuclei (bench/fluorescence_model.py)',
+        ('uint8', 'uint16'), (1,), 'one-channel 8- or 16-bit (uint8 or uint16, 1 channel)',
+        'fluorescence_model.json'),
 }
 FOLDER = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'shipped_models')
 
