@@ -36,6 +36,7 @@ crops of a few images only.
 
 import dataclasses
 import glob
+import json
 import os
 import tempfile
 import time
@@ -186,6 +187,14 @@ def refusal(spec, noisy):
                          image.shape[2] if image.ndim == 3 else 1)
 
 
+def _normalization_of(model):
+  """{normalization, percentile_low, percentile_high} of a shipped model's or run's
+  config.json, as train_config keywords."""
+  with open(os.path.join(shipped.resolve(model), 'config.json')) as config_file:
+    data = json.load(config_file)['data']
+  return {name: data[name] for name in ('normalization', 'percentile_low', 'percentile_high')}
+
+
 def denoiser_of(spec, noisy, folder):
   """(fn(uint8 array) -> same, what was run as a JSON-able dict) for an --outputs entry."""
   if spec == 'noisy':
@@ -216,7 +225,8 @@ def denoiser_of(spec, noisy, folder):
   if spec.startswith('tune:'):
     model, _, method = spec[len('tune:'):].partition(':')
     diagnosis = n2n.diagnose(noisy)
-    settings = dict(diagnosis.settings, init_from=model)
+    # The source's normalisation: its weights learned values mapped that way.
+    settings = dict(diagnosis.settings, init_from=model, **_normalization_of(model))
     if method:
       settings['method'] = method
     denoiser, settings, seconds = _trained_denoiser(settings, noisy, folder)
