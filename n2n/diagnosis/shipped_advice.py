@@ -74,6 +74,15 @@ PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', 'recorrupted', as_is_db=28
                        as_is_flags=('--tta',), tune_flags=('--learning_rate=0.0001',))
 
 
+# One-channel fluorescence micrographs: the fluorescence model on real_dev's 80 widefield
+# fields (w2s80, scored after a per-image affine fit): with --tta in
+# docs/bench/real_dev_w2s80_fluorescence.json; Neighbor2Neighbor from scratch in
+# docs/bench/real_dev_w2s80_recommended.json.
+MICROSCOPY = Measured(shipped.FLUORESCENCE, 'w2s80', 'neighbor2neighbor', as_is_db=32.98,
+                      scratch_db=32.135, tuned_db=None, train_steps=1200,
+                      as_is_flags=('--tta',))
+
+
 def measured_for(profile, kind, eight_bit):
   """The Measured whose model fits single noisy images like profile's, or None.
 
@@ -87,6 +96,12 @@ def measured_for(profile, kind, eight_bit):
   # A camera's processed photographs: their noise is correlated over a pixel or two.
   if profile.channels == 3 and eight_bit is not False and kind == 'correlated':
     return PHOTOGRAPHS
+  # A fluorescence camera's counts: one channel, noise independent from pixel to pixel
+  # whose variance rises with the signal as shot x signal + read describes.
+  shot_noise = all(miss is None for miss in profile.fit_misses()) and all(
+      shot > 0 for shot, _ in profile.fit)
+  if profile.channels == 1 and kind == 'independent' and shot_noise:
+    return MICROSCOPY
   return None
 
 
