@@ -218,3 +218,22 @@ def test_a_run_of_ones_own_named_like_a_shipped_model_is_not_taken_for_it():
   # train.py --model_dir=camera_srgb: the user's run keeps the name it was given.
   own = n2n.replace_settings(shipped_config, model_dir=shipped.CAMERA_SRGB)
   assert serving.of_run(own).shipped_model is None
+
+
+@pytest.mark.slow
+def test_the_fluorescence_model_takes_8_and_16_bit_grey_images_and_stacks_and_refuses_colour():
+  model = n2n.Denoiser.load(shipped.FLUORESCENCE)
+  rng = np.random.default_rng(0)
+  counts = rng.poisson(20.0, (3, 64, 64)).astype(np.uint16) + 100  # a camera's offset
+  for image in (counts[0], (counts[0] - 100).astype(np.uint8)):
+    denoised = model(image)
+    assert denoised.shape == image.shape and denoised.dtype == image.dtype
+    # Flat expected counts: the output is flatter than the noisy input.
+    assert denoised.astype(float).std() < image.astype(float).std() / 2
+  stack = model(counts, axes='ZYX')  # plane by plane
+  assert stack.shape == counts.shape and stack.dtype == counts.dtype
+  for bad, words in ((np.zeros((64, 64, 3), np.uint8), r'not uint8 with 3 channel\(s\)'),
+                     (counts[0].astype(np.float32), r'not float32 with 1 channel\(s\)')):
+    with pytest.raises(ValueError, match='the model fluorescence denoises one-channel 8- or '
+                       r'16-bit \(uint8 or uint16, 1 channel\) images, ' + words):
+      model(bad)
