@@ -112,7 +112,10 @@ def model_readme(record):
       f'({record["field_size"]} px) of bench/recipes/fluorescence.py: filaments, puncta, '
       'membranes and nuclei under a Gaussian PSF, with out-of-focus haze, Poisson-Gaussian '
       'camera noise over the ranges in fluorescence_model.json. No real image, and no '
-      f'image file, was trained on. Parts: {parts}.', ''])
+      f'image file, was trained on. Parts: {parts}.', '',
+      'What it scored on real noise it never trained on (mean PSNR; widefield images '
+      'after a per-image affine fit, as bench/real_dev.py scores them):', '',
+      *(shipping.measured_lines(NAME) or ['- not measured yet']), ''])
 
 
 def _resolved(part):

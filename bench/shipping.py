@@ -7,9 +7,12 @@ steps, time), a README, and the newest checkpoint's network weights without the
 optimizer's state.
 """
 
+import glob
 import json
 import os
 import shutil
+
+from bench import REPO_ROOT
 
 from n2n import shipped
 
@@ -28,6 +31,27 @@ def portable_config(saved, name):
     if key in portable.get(section, {}):
       portable[section][key] = shipped.run_name(name) if key == 'model_dir' else ''
   return portable
+
+
+def measured_lines(name, pattern=os.path.join(REPO_ROOT, 'docs', 'bench', 'real_dev*.json')):
+  """Markdown lines of what the shipped model `name` scored as is on real data:
+  bench/real_dev.py's runs (docs/bench/real_dev*.json) that scored it, by set, with the
+  noisy input's score from the same run; [] where none did."""
+  lines = []
+  for path in sorted(glob.glob(pattern)):
+    with open(path) as run_file:
+      run = json.load(run_file)
+    for set_name, scores in run.get('sets', {}).items():
+      outputs = scores.get('outputs', {})
+      noisy = outputs.get('noisy', {}).get('mean_psnr_db')
+      for output in outputs.values():
+        if output.get('model') != name or 'mean_psnr_db' not in output:
+          continue
+        lines.append(f'- real_dev {set_name} ({scores["images"]} images): '
+                     f'{output["mean_psnr_db"]:.2f} dB{" with --tta" if output["tta"] else ""}'
+                     f'{"" if noisy is None else f", noisy {noisy:.2f}"} (bench/real_dev.py at '
+                     f'{run["commit"]}, docs/bench/{os.path.basename(path)})')
+  return lines
 
 
 def ship(model_dir, name, record_name, readme_text):
