@@ -110,16 +110,16 @@ def recommend(profile, eight_bit=None):
     # Another method than the one measured (e.g. too few flat pixels for recorruptions):
     # the model is offered, the figures say what they compare.
     return dataclasses.replace(by_kind, lines=by_kind.lines + (f'Or, without training, {as_is}',))
-  if measured.best == shipped_advice.TUNE:
-    return dataclasses.replace(
-        by_kind, flags=shipped_advice.tune_flags(measured) + by_kind.flags,
-        lines=by_kind.lines + (f'--init_from={measured.model}: the run starts from a model '
-                               f'n2n ships for such images and fine-tunes it on yours '
-                               f'({figures}).',))
-  if measured.best == shipped_advice.AS_IS:
-    return dataclasses.replace(by_kind, model=measured.model, model_flags=measured.as_is_flags,
-                               lines=by_kind.lines + (as_is,))
-  return dataclasses.replace(by_kind, lines=by_kind.lines + (f'Or, without training, {as_is}',))
+  lines = by_kind.lines
+  flags = by_kind.flags
+  if measured.trains_from_model:
+    flags = shipped_advice.tune_flags(measured) + flags
+    lines += (f'--init_from={measured.model}: training starts from a model n2n ships for such '
+              'images and fine-tunes it on yours, which measured above training from scratch.',)
+  if measured.as_is_first:
+    return dataclasses.replace(by_kind, flags=flags, model=measured.model,
+                               model_flags=measured.as_is_flags, lines=lines + (as_is,))
+  return dataclasses.replace(by_kind, flags=flags, lines=lines + (f'Or, without training, {as_is}',))
 
 
 def by_noise(profile):

@@ -183,7 +183,7 @@ def _camera_like(samples=10**6):
 def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training(monkeypatch):
   camera_like = _camera_like()
   as_is = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
-                              tuned_db=29.0)
+                              tuned_db=24.0)
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', as_is)
   diagnosis = report.Diagnosis.of(camera_like, 4, eight_bit=True)
   assert diagnosis.model == 'camera_srgb'
@@ -225,3 +225,18 @@ def test_figures_of_another_method_only_offer_the_model(monkeypatch):
   assert few.recommendation.lines[-1].startswith('Or, without training, denoise.py '
                                                  '--model=camera_srgb --tta')
   assert 'recorrupted from scratch 25.00' in few.recommendation.lines[-1]
+
+
+def test_the_model_as_is_comes_first_unless_training_measured_the_margin_above_it(monkeypatch):
+  # Fine-tuning measured above scratch: whoever trains starts from the model; the model as
+  # is still comes first while no training beat it by TRAINING_MARGIN_DB.
+  margin = shipped_advice.TRAINING_MARGIN_DB
+  close = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
+                              tuned_db=30.0 + margin / 2, tune_flags=('--learning_rate=0.0001',))
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', close)
+  diagnosis = report.Diagnosis.of(_camera_like(), 4, eight_bit=True)
+  assert diagnosis.model == 'camera_srgb'
+  assert diagnosis.flags[0] == '--init_from=camera_srgb'
+  monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(
+      close, tuned_db=30.0 + 2 * margin))
+  assert not report.Diagnosis.of(_camera_like(), 4, eight_bit=True).model

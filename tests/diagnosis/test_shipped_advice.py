@@ -45,4 +45,5 @@ def test_each_measured_figure_is_the_json_s(measured):
     assert tuned['settings']['train_steps'] == measured.train_steps
     for flag in measured.tune_flags:
       name, value = flag.lstrip('-').split('=')
-      assert float(tuned['settings'][name]) == float(value), flag
+      assert str(tuned['settings'][name]) == value or (
+          float(tuned['settings'][name]) == float(value)), flag
