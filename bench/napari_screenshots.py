@@ -5,8 +5,8 @@ docs/napari/diagnose.png, train.png and denoise.png (the whole window).
 
 Each widget runs for real on the plugin's samples, in the tabbed dock that
 docs/napari.md has users open (Diagnose, Train, Denoise), each picture with its
-tab shown: Diagnose on the noisy picture, Train for 200 steps on it (width 16,
-crops of 128; a few minutes on two CPU cores) into a temporary folder, Denoise
+tab shown: Diagnose on the noisy picture, Train for 2000 steps on it (width 16,
+crops of 128; about 2 minutes on two CPU cores with bfloat16) into a temporary folder, Denoise
 of the picture with that run. Needs the napari extra (pip install .[napari])
 and an X server.
 """
@@ -55,7 +55,7 @@ def _shot(viewer, path):
 def main():
   parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
   parser.add_argument('--output_dir', default=os.path.join('docs', 'napari'))
-  parser.add_argument('--train_steps', type=int, default=200)
+  parser.add_argument('--train_steps', type=int, default=2000)
   args = parser.parse_args()
   os.makedirs(args.output_dir, exist_ok=True)
   viewer = napari.Viewer()
