@@ -8,6 +8,7 @@ import tensorflow as tf
 
 from bench.recipes import arrays as arrays_recipe
 import n2n
+from n2n import shipped
 
 
 def _config(model_dir, **overrides):
@@ -85,3 +86,25 @@ def test_a_run_with_a_checkpoint_resumes_instead(tmp_path, source_run, noisy_arr
   n2n.train(_config(run, train_steps=6, seed=3, init_from=str(source_run), learning_rate=1e-9),
             noisy=noisy_arrays, progress_bar=False)
   assert _largest_difference(_weights(run), own) < 1e-6
+
+
+@pytest.mark.slow
+def test_a_run_starts_from_a_shipped_models_weights(tmp_path):
+  # camera_srgb (n2n/shipped_models): an RGB network of the paper's width, as a user's
+  # photographs would train; one step at 1e-9 leaves the shipped weights.
+  rng = np.random.default_rng(3)
+  photographs = [np.stack([arrays_recipe.noisy(rng, arrays_recipe.clean_image(rng, 96, 96))
+                           for _ in range(3)], axis=-1) for _ in range(2)]
+  tuned = tmp_path / 'tuned'
+  n2n.train(_config(tuned, init_from='camera_srgb', network_width=48, train_steps=1,
+                    learning_rate=1e-9), noisy=photographs, progress_bar=False)
+  reader = tf.train.load_checkpoint(shipped.folder(shipped.CAMERA_SRGB))
+  shipped_weights = [reader.get_tensor(name) for name in reader.get_variable_to_shape_map()
+                     if name.startswith('model/')]
+  tuned_weights = list(_weights(tuned).values())
+  # The package keys the network under 'model/' (bench/shipping.py), a run under the
+  # optimizer's variables: each of the run's weights is one of the package's.
+  assert len(tuned_weights) == len(shipped_weights) > 0
+  for value in tuned_weights:
+    assert any(other.shape == value.shape and np.abs(other - value).max() < 1e-6
+               for other in shipped_weights)
