@@ -410,7 +410,9 @@ def test_train_widget_starts_from_a_run_trained_here_and_refuses_another_network
   assert start.value == start_from.SCRATCH and ('shipped', 'camera_srgb') in start.choices
   start.value = ('shipped', 'camera_srgb')
   widget.data_layers.value = [grey]
-  assert start.choices == (start_from.SCRATCH, start_from.FOLDER)
+  # A grey layer is offered the one-channel model, not the colour one.
+  assert ('shipped', 'camera_srgb') not in start.choices
+  assert ('shipped', 'fluorescence') in start.choices
   assert start.value == start_from.SCRATCH
   # Noisy grey layers train a grey network (clean 2D layers an RGB one, as clean files).
   widget.kind.value = 'noisy'
