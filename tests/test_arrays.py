@@ -371,7 +371,12 @@ def test_diagnose_on_arrays_is_what_diagnose_py_prints_for_the_same_files(tmp_pa
   report = n2n.diagnose(images, white_level=4095)
   assert str(report) == result.stdout.strip()
   assert report.kind == 'independent' and report.method == 'neighbor2neighbor'
-  assert report.settings == {'noise': 'none', 'method': 'neighbor2neighbor'}
+  # One-channel counts with shot noise: the shipped fluorescence model fits them, first as
+  # is, and whoever trains starts from it (docs/diagnosis.md's table).
+  assert report.model == 'fluorescence'
+  assert report.settings == {'noise': 'none', 'method': 'neighbor2neighbor',
+                             'init_from': 'fluorescence', 'learning_rate': 0.0001,
+                             'normalization': 'percentile'}
   assert report.correlation_x.shape == report.correlation_y.shape == (4,)
   # The level the exposures drew, sqrt(counts + 30^2) / 4095 per pixel (0.0109-0.0150 here):
   # the report's mean over level bins lies in that range, within 15%.
