@@ -621,7 +621,7 @@ def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtb
   assert len(viewer.layers) == 1 and layer.name == 'noisy'
 
 
-def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_viewer):
+def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_viewer, qtbot):
   # A diagnosis that advises fine-tuning (shipped_advice's TUNE) carries --init_from and
   # its learning rate: Train puts the model under Start from, the rate in its field.
   import dataclasses  # pylint: disable=g-import-not-at-top
@@ -630,6 +630,9 @@ def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_vi
   layer = viewer.add_image(picture, name='photograph', rgb=True)
   widget = _dock(viewer, 'Train')
   widget.data_layers.value = [layer]
+  # The layer's own diagnosis runs first (in a worker); its result is replaced below.
+  qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
+                  or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
   read = n2n.diagnose([picture])
   tuned = dataclasses.replace(read, recommendation=dataclasses.replace(
       read.recommendation, flags=('--init_from=camera_srgb', '--learning_rate=0.0001',
