@@ -7,12 +7,11 @@ steps, time), a README, and the newest checkpoint's network weights without the
 optimizer's state.
 """
 
-import glob
 import json
 import os
 import shutil
 
-from bench import REPO_ROOT
+from bench.results import real_dev as results_real_dev
 
 from n2n import shipped
 
@@ -33,14 +32,13 @@ def portable_config(saved, name):
   return portable
 
 
-def measured_lines(name, pattern=os.path.join(REPO_ROOT, 'docs', 'bench', 'real_dev*.json')):
+def measured_lines(name):
   """Markdown lines of what the shipped model `name` scored as is on real data:
-  bench/real_dev.py's runs (docs/bench/real_dev*.json) that scored it, by set, with the
-  noisy input's score from the same run; [] where none did."""
+  bench/real_dev.py's runs (docs/bench/real_dev*.json, as the results page reads them)
+  that scored it, by set, with the noisy input's score from the same run; [] where none
+  did."""
   lines = []
-  for path in sorted(glob.glob(pattern)):
-    with open(path) as run_file:
-      run = json.load(run_file)
+  for file_name, run in results_real_dev.read_results():
     for set_name, scores in run.get('sets', {}).items():
       outputs = scores.get('outputs', {})
       noisy = outputs.get('noisy', {}).get('mean_psnr_db')
@@ -50,7 +48,7 @@ def measured_lines(name, pattern=os.path.join(REPO_ROOT, 'docs', 'bench', 'real_
         lines.append(f'- real_dev {set_name} ({scores["images"]} images): '
                      f'{output["mean_psnr_db"]:.2f} dB{" with --tta" if output["tta"] else ""}'
                      f'{"" if noisy is None else f", noisy {noisy:.2f}"} (bench/real_dev.py at '
-                     f'{run["commit"]}, docs/bench/{os.path.basename(path)})')
+                     f'{run["commit"]}, docs/bench/{file_name})')
   return lines
 
 
