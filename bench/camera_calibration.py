@@ -71,9 +71,11 @@ from bench import REPO_ROOT
 from bench import classical
 from bench import json_output
 from bench import provenance
+from bench import recorruption_draws
 from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import config as config_lib
+from n2n import settings as settings_lib
 
 flags.DEFINE_list('shots', ['0.0003', '0.001', '0.003'], 'Raw shot-noise variances per unit '
                   'signal to try (the read noise follows Brooks et al.\'s line through each).')
@@ -93,8 +95,9 @@ flags.DEFINE_list('methods', ['neighbor2neighbor'], 'Methods to train: single-im
                   'first captures; pairs (Noise2Noise) on both captures of each scene; '
                   'clean_targets (Noise2Clean: both captures against their noise-free '
                   'rendering); each '
-                  'optionally with train.py settings of its own after a colon, joined by '
-                  'semicolons: blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1. '
+                  'optionally with train.py flags after a colon, joined by semicolons: '
+                  'blind_spot:blind_spot_stride=2;blind_spot_inference_stride=1, '
+                  'recorrupted:init_from=camera_srgb;learning_rate=0.0001. '
                   'And classical peers, untrained (needs pip install bm3d): '
                   'bm3d (CBM3D given each capture\'s true level per channel), bm3d_estimated '
                   '(given the level diagnose.py reads from that capture alone). And trained '
@@ -104,10 +107,11 @@ flags.DEFINE_list('variants', [], 'Also denoise each trained run these other way
                   'eight orientations over the whole image), NAME=VALUE (the run\'s method '
                   'setting of that name changed: inference_stride=1, refinement_passes=8, '
                   'inference_orientations=1...), joined by + (tta+refinement_passes=8); pairs, '
-                  'which has no such settings, skips them.')
+                  'which has no such settings, skips them. recorruption_draws=T (recorrupted '
+                  'runs only): the mean over T recorrupted inputs, as R2R\'s paper denoises.')
 flags.DEFINE_string('precision', 'auto', 'Training and denoising precision (train.py\'s '
                     '--precision; auto: bfloat16 where the CPU has it).')
-flags.DEFINE_integer('seed', 0, 'Seed of the cameras and the noise.')
+flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training runs.')
 flags.DEFINE_string('output', '', 'Write the results as JSON here.')
 FLAGS = flags.FLAGS
 
@@ -274,22 +278,24 @@ def trained_run(scenes, references, method_and_settings, steps, folder):
     config = n2n.train_config(model_dir=os.path.join(folder, CLEAN_TARGETS),
                               train_data=clean_target_records(scenes, references, folder),
                               noise='none', method='pairs', target='clean', crop_size=128,
-                              batch_size=8, train_steps=steps, precision=FLAGS.precision)
+                              batch_size=8, train_steps=steps, precision=FLAGS.precision,
+                              seed=FLAGS.seed)
     n2n.train(config, progress_bar=False)
     return 'pairs', config
   method, _, settings = method_and_settings.partition(':')
   overrides = {}
   for pair in filter(None, settings.split(';')):
     name, _, value = pair.partition('=')
-    defaults = getattr(n2n.train_config(method=method, noise='none').method, method, None)
-    field = name.removeprefix(f'{method}_')
-    if not value or defaults is None or not hasattr(defaults, field):
-      raise ValueError(f'--methods={method_and_settings}: {pair!r} is not NAME=VALUE of one of '
-                       f'{method}\'s settings')
-    overrides[name] = type(getattr(defaults, field))(value)
+    specs = {spec.flag: spec for spec in settings_lib.settings_of(config_lib.TrainConfig)}
+    if not value or name not in specs:
+      raise ValueError(f'--methods={method_and_settings}: {pair!r} is not NAME=VALUE of a '
+                       'train.py flag')
+    field_type = specs[name].field_type
+    overrides[name] = value.lower() == 'true' if field_type is bool else field_type(value)
   config = n2n.train_config(model_dir=os.path.join(folder, method_and_settings.replace(':', ' ')),
                             noise='none', method=method, crop_size=128, batch_size=8,
-                            train_steps=steps, precision=FLAGS.precision, **overrides)
+                            train_steps=steps, precision=FLAGS.precision, seed=FLAGS.seed,
+                            **overrides)
   if method == 'pairs':
     # The two-capture baseline: Noise2Noise on both captures of each scene.
     n2n.train(config, captures=scenes, progress_bar=False)
@@ -313,9 +319,10 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
     parts = [part.partition('=') for part in variant.split('+') if part != 'tta']
     if any(not value or not name for name, _, value in parts):
       raise ValueError(f'--variants={variant}: parts are tta or NAME=VALUE, joined by +')
-    changed = {name: value for name, _, value in parts}
+    changed = {name: value for name, _, value in parts if name != RECORRUPTION_DRAWS}
+    draws = int(dict((name, value) for name, _, value in parts).get(RECORRUPTION_DRAWS, 0))
     own = saved['method'].get(method)
-    if own is None:
+    if own is None or (draws and method != 'recorrupted'):
       continue  # a method without settings of its own (pairs has no inference scheme)
     unknown = [name for name in changed if name not in own]
     if unknown:
@@ -323,11 +330,13 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
     run = (changed_run(config.run.model_dir, method, changed,
                        os.path.join(folder, f'{method_and_settings} {variant}'.replace(':', ' ')))
            if changed else config.run.model_dir)
-    other = n2n.Denoiser.load(run, precision=FLAGS.precision)
-    tta = 'tta' in variant.split('+')
-    variant_gains, variant_cost = timed_gains(
-        [lambda image, other=other, tta=tta: other(image, tta=tta)] * len(noisy), noisy,
-        references)
+    if draws:
+      other = recorruption_draws.draws_denoiser(run, draws, FLAGS.precision, FLAGS.seed)
+    else:
+      loaded = n2n.Denoiser.load(run, precision=FLAGS.precision)
+      tta = 'tta' in variant.split('+')
+      other = lambda image, loaded=loaded, tta=tta: loaded(image, tta=tta)
+    variant_gains, variant_cost = timed_gains([other] * len(noisy), noisy, references)
     variants[variant] = {'gains_db': [float(gain) for gain in variant_gains],
                          'gain_db': float(np.mean(variant_gains)),
                          'seconds_per_megapixel': variant_cost}
@@ -338,6 +347,11 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
           'seed': saved['run']['seed'], 'scheme': saved['method'].get(method, {}),
           'seconds_per_megapixel': cost, 'gains_db': [float(gain) for gain in gains],
           'gain_db': float(np.mean(gains))}
+
+
+# --variants part recorruption_draws=T (recorrupted runs only): the mean over T
+# recorrupted inputs, as R2R's paper denoises (bench/recorruption_draws.py).
+RECORRUPTION_DRAWS = 'recorruption_draws'
 
 
 def changed_run(model_dir, method, changed, folder):
