@@ -377,6 +377,11 @@ def test_diagnose_on_arrays_is_what_diagnose_py_prints_for_the_same_files(tmp_pa
   assert report.settings == {'noise': 'none', 'method': 'neighbor2neighbor',
                              'init_from': 'fluorescence', 'learning_rate': 0.0001,
                              'normalization': 'percentile'}
+  # The same counts as float pixels: the model refuses float images, so it is not offered
+  # and training starts from scratch.
+  floats = n2n.diagnose([image.astype(np.float32) / 4095 for image in images])
+  assert floats.method == 'neighbor2neighbor' and not floats.model, str(floats)
+  assert 'init_from' not in floats.settings and 'fluorescence' not in str(floats)
   assert report.correlation_x.shape == report.correlation_y.shape == (4,)
   # The level the exposures drew, sqrt(counts + 30^2) / 4095 per pixel (0.0109-0.0150 here):
   # the report's mean over level bins lies in that range, within 15%.

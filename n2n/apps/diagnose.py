@@ -39,7 +39,7 @@ def diagnose(config):
     profile, count = noisy_data.diagnose_images(paths, config.white_level, config.max_images,
                                                 dtypes=dtypes)
   return report.Diagnosis.of(profile, count, config.white_level,
-                             report.all_eight_bit(dtypes))
+                             report.pixel_types_of(dtypes))
 
 
 def write_outputs(config, diagnosis):

@@ -29,6 +29,6 @@ def diagnose_arrays(images=None, white_level=0.0, captures=None, max_images=0):
         (scene for index, scene in enumerate(scenes) if not max_images or index < max_images),
         white_level)
   return report.Diagnosis.of(profile, count, white_level,
-                            report.all_eight_bit(dtypes))
+                            report.pixel_types_of(dtypes))
 
 

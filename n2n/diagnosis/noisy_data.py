@@ -88,7 +88,7 @@ def diagnose_images(paths, white_level=0.0, max_images=0, seed=0, dtypes=None):
     max_images: use at most this many (0: all).
     seed: seed of the patches drawn from large images.
     dtypes: None, or a list to which each image's dtype is appended (what
-      report.Diagnosis.of's eight_bit asks).
+      report.Diagnosis.of's pixel_types asks).
 
   Returns:
     (NoiseProfile, number of images used).

@@ -83,24 +83,23 @@ def kind_of(profile):
   return 'correlated' if profile.correlation_lag1 >= CORRELATED else 'independent'
 
 
-# For colour photographs with correlated noise: the model n2n ships for cameras' photographs.
-def all_eight_bit(dtypes):
-  """Whether every image was 8-bit, from their dtypes; None when there were none
-  (scenes, whose dtypes the diagnosis does not collect)."""
-  return all(dtype == 'uint8' for dtype in dtypes) if dtypes else None
+def pixel_types_of(dtypes):
+  """frozenset of the images' numpy dtype names, from their dtypes; None when there
+  were none (scenes, whose dtypes the diagnosis does not collect)."""
+  return frozenset(str(dtype) for dtype in dtypes) if dtypes else None
 
 
 # The method recommended for stacks where the recommended one is 2D only.
 STACK_METHOD = 'neighbor2neighbor'
 
 
-def recommend(profile, eight_bit=None):
+def recommend(profile, pixel_types=None):
   """What n2n recommends for noise like profile's: the method and flags for its noise
   (by_noise), and where a shipped model fits such images (shipped_advice), that model as
   is, fine-tuned from it or from scratch, whichever measured best on real data.
-  eight_bit: whether the images were 8-bit (None: not known)."""
+  pixel_types: the images' numpy dtype names (pixel_types_of; None: not known)."""
   by_kind = by_noise(profile)
-  measured = shipped_advice.measured_for(profile, by_kind.kind, eight_bit)
+  measured = shipped_advice.measured_for(profile, by_kind.kind, pixel_types)
   if measured is None:
     return by_kind
   figures = measured.figures()
@@ -222,10 +221,10 @@ class Diagnosis:
   recommendation: Recommendation
 
   @classmethod
-  def of(cls, profile, images, white_level=0.0, eight_bit=None):
+  def of(cls, profile, images, white_level=0.0, pixel_types=None):
     """The Diagnosis of a profile measured on `images` images, with n2n's recommendation
-    (eight_bit: whether they were 8-bit, None: not known; see recommend)."""
-    return cls(profile, images, white_level, recommend(profile, eight_bit))
+    (pixel_types: their numpy dtype names, None: not known; see recommend)."""
+    return cls(profile, images, white_level, recommend(profile, pixel_types))
 
   @property
   def kind(self):

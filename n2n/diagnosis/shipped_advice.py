@@ -90,25 +90,32 @@ MICROSCOPY = Measured(shipped.FLUORESCENCE, 'w2s80', 'neighbor2neighbor', as_is_
                       tune_flags=('--learning_rate=0.0001', '--normalization=percentile'))
 
 
-def measured_for(profile, kind, eight_bit):
+def takes(measured, pixel_types):
+  """Whether measured's model takes images of all pixel_types (numpy dtype names; None:
+  not known, taken as fitting): a model refuses the others (shipped.refusal)."""
+  return pixel_types is None or set(pixel_types) <= set(shipped.MODELS[measured.model].pixel_types)
+
+
+def measured_for(profile, kind, pixel_types):
   """The Measured whose model fits single noisy images like profile's, or None.
 
   Args:
     profile: the images' NoiseProfile.
     kind: its kind (report.kind_of): 'independent', 'correlated', ...
-    eight_bit: whether they were 8-bit (None: not known).
+    pixel_types: the images' numpy dtype names (None: not known); a model is offered only
+      for pixel types it takes.
   """
   if profile.source != 'single':
     return None
   # A camera's processed photographs: their noise is correlated over a pixel or two.
-  if profile.channels == 3 and eight_bit is not False and kind == 'correlated':
-    return PHOTOGRAPHS
+  if profile.channels == 3 and kind == 'correlated':
+    return PHOTOGRAPHS if takes(PHOTOGRAPHS, pixel_types) else None
   # A fluorescence camera's counts: one channel, noise independent from pixel to pixel
   # whose variance rises with the signal as shot x signal + read describes.
   shot_noise = all(miss is None for miss in profile.fit_misses()) and all(
       shot > 0 for shot, _ in profile.fit)
   if profile.channels == 1 and kind == 'independent' and shot_noise:
-    return MICROSCOPY
+    return MICROSCOPY if takes(MICROSCOPY, pixel_types) else None
   return None
 
 

@@ -72,8 +72,8 @@ def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind,
 
 
 def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():
-  offers = lambda profile, eight_bit=None: any(
-      '--model=camera_srgb' in line for line in report.recommend(profile, eight_bit).lines)
+  offers = lambda profile, pixel_types=None: any(
+      '--model=camera_srgb' in line for line in report.recommend(profile, pixel_types).lines)
   camera_like = ([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
   assert offers(_profile(*camera_like))
   # Not for grey images, pixel-independent noise, line noise, or two captures.
@@ -82,8 +82,9 @@ def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera
   assert not offers(_profile([0.1, 0.09, 0.09, 0.09], [0.0, 0.0, 0.0, 0.0]))
   assert not offers(_profile(*camera_like, source='pairs'))
   # Nor for images known not to be 8-bit (16-bit colour micrographs): it learned 8-bit sRGB.
-  assert not offers(_profile(*camera_like), eight_bit=False)
-  assert offers(_profile(*camera_like), eight_bit=True)
+  assert not offers(_profile(*camera_like), pixel_types={'uint16'})
+  assert not offers(_profile(*camera_like), pixel_types={'uint8', 'float32'})
+  assert offers(_profile(*camera_like), pixel_types={'uint8'})
 
 
 def test_two_captures_always_train_noise2noise_on_the_pairs():
@@ -185,7 +186,7 @@ def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training
   as_is = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
                               tuned_db=24.0)
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', as_is)
-  diagnosis = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  diagnosis = report.Diagnosis.of(camera_like, 4, pixel_types={'uint8'})
   assert diagnosis.model == 'camera_srgb'
   text = str(diagnosis).splitlines()
   first = text.index(next(line for line in text if line.startswith('Recommended')))
@@ -199,7 +200,7 @@ def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch)
   tuned = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=28.0, scratch_db=25.0,
                               tuned_db=29.0, tune_flags=('--learning_rate=0.0001',))
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', tuned)
-  diagnosis = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  diagnosis = report.Diagnosis.of(camera_like, 4, pixel_types={'uint8'})
   assert not diagnosis.model
   assert diagnosis.flags[:2] == ('--init_from=camera_srgb', '--learning_rate=0.0001')
   assert diagnosis.settings['init_from'] == 'camera_srgb'
@@ -208,7 +209,7 @@ def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch)
   assert n2n.train_config(model_dir='runs/x', **diagnosis.settings).run.init_from == 'camera_srgb'
   # Where training from scratch measured best, the model is only mentioned.
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(tuned, scratch_db=31.0))
-  scratch = report.Diagnosis.of(camera_like, 4, eight_bit=True)
+  scratch = report.Diagnosis.of(camera_like, 4, pixel_types={'uint8'})
   assert not scratch.model and not any('init_from' in flag for flag in scratch.flags)
   assert scratch.recommendation.lines[-1].startswith('Or, without training, denoise.py')
 
@@ -219,7 +220,7 @@ def test_figures_of_another_method_only_offer_the_model(monkeypatch):
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(
       shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0, tuned_db=29.0))
   few = report.Diagnosis.of(_camera_like(samples=noise_model.MIN_SAMPLES - 1), 4,
-                            eight_bit=True)
+                            pixel_types={'uint8'})
   assert few.method == 'neighbor2neighbor' and not few.model
   assert not any('init_from' in flag for flag in few.flags)
   assert few.recommendation.lines[-1].startswith('Or, without training, denoise.py '
@@ -234,9 +235,9 @@ def test_the_model_as_is_comes_first_unless_training_measured_the_margin_above_i
   close = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
                               tuned_db=30.0 + margin / 2, tune_flags=('--learning_rate=0.0001',))
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', close)
-  diagnosis = report.Diagnosis.of(_camera_like(), 4, eight_bit=True)
+  diagnosis = report.Diagnosis.of(_camera_like(), 4, pixel_types={'uint8'})
   assert diagnosis.model == 'camera_srgb'
   assert diagnosis.flags[0] == '--init_from=camera_srgb'
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(
       close, tuned_db=30.0 + 2 * margin))
-  assert not report.Diagnosis.of(_camera_like(), 4, eight_bit=True).model
+  assert not report.Diagnosis.of(_camera_like(), 4, pixel_types={'uint8'}).model
