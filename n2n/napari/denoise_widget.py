@@ -126,6 +126,19 @@ class DenoiseWidget(widgets.Container):
   def _layer_changed(self, layer):
     self.axes.value = layers.axes_of(layer) if layer is not None else ''
 
+  def follow_diagnosis(self, diagnosis, layer):
+    """A report.Diagnosis of layer: where it recommends a shipped model as is and no model
+    is chosen yet (the folder field, empty), that model (with TTA where the advice adds
+    --tta) for that layer."""
+    folder = str(self.model.value).strip()
+    if (diagnosis.model not in shipped.MODELS or self.model_choice.value != FOLDER
+        or (folder and folder != '.') or self._call.running):
+      return
+    self.model_choice.value = ('shipped', diagnosis.model)
+    self.tta.value = '--tta' in diagnosis.recommendation.model_flags
+    if layer is not None and layer in self.layer.choices:
+      self.layer.value = layer
+
   def _choice_changed(self, choice):
     self.model.enabled = choice == FOLDER
 

@@ -1,5 +1,7 @@
 """Diagnose noise: a layer's noise level, its correlation along x and y and
-the method n2n recommends, as diagnose.py prints them (n2n.diagnose).
+what n2n recommends (a shipped model as is, or a method and the model it starts
+from), as diagnose.py prints them (n2n.diagnose). A shipped model recommended as
+is is handed to the Denoise tab (diagnosed).
 
 The layer's planes are its images (a stack's along Z or T); with a second
 capture of the same view chosen, the noise is measured from the two.
@@ -8,14 +10,31 @@ capture of the same view chosen, the noise is measured from the two.
 import functools
 
 from magicgui import widgets
+from psygnal import Signal
 
 from n2n.napari import calls
 from n2n.napari import layers
 from n2n.napari import running
 
 
+def recommended_text(diagnosis):
+  """The Recommended row of a report.Diagnosis: the shipped model where the advice puts it
+  first ('fluorescence as is (Denoise tab)'), else the method and the model it starts
+  from ('neighbor2neighbor from fluorescence'), else the method."""
+  if diagnosis.model:
+    return f'{diagnosis.model} as is (Denoise tab)'
+  start = diagnosis.settings.get('init_from')
+  return f'{diagnosis.method} from {start}' if start else diagnosis.method
+
+
 class DiagnoseWidget(widgets.Container):
-  """Layer, optional second capture, white level; Diagnose; the report."""
+  """Layer, optional second capture, white level; Diagnose; the report.
+
+  Attributes:
+    diagnosed: a signal, diagnosed(report.Diagnosis, the layer it read), after each
+      diagnosis.
+  """
+  diagnosed = Signal(object, object)
 
   def __init__(self, napari_viewer):
     viewer = napari_viewer
@@ -34,7 +53,7 @@ class DiagnoseWidget(widgets.Container):
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
     self.summary = running.text_line('Noise')
-    self.recommended = running.text_line('Method')
+    self.recommended = running.text_line('Recommended')
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
     self.report.native.setLineWrapMode(self.report.native.NoWrap)
@@ -44,6 +63,7 @@ class DiagnoseWidget(widgets.Container):
                  self.summary, self.recommended])
     running.below(self, self.report)
     self.diagnosis = None
+    self._layer_read = None
     self._call = running.Call('n2n: diagnosing', on_done=self._show, on_error=self._failed,
                               on_finished=self._finished)
     self.layer.changed.connect(self._layer_changed)
@@ -73,6 +93,7 @@ class DiagnoseWidget(widgets.Container):
       return
     self.run_button.enabled = False
     self.summary.value, self.recommended.value = 'diagnosing...', ''
+    self._layer_read = self.layer.value
     self._call.start(calls.diagnose, images, captures, self.white_level.value)
 
   def _show(self, diagnosis):
@@ -80,8 +101,10 @@ class DiagnoseWidget(widgets.Container):
     # The method on a row of its own: on one line with the noise it ran out of the dock's
     # width in the first screenshot, and a label shows one line.
     self.summary.value = f'{diagnosis.kind} noise, sigma {diagnosis.noise_level:.4f}'
-    self.recommended.value = diagnosis.method
+    self.recommended.value = recommended_text(diagnosis)
+    self.recommended.tooltip = '\n'.join(diagnosis.recommendation.lines)
     self.report.value = str(diagnosis)
+    self.diagnosed.emit(diagnosis, self._layer_read)
 
   def _failed(self, message):
     self.summary.value = f'failed: {message}'

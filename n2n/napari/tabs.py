@@ -67,6 +67,8 @@ class N2NTabs(QTabWidget):
     for name, widget in (('Diagnose noise', self.diagnose), ('Train', self.train),
                          ('Denoise', self.denoise)):
       self.addTab(_scrolled(_narrowed(widget.native)), name)
+    # A shipped model the diagnosis recommends as is: Denoise offers it for that layer.
+    self.diagnose.diagnosed.connect(self.denoise.follow_diagnosis)
     # The Denoise widget's own watch sees its tab, which stays: this dock is what closes.
     running.when_closed(self, self.denoise.close_model)
 

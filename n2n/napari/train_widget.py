@@ -98,6 +98,7 @@ class TrainWidget(widgets.Container):
     self.kind.changed.connect(self._data_changed)
     self.data_layers.changed.connect(self._data_changed)
     self.axes.changed.connect(self.start_from.update)
+    self.more.line.changed.connect(self.start_from.update)  # --channels there
     self.train_button.changed.connect(self.start)
     self.stop_button.changed.connect(self.stop)
     self.raw_loss.changed.connect(self.plot.set_show_raw)
@@ -112,9 +113,20 @@ class TrainWidget(widgets.Container):
     self._estimate()
 
   def _channels(self):
-    """The first chosen layer's channels as the axes lay it out; None without one."""
+    """The channels of the network the run will train, which a model it starts from must
+    have: --channels where More sets it; 3 for clean layers (train.py's clean images are
+    RGB unless --channels says otherwise); else the first chosen layer's channels as the
+    axes lay it out. None without a layer."""
     chosen = self.data_layers.value
-    return layers.channels(chosen[0], self.axes.value) if chosen else None
+    if not chosen:
+      return None
+    try:
+      given = self.more.values(taken=OWN_FLAGS).get('channels', 0)
+    except ValueError:  # a More line that does not parse: Train names it when pressed
+      given = 0
+    if given:
+      return given
+    return 3 if self.kind.value == 'clean' else layers.channels(chosen[0], self.axes.value)
 
   def _steps_set(self, _):
     if not self._fitting:

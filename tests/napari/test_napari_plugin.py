@@ -34,6 +34,7 @@ from napari.utils import notifications
 from n2n import config as config_lib
 from n2n import settings
 from n2n import shipped
+from n2n.napari import denoise_widget
 from n2n.napari import samples
 from n2n.napari import start_from
 from n2n.napari import train_widget
@@ -404,18 +405,24 @@ def test_train_widget_starts_from_a_run_trained_here_and_refuses_another_network
   rgb = viewer.add_image(samples.noisy_picture()[0][0][:96, :96], name='rgb', rgb=True)
   widget = _dock(viewer, 'Train')
   start, fields = widget.start_from.choice, widget.more.fields
-  # The shipped camera model is offered for RGB layers; chosen, then a grey layer: scratch.
+  camera, fluorescence = ('shipped', 'camera_srgb'), ('shipped', 'fluorescence')
+  # The shipped camera model is offered for RGB layers, and chosen.
   widget.kind.value = 'clean'  # no diagnosis of the RGB layer: this one is not trained on
   widget.data_layers.value = [rgb]
-  assert start.value == start_from.SCRATCH and ('shipped', 'camera_srgb') in start.choices
-  start.value = ('shipped', 'camera_srgb')
+  assert start.value == start_from.SCRATCH and camera in start.choices
+  start.value = camera
+  # Clean grey layers train an RGB network, as clean files do: still the colour model.
   widget.data_layers.value = [grey]
-  # A grey layer is offered the one-channel model, not the colour one.
-  assert ('shipped', 'camera_srgb') not in start.choices
-  assert ('shipped', 'fluorescence') in start.choices
+  assert camera in start.choices and fluorescence not in start.choices
+  assert start.value == camera
+  # --channels=1 in More makes it a grey network: the one-channel model, not the colour one.
+  widget.more.line.value = 'channels=1'
+  assert fluorescence in start.choices and camera not in start.choices
   assert start.value == start_from.SCRATCH
-  # Noisy grey layers train a grey network (clean 2D layers an RGB one, as clean files).
+  widget.more.line.value = ''
+  # Noisy grey layers train a grey network.
   widget.kind.value = 'noisy'
+  assert fluorescence in start.choices and camera not in start.choices
   qtbot.waitUntil(lambda: 'sigma' in widget.diagnosis.value
                   or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
   widget.crop_size.value, widget.batch_size.value = 64, 2
@@ -641,3 +648,41 @@ def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_vi
   assert widget.start_from.choice.value == ('shipped', 'camera_srgb')
   assert widget.more.fields['learning_rate'].value == pytest.approx(1e-4)
   assert 'init_from' not in widget.more.line.value
+
+
+def test_diagnose_names_the_recommended_model_and_denoise_takes_it_for_that_layer(
+    make_napari_viewer, qtbot):
+  # A diagnosis that recommends a shipped model as is: the Diagnose tab's Recommended row
+  # names it (not only the method), and the Denoise tab chooses it, with TTA, for the
+  # layer diagnosed, where no model was chosen there yet; a chosen one is left alone.
+  import dataclasses  # pylint: disable=g-import-not-at-top
+  viewer = make_napari_viewer()
+  viewer.add_image(_noisy_grey(), name='other')
+  layer = viewer.add_image(_noisy_grey(64), name='grey')
+  _, tabs = viewer.window.add_plugin_dock_widget('n2n', TABS)
+  diagnose, denoise = tabs.diagnose, tabs.denoise
+  denoise.layer.value = viewer.layers['other']
+  assert denoise.model_choice.value == denoise_widget.FOLDER and not denoise.tta.value
+  diagnose.layer.value = layer
+  diagnose.run_button.native.click()
+  qtbot.waitUntil(lambda: diagnose.run_button.enabled, timeout=TIMEOUT_MS)
+  read = diagnose.diagnosis
+  assert read is not None and not read.model, diagnose.summary.value
+  assert diagnose.recommended.value == read.method
+  # Its result as the advice gives it where a shipped model fits (shipped_advice):
+  advised = dataclasses.replace(read, recommendation=dataclasses.replace(
+      read.recommendation, model='fluorescence', model_flags=('--tta',)))
+  diagnose._show(advised)  # pylint: disable=protected-access  (the Diagnose call's result)
+  assert diagnose.recommended.value == 'fluorescence as is (Denoise tab)'
+  assert denoise.model_choice.value == ('shipped', 'fluorescence')
+  assert denoise.tta.value and denoise.layer.value is layer
+  # Fine-tuning advice names the model training starts from.
+  tuned = dataclasses.replace(read, recommendation=dataclasses.replace(
+      read.recommendation, flags=('--init_from=fluorescence',) + read.recommendation.flags))
+  diagnose._show(tuned)  # pylint: disable=protected-access
+  assert diagnose.recommended.value == f'{read.method} from fluorescence'
+  # A model the person chose stays chosen.
+  denoise.model_choice.value = denoise_widget.FOLDER
+  denoise.model.value = '/some/run'
+  diagnose._show(advised)  # pylint: disable=protected-access
+  assert denoise.model_choice.value == denoise_widget.FOLDER
