@@ -350,7 +350,8 @@ def denoise_ome_zarr(source, destination, denoise, margin, serving, white_level_
     denoise: fn([D, H, W, 1] float32) -> same, a one-channel 3D network.
     margin: (z, y, x) voxels of context read around each chunk.
     serving: serving.Serving of the network (its white level or percentile
-      rule; serving.without_run(1) for a bare denoise function).
+      rule; serving.without_run(1) for a bare denoise function; a shipped model's
+      refuses pixel types it does not take: ValueError, before any output).
     white_level_override: --white_level (0: the run's).
     shard: sharding.Shard or None.
     overwrite: start the output afresh instead of resuming it (with a shard:
@@ -368,6 +369,8 @@ def denoise_ome_zarr(source, destination, denoise, margin, serving, white_level_
     raise ome_zarr.OmeZarrError(f'{destination}: the output would overwrite its input {source}; '
                                 'give another --output_dir')
   image = ome_zarr.open_image(source)
+  # A shipped model refuses pixel types it was not trained for, before any output exists.
+  serving.check_pixel_type(image.array.dtype.name, 1)
   depth_letter = depth_axis(image.axes, source, image.array.shape)
   spatial = (depth_letter, 'Y', 'X')
   margins = dict(zip(spatial, margin))

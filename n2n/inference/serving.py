@@ -82,10 +82,15 @@ class Serving:
     """Raises ValueError (one line) where a shipped model is served and pixels (an
     image [H, W] or [H, W, C], or a volume [D, H, W] or [D, H, W, C] for a 3D run)
     are not of a pixel type and channel count it takes; other runs take any."""
+    channels = pixels.shape[-1] if pixels.ndim == self.spatial_dims + 1 else 1
+    self.check_pixel_type(pixels.dtype.name, channels)
+
+  def check_pixel_type(self, pixel_type, channels):
+    """check_pixels of images of pixel_type (a numpy dtype name) with `channels`
+    channels, where the pixels are not read yet (an OME-Zarr's chunks)."""
     if self.shipped_model is None:
       return
-    channels = pixels.shape[-1] if pixels.ndim == self.spatial_dims + 1 else 1
-    reason = shipped.refusal(*self.shipped_model, pixels.dtype.name, channels)
+    reason = shipped.refusal(*self.shipped_model, pixel_type, channels)
     if reason:
       raise ValueError(reason)
 

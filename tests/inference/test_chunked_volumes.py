@@ -1,6 +1,7 @@
 """OME-Zarr volumes denoised chunk by chunk: the same voxels as the whole volume where the
 context suffices, a killed run resumed without rewriting chunks, shards that split chunks."""
 
+import dataclasses
 import os
 import signal
 import subprocess
@@ -20,6 +21,7 @@ from n2n.data import phantom
 from n2n.inference import chunked_volumes
 from n2n.inference import serving
 from n2n.inference import sharding
+from n2n import shipped
 from tests.conftest import REPO_ROOT
 
 # The Serving of the one-channel stand-in networks: no run, so pixels map at
@@ -75,6 +77,26 @@ def test_chunked_denoise_equals_the_whole_volume_where_the_margin_covers_the_con
                                    (1, 1, 1), BARE, white_level_override=600.0)
   assert not np.array_equal(ome_zarr.open_image(str(tmp_path / 'short.zarr')).array[...],
                             _whole(volume, denoise, 600.0))
+
+
+def test_a_shipped_model_refuses_an_ome_zarr_of_a_pixel_type_it_does_not_take(tmp_path):
+  # Served as a shipped model that takes 8- and 16-bit counts, as every other front door
+  # serves it (Serving.check_pixels): a float32 OME-Zarr is refused in one line naming the
+  # model, before any output is made; a uint16 one is denoised.
+  model = shipped.MODELS['fluorescence']
+  served = dataclasses.replace(BARE, shipped_model=('fluorescence', model))
+  volume = np.random.default_rng(1).integers(100, 500, (8, 32, 32))
+  floats, counts = tmp_path / 'floats.zarr', tmp_path / 'counts.zarr'
+  _write_zarr(floats, (volume / 500).astype(np.float32), 'ZYX', (8, 32, 32))
+  _write_zarr(counts, volume.astype(np.uint16), 'ZYX', (8, 32, 32))
+  with pytest.raises(ValueError, match='the model fluorescence denoises .* not float32'):
+    chunked_volumes.denoise_ome_zarr(str(floats), str(tmp_path / 'floats_out.zarr'),
+                                     _local_network(1), (1, 1, 1), served)
+  assert not (tmp_path / 'floats_out.zarr').exists()
+  summary = chunked_volumes.denoise_ome_zarr(str(counts), str(tmp_path / 'counts_out.zarr'),
+                                             _local_network(1), (1, 1, 1), served,
+                                             white_level_override=600.0)
+  assert summary.written == 1
 
 
 def test_a_movie_without_z_is_denoised_with_time_as_depth(tmp_path):
