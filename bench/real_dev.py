@@ -25,7 +25,8 @@ What is scored (--outputs, in order; each becomes a column of the pictures):
 - `train:METHOD`: the same with --method=METHOD instead of the recommended one.
 - `tune:MODEL` or `tune:MODEL:METHOD`: fine-tuning: the recommended method (or METHOD)
   trained the same way but starting from MODEL's weights (--init_from=MODEL).
---learning_rate applies to every trained output (0: n2n's own choice).
+--learning_rate, where given, applies to every trained output, over the rate a
+recommendation carries (0: the recommendation's, else n2n's own choice).
 Training and denoising seconds are recorded beside each score; they mean something only
 on the host named in the stamp.
 
@@ -85,6 +86,9 @@ class RealSet:
 SETS = {
     'sidd24': RealSet('sidd24', 'noisy', 'clean', affine=False),
     'w2s80': RealSet('w2s80', 'noisy', 'gt', affine=True),
+    # Not real: simulated fields in w2s80's layout (bench/fluorescence_sim_set.py writes it
+    # under a folder given as --real_dev), for the fine-tuning table on the simulator.
+    'fluorescence_sim': RealSet('fluorescence_sim', 'noisy', 'gt', affine=True),
 }
 # The pictures: crops of PICTURE_IMAGES images of each set (first, middle, last by name),
 # CROP pixels square where the reference varies most (its detail), at SCALE x.
@@ -165,6 +169,8 @@ def _trained_denoiser(method_settings, noisy, folder):
                   train_steps=FLAGS.train_steps, seed=FLAGS.seed,
                   learning_rate=FLAGS.learning_rate)
   settings.update(method_settings)
+  if FLAGS.learning_rate:  # given: it wins over the rate a recommendation carries
+    settings['learning_rate'] = FLAGS.learning_rate
   config = n2n.train_config(model_dir=folder, **settings)
   start = time.perf_counter()
   n2n.train(config, noisy=noisy, progress_bar=False)

@@ -1,0 +1,70 @@
+"""A simulated fluorescence set in real_dev's layout, for issue 63 §3's table on the
+simulator: bench/real_dev.py scores the shipped fluorescence model as is, fine-tuned from
+it and the recommended method from scratch on it, exactly as on the real w2s80.
+
+--fields fields of bench/recipes/fluorescence.py, drawn with --seed (the shipped model
+trained on seed 0's fields: another seed gives fields it never saw), each through its own
+random camera, one acquisition each, written as the 8-bit contrast-stretched export
+W2S's 8-bit copy is (FOLDER/fluorescence_sim/noisy/NNN.png); the reference is the field's
+expected fluorescence on 0-255 (gt/NNN.png). Like w2s80 the two are on their own scales,
+and real_dev scores after a per-image affine fit (its SETS['fluorescence_sim']).
+
+  python -m bench.fluorescence_sim_set --folder=/tmp/sim
+  python -m bench.real_dev --real_dev=/tmp/sim --sets=fluorescence_sim \
+      --outputs=noisy,model:fluorescence:tta,scratch,tune:fluorescence \
+      --learning_rate=0.0001 --output=docs/bench/fine_tuning_fluorescence_sim.json
+
+(--learning_rate applies to every trained output: the scratch run is then at 1e-4 too; for
+n2n's own rate from scratch run `scratch` without it.)
+"""
+
+import dataclasses
+import os
+
+from absl import app
+from absl import flags
+import numpy as np
+from PIL import Image
+
+from bench.recipes import fluorescence
+
+SET_NAME = 'fluorescence_sim'
+
+flags.DEFINE_string('folder', '', 'Where the set is written (FOLDER/fluorescence_sim).')
+flags.DEFINE_integer('fields', 40, 'Fields (noisy images).', lower_bound=1)
+flags.DEFINE_integer('field_size', 256, 'Fields\' side in pixels.', lower_bound=128)
+flags.DEFINE_integer('seed', 1000, 'Seed of the fields, cameras and noise (not 0: the '
+                     'shipped model trained on seed 0\'s).')
+FLAGS = flags.FLAGS
+
+
+def simulated_pairs(fields, size, seed):
+  """[(noisy uint8 [size, size], reference uint8 [size, size])]: one contrast-stretched
+  8-bit acquisition of each field, and the field on 0-255."""
+  rng = np.random.default_rng(seed)
+  pairs = []
+  for _ in range(fields):
+    field = fluorescence.clean_field(rng, size)
+    camera = dataclasses.replace(fluorescence.random_camera(rng), file_kind='stretched_uint8')
+    # 8-bit exports come as their levels times 257 (fluorescence.acquisitions).
+    noisy = (fluorescence.acquisitions(field, camera, rng, count=1)[0] // 257).astype(np.uint8)
+    pairs.append((noisy, np.round(field * 255).astype(np.uint8)))
+  return pairs
+
+
+def main(argv):
+  del argv
+  if not FLAGS.folder:
+    raise app.UsageError('--folder: where to write the set')
+  for sub in ('noisy', 'gt'):
+    os.makedirs(os.path.join(FLAGS.folder, SET_NAME, sub), exist_ok=False)
+  for index, (noisy, reference) in enumerate(
+      simulated_pairs(FLAGS.fields, FLAGS.field_size, FLAGS.seed)):
+    Image.fromarray(noisy).save(os.path.join(FLAGS.folder, SET_NAME, 'noisy', f'{index:03d}.png'))
+    Image.fromarray(reference).save(os.path.join(FLAGS.folder, SET_NAME, 'gt',
+                                                 f'{index:03d}.png'))
+  print('wrote', FLAGS.fields, 'pairs to', os.path.join(FLAGS.folder, SET_NAME))
+
+
+if __name__ == '__main__':
+  app.run(main)
