@@ -375,8 +375,7 @@ def test_diagnose_on_arrays_is_what_diagnose_py_prints_for_the_same_files(tmp_pa
   # is, and whoever trains starts from it (docs/diagnosis.md's table).
   assert report.model == 'fluorescence'
   assert report.settings == {'noise': 'none', 'method': 'neighbor2neighbor',
-                             'init_from': 'fluorescence', 'learning_rate': 0.0001,
-                             'normalization': 'percentile'}
+                             'init_from': 'fluorescence', 'normalization': 'percentile'}
   # The same counts as float pixels: the model refuses float images, so it is not offered
   # and training starts from scratch.
   floats = n2n.diagnose([image.astype(np.float32) / 4095 for image in images])

@@ -33,7 +33,9 @@ class Measured:
     train_steps: the training runs' steps (crop 128, batch 8).
     as_is_flags: denoise.py flags of the as-is figure, e.g. ('--tta',).
     tune_flags: train.py flags of the fine-tuned figure beyond the method's and
-      --init_from, e.g. ('--learning_rate=0.0001',).
+      --init_from, e.g. ('--normalization=percentile',); its learning rate is
+      --init_from's default (config.run.FINE_TUNING_LEARNING_RATE), which a test holds
+      to the tuned figure's.
   """
   model: str
   real_set: str
@@ -76,7 +78,7 @@ class Measured:
 # (tests/diagnosis/test_shipped_advice.py holds these to the JSON).
 PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', 'recorrupted', as_is_db=28.244,
                        scratch_db=25.419, tuned_db=25.696, train_steps=1200,
-                       as_is_flags=('--tta',), tune_flags=('--learning_rate=0.0001',))
+                       as_is_flags=('--tta',))
 
 
 # One-channel fluorescence micrographs: the fluorescence model on real_dev's 80 widefield
@@ -87,7 +89,7 @@ PHOTOGRAPHS = Measured(shipped.CAMERA_SRGB, 'sidd24', 'recorrupted', as_is_db=28
 MICROSCOPY = Measured(shipped.FLUORESCENCE, 'w2s80', 'neighbor2neighbor', as_is_db=32.98,
                       scratch_db=32.135, tuned_db=33.091, train_steps=1200,
                       as_is_flags=('--tta',),
-                      tune_flags=('--learning_rate=0.0001', '--normalization=percentile'))
+                      tune_flags=('--normalization=percentile',))
 
 
 def takes(measured, pixel_types):

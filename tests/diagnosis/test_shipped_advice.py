@@ -7,6 +7,7 @@ import os
 
 import pytest
 
+from n2n.config import run as run_lib
 from n2n.diagnosis import shipped_advice
 from tests.conftest import REPO_ROOT
 
@@ -43,7 +44,22 @@ def test_each_measured_figure_is_the_json_s(measured):
   assert measured.tuned_db == (tuned['mean_psnr_db'] if tuned else None)
   if tuned:
     assert tuned['settings']['train_steps'] == measured.train_steps
+    # The advice passes no rate: --init_from's default must be the one the figure used.
+    assert float(tuned['settings']['learning_rate']) == run_lib.FINE_TUNING_LEARNING_RATE
     for flag in measured.tune_flags:
       name, value = flag.lstrip('-').split('=')
       assert str(tuned['settings'][name]) == value or (
           float(tuned['settings'][name]) == float(value)), flag
+
+
+def test_init_from_s_default_learning_rate_is_the_best_of_the_committed_sweep():
+  # Fine-tuning the fluorescence model on w2s80 at each rate (the sweep's JSONs and the
+  # tuned figure's own): the default is the rate that scored best, not one typed in apart.
+  by_rate = {}
+  paths = glob.glob(os.path.join(REPO_ROOT, 'docs', 'bench', 'fine_tuning_rate_w2s80_lr*.json'))
+  for path in paths + [os.path.join(REPO_ROOT, 'docs', 'bench', 'real_dev_w2s80_tune.json')]:
+    with open(path) as run_file:
+      tuned = json.load(run_file)['sets']['w2s80']['outputs']['tune:fluorescence']
+    by_rate[float(tuned['settings']['learning_rate'])] = tuned['mean_psnr_db']
+  assert len(by_rate) >= 4, by_rate
+  assert max(by_rate, key=by_rate.get) == run_lib.FINE_TUNING_LEARNING_RATE, by_rate
