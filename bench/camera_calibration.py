@@ -269,6 +269,11 @@ def clean_target_records(scenes, references, folder):
   return records
 
 
+# The train.py flags every trained run here sets itself: --methods settings may not.
+_SET_HERE = ('model_dir', 'noise', 'method', 'crop_size', 'batch_size', 'train_steps',
+             'precision', 'seed')
+
+
 def trained_run(scenes, references, method_and_settings, steps, folder):
   """Trains one --methods entry `steps` steps in a folder under folder: a single-image
   method on the first captures, pairs on both captures of each scene, CLEAN_TARGETS
@@ -284,12 +289,12 @@ def trained_run(scenes, references, method_and_settings, steps, folder):
     return 'pairs', config
   method, _, settings = method_and_settings.partition(':')
   overrides = {}
+  specs = {spec.flag: spec for spec in settings_lib.settings_of(config_lib.TrainConfig)}
   for pair in filter(None, settings.split(';')):
     name, _, value = pair.partition('=')
-    specs = {spec.flag: spec for spec in settings_lib.settings_of(config_lib.TrainConfig)}
-    if not value or name not in specs:
+    if not value or name not in specs or name in _SET_HERE:
       raise ValueError(f'--methods={method_and_settings}: {pair!r} is not NAME=VALUE of a '
-                       'train.py flag')
+                       f'train.py flag other than {", ".join(_SET_HERE)} (set by this tool)')
     field_type = specs[name].field_type
     overrides[name] = value.lower() == 'true' if field_type is bool else field_type(value)
   config = n2n.train_config(model_dir=os.path.join(folder, method_and_settings.replace(':', ' ')),

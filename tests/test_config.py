@@ -374,6 +374,7 @@ def test_a_learning_rate_of_zero_is_chosen_by_the_run_and_a_given_one_is_kept():
   # Fine-tuning (--init_from) starts at the measured 1e-4, whatever the steps; a given one stays.
   assert at(train_steps=600, init_from='camera_srgb') == 1e-4
   assert at(init_from='some/run') == 1e-4
+  assert at(train_steps=600, spatial_dims=3, init_from='some/run') == 3e-4  # 3D: not measured
   assert at(train_steps=600, init_from='camera_srgb', learning_rate=5e-4) == 5e-4
   # A 3D run found from its data (spatial_dims 0 resolved to 3) too.
   resolved = config_lib.resolve_data(config_lib.train_config(**BASE, train_steps=600), 1,

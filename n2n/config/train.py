@@ -135,7 +135,7 @@ def flag_value(config, flag):
 
 def peak_learning_rate(config):
   """The peak learning rate a TrainConfig trains at: --learning_rate, or for 0
-  FINE_TUNING_LEARNING_RATE for runs that start from other weights (--init_from),
+  FINE_TUNING_LEARNING_RATE for 2D runs that start from other weights (--init_from),
   SHORT_RUN_LEARNING_RATE for 2D runs (spatial_dims 2, or 0 not yet resolved)
   of at most SHORT_RUN_STEPS steps, else the paper's. config.json keeps the 0,
   so a run resumed with other train_steps (whose ramp-down moves with them
@@ -143,7 +143,7 @@ def peak_learning_rate(config):
   optimisation = config.optimisation
   if optimisation.learning_rate:
     return optimisation.learning_rate
-  if config.run.init_from:
+  if config.run.init_from and config.model.spatial_dims != 3:
     return run_lib.FINE_TUNING_LEARNING_RATE
   short_2d = (optimisation.train_steps <= run_lib.SHORT_RUN_STEPS
               and config.model.spatial_dims != 3)

@@ -86,7 +86,7 @@ def kind_of(profile):
 def pixel_types_of(dtypes):
   """frozenset of the images' numpy dtype names, from their dtypes; None when there
   were none (scenes, whose dtypes the diagnosis does not collect)."""
-  return frozenset(str(dtype) for dtype in dtypes) if dtypes else None
+  return frozenset(np.dtype(dtype).name for dtype in dtypes) if dtypes else None
 
 
 # The method recommended for stacks where the recommended one is 2D only.

@@ -87,6 +87,7 @@ class DenoiseWidget(widgets.Container):
                  self.tile_size, self.precision])
     self.output = None
     self.model_loads = 0
+    self._advised = None  # the model a diagnosis chose here (follow_diagnosis)
     self._source = None
     # The child process holding the loaded model, and the model it holds (_model_key).
     self._child, self._child_model = child_lib.Child(), None
@@ -128,13 +129,15 @@ class DenoiseWidget(widgets.Container):
 
   def follow_diagnosis(self, diagnosis, layer):
     """A report.Diagnosis of layer: where it recommends a shipped model as is and no model
-    is chosen yet (the folder field, empty), that model (with TTA where the advice adds
-    --tta) for that layer."""
+    is chosen yet (the folder field, empty) or the one chosen is what an earlier diagnosis
+    chose, that model (with TTA where the advice adds --tta) for that layer."""
     folder = str(self.model.value).strip()
-    if (diagnosis.model not in shipped.MODELS or self.model_choice.value != FOLDER
-        or (folder and folder != '.') or self._call.running):
+    unchosen = self.model_choice.value == FOLDER and (not folder or folder == '.')
+    if (diagnosis.model not in shipped.MODELS or self._call.running
+        or not (unchosen or self.model_choice.value == self._advised)):
       return
-    self.model_choice.value = ('shipped', diagnosis.model)
+    self._advised = ('shipped', diagnosis.model)
+    self.model_choice.value = self._advised
     self.tta.value = '--tta' in diagnosis.recommendation.model_flags
     if layer is not None and layer in self.layer.choices:
       self.layer.value = layer

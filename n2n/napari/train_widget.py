@@ -114,7 +114,7 @@ class TrainWidget(widgets.Container):
 
   def _channels(self):
     """The channels of the network the run will train, which a model it starts from must
-    have: --channels where More sets it; 3 for clean layers (train.py's clean images are
+    have: --channels where More sets it; 3 for clean 2D layers (train.py's clean images are
     RGB unless --channels says otherwise); else the first chosen layer's channels as the
     axes lay it out. None without a layer."""
     chosen = self.data_layers.value
@@ -126,7 +126,9 @@ class TrainWidget(widgets.Container):
       given = 0
     if given:
       return given
-    return 3 if self.kind.value == 'clean' else layers.channels(chosen[0], self.axes.value)
+    clean_planes = self.kind.value == 'clean' and not layers.is_stack(chosen[0], self.axes.value)
+    # Clean stacks keep their own channels, as clean volumes do.
+    return 3 if clean_planes else layers.channels(chosen[0], self.axes.value)
 
   def _steps_set(self, _):
     if not self._fitting:

@@ -85,6 +85,9 @@ def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera
   assert not offers(_profile(*camera_like), pixel_types={'uint16'})
   assert not offers(_profile(*camera_like), pixel_types={'uint8', 'float32'})
   assert offers(_profile(*camera_like), pixel_types={'uint8'})
+  # Pixel types by name, whatever the byte order (a big-endian uint8 array is uint8).
+  assert offers(_profile(*camera_like), pixel_types=report.pixel_types_of([np.dtype('>u1')]))
+  assert report.pixel_types_of([np.dtype('>u2'), np.dtype('uint8')]) == {'uint16', 'uint8'}
 
 
 def test_two_captures_always_train_noise2noise_on_the_pairs():
@@ -198,13 +201,13 @@ def test_a_shipped_model_that_measured_best_as_is_is_recommended_before_training
 def test_fine_tuning_that_measured_best_puts_init_from_in_the_flags(monkeypatch):
   camera_like = _camera_like()
   tuned = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=28.0, scratch_db=25.0,
-                              tuned_db=29.0, tune_flags=('--learning_rate=0.0001',))
+                              tuned_db=29.0, tune_flags=('--normalization=percentile',))
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', tuned)
   diagnosis = report.Diagnosis.of(camera_like, 4, pixel_types={'uint8'})
   assert not diagnosis.model
-  assert diagnosis.flags[:2] == ('--init_from=camera_srgb', '--learning_rate=0.0001')
+  assert diagnosis.flags[:2] == ('--init_from=camera_srgb', '--normalization=percentile')
   assert diagnosis.settings['init_from'] == 'camera_srgb'
-  assert diagnosis.settings['learning_rate'] == 0.0001
+  assert diagnosis.settings['normalization'] == 'percentile'
   # What n2n.train_config takes, as a user would pass it on.
   assert n2n.train_config(model_dir='runs/x', **diagnosis.settings).run.init_from == 'camera_srgb'
   # Where training from scratch measured best, the model is only mentioned.
@@ -233,7 +236,7 @@ def test_the_model_as_is_comes_first_unless_training_measured_the_margin_above_i
   # is still comes first while no training beat it by TRAINING_MARGIN_DB.
   margin = shipped_advice.TRAINING_MARGIN_DB
   close = dataclasses.replace(shipped_advice.PHOTOGRAPHS, as_is_db=30.0, scratch_db=25.0,
-                              tuned_db=30.0 + margin / 2, tune_flags=('--learning_rate=0.0001',))
+                              tuned_db=30.0 + margin / 2, tune_flags=('--normalization=percentile',))
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', close)
   diagnosis = report.Diagnosis.of(_camera_like(), 4, pixel_types={'uint8'})
   assert diagnosis.model == 'camera_srgb'

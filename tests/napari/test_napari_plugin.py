@@ -420,6 +420,12 @@ def test_train_widget_starts_from_a_run_trained_here_and_refuses_another_network
   assert fluorescence in start.choices and camera not in start.choices
   assert start.value == start_from.SCRATCH
   widget.more.line.value = ''
+  # A clean grey stack trains a grey 3D network, as clean volumes keep their channels.
+  stack = viewer.add_image(np.stack([_noisy_grey()] * 4), name='stack')
+  widget.data_layers.value = [stack]
+  widget.axes.value = 'ZYX'
+  assert fluorescence in start.choices and camera not in start.choices
+  widget.data_layers.value = [grey]
   # Noisy grey layers train a grey network.
   widget.kind.value = 'noisy'
   assert fluorescence in start.choices and camera not in start.choices
@@ -628,9 +634,10 @@ def test_cancel_and_bad_input_are_one_line_notifications(make_napari_viewer, qtb
   assert len(viewer.layers) == 1 and layer.name == 'noisy'
 
 
-def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_viewer, qtbot):
-  # A diagnosis that advises fine-tuning (shipped_advice's TUNE) carries --init_from and
-  # its learning rate: Train puts the model under Start from, the rate in its field.
+def test_fine_tuning_advice_sets_start_from_and_its_other_flags(make_napari_viewer, qtbot):
+  # A diagnosis that advises fine-tuning carries --init_from and the flags the tuned figure
+  # used beyond it (shipped_advice's tune_flags): Train puts the model under Start from, the
+  # flags in their fields; the rate stays 0, which --init_from's default (1e-4) then sets.
   import dataclasses  # pylint: disable=g-import-not-at-top
   viewer = make_napari_viewer()
   picture = samples.noisy_picture()[0][0][:96, :96]
@@ -642,11 +649,12 @@ def test_fine_tuning_advice_sets_start_from_and_the_learning_rate(make_napari_vi
                   or 'not diagnosed' in widget.diagnosis.value, timeout=TIMEOUT_MS)
   read = n2n.diagnose([picture])
   tuned = dataclasses.replace(read, recommendation=dataclasses.replace(
-      read.recommendation, flags=('--init_from=camera_srgb', '--learning_rate=0.0001',
+      read.recommendation, flags=('--init_from=camera_srgb', '--normalization=percentile',
                                   '--noise=none', '--method=recorrupted')))
   widget._diagnosed(tuned)  # pylint: disable=protected-access  (the Diagnose call's result)
   assert widget.start_from.choice.value == ('shipped', 'camera_srgb')
-  assert widget.more.fields['learning_rate'].value == pytest.approx(1e-4)
+  assert widget.more.fields['normalization'].value == 'percentile'
+  assert widget.more.fields['learning_rate'].value == 0.0
   assert 'init_from' not in widget.more.line.value
 
 
@@ -681,7 +689,12 @@ def test_diagnose_names_the_recommended_model_and_denoise_takes_it_for_that_laye
       read.recommendation, flags=('--init_from=fluorescence',) + read.recommendation.flags))
   diagnose._show(tuned)  # pylint: disable=protected-access
   assert diagnose.recommended.value == f'{read.method} from fluorescence'
-  # A model the person chose stays chosen.
+  # A later diagnosis recommending another model replaces the one a diagnosis chose...
+  other = dataclasses.replace(read, recommendation=dataclasses.replace(
+      read.recommendation, model='camera_srgb', model_flags=()))
+  diagnose._show(other)  # pylint: disable=protected-access
+  assert denoise.model_choice.value == ('shipped', 'camera_srgb') and not denoise.tta.value
+  # ...but a model the person chose stays chosen.
   denoise.model_choice.value = denoise_widget.FOLDER
   denoise.model.value = '/some/run'
   diagnose._show(advised)  # pylint: disable=protected-access
