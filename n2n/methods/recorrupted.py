@@ -32,7 +32,9 @@ CHOSEN_SCALE = 0.0
 # the noise's minus the drawn noise's); one read too low leaves a small part shared, which
 # the network keeps. The single-image estimate reads textured patches as noise and errs
 # high in some signal bins (docs/bench/noise_model_levels_*_median.json); what 0.85 and 1
-# gained: docs/correlated_noise.md, "What recorruptions gain".
+# gained (0.85 ahead on each of three seeds): docs/correlated_noise.md, "What recorruptions
+# gain". That page also says why y is denoised as it is, with the 8 orientations, rather
+# than as the mean over recorrupted inputs (the paper's inference): the orientations led.
 ESTIMATED_LEVEL_SCALE = 0.85
 
 
