@@ -131,8 +131,7 @@ class DenoiseWidget(widgets.Container):
     """A report.Diagnosis of layer: where it recommends a shipped model as is and no model
     is chosen yet (the folder field, empty) or the one chosen is what an earlier diagnosis
     chose, that model (with TTA where the advice adds --tta) for that layer."""
-    folder = str(self.model.value).strip()
-    unchosen = self.model_choice.value == FOLDER and (not folder or folder == '.')
+    unchosen = self.model_choice.value == FOLDER and not running.chosen_folder(self.model)
     if (diagnosis.model not in shipped.MODELS or self._call.running
         or not (unchosen or self.model_choice.value == self._advised)):
       return

@@ -44,8 +44,8 @@ class ExportSection(widgets.Container):
 
   def start(self):
     """Exports the chosen model (calls.export) in the Denoise widget's child process."""
-    output = str(self.output.value).strip()
-    if not output or output == '.':
+    output = running.chosen_folder(self.output)
+    if not output:
       self.status.value = running.show_error('choose a folder to export to')
       return
     path = self._model_path()

@@ -70,6 +70,13 @@ def folder_field(label, tooltip):
   return field
 
 
+def chosen_folder(field):
+  """A folder_field's text, stripped; '' where none is chosen (an empty FileEdit holds
+  Path('.'), which shows as '.')."""
+  folder = str(field.value).strip()
+  return '' if folder == '.' else folder
+
+
 class _ClosedWatch(QObject):
   """Calls close() when its widget is taken out of its parent: napari's
   remove_dock_widget (the dock's close button) unparents the docked widget."""

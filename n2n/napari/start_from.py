@@ -73,8 +73,8 @@ class StartFrom:
     if kind == 'shipped':
       return shipped.folder(source)  # the package's model, never a folder of that name here
     if kind == 'folder':
-      folder = str(self.folder.value).strip()
-      if not folder or folder == '.':
+      folder = running.chosen_folder(self.folder)
+      if not folder:
         raise ValueError('choose the folder of the run to start from (Start folder)')
       return os.path.abspath(os.path.expanduser(folder))
     return source

@@ -228,8 +228,8 @@ class TrainWidget(widgets.Container):
       raise ValueError('choose the layers to train on')
     if kind == 'captures' and len(chosen) < 2:
       raise ValueError('choose two or more captures of one view')
-    folder = str(self.model_dir.value).strip()
-    if not folder or folder == '.':
+    folder = running.chosen_folder(self.model_dir)
+    if not folder:
       raise ValueError('choose a model folder: the run is written there')
     flags = dict(model_dir=os.path.abspath(os.path.expanduser(folder)),
                  noise=self.noise.value if kind == 'clean' else catalog.NO_NOISE,
