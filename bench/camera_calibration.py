@@ -324,8 +324,8 @@ def train_gain(scenes, references, method_and_settings, steps, folder):
     parts = [part.partition('=') for part in variant.split('+') if part != 'tta']
     if any(not value or not name for name, _, value in parts):
       raise ValueError(f'--variants={variant}: parts are tta or NAME=VALUE, joined by +')
-    changed = {name: value for name, _, value in parts if name != RECORRUPTION_DRAWS}
-    draws = int(dict((name, value) for name, _, value in parts).get(RECORRUPTION_DRAWS, 0))
+    changed = {name: value for name, _, value in parts}
+    draws = int(changed.pop(RECORRUPTION_DRAWS, 0))
     own = saved['method'].get(method)
     if own is None or (draws and method != 'recorrupted'):
       continue  # a method without settings of its own (pairs has no inference scheme)

@@ -37,7 +37,6 @@ crops of a few images only.
 
 import dataclasses
 import glob
-import json
 import os
 import tempfile
 import time
@@ -49,6 +48,7 @@ from PIL import Image
 from PIL import ImageDraw
 
 import n2n
+from n2n import run_dir
 from n2n import shipped
 from bench import REPO_ROOT
 from bench import json_output
@@ -196,8 +196,7 @@ def refusal(spec, noisy):
 def _normalization_of(model):
   """{normalization, percentile_low, percentile_high} of a shipped model's or run's
   config.json, as train_config keywords."""
-  with open(os.path.join(shipped.resolve(model), 'config.json')) as config_file:
-    data = json.load(config_file)['data']
+  data = run_dir.read_config(shipped.resolve(model))['data']
   return {name: data[name] for name in ('normalization', 'percentile_low', 'percentile_high')}
 
 

@@ -10,9 +10,6 @@ measures the other way (bench/camera_calibration.py --variants=recorruption_draw
 is not part of the product.
 """
 
-import json
-import os
-
 import numpy as np
 import tensorflow as tf
 
@@ -27,22 +24,17 @@ from n2n.pipelines import recorrupted as recorrupted_pipeline
 _TILING = config_lib.DenoiseConfig(model='-', input='-', output_dir='-')
 
 
-def _run_config(model_dir):
-  with open(os.path.join(model_dir, 'config.json')) as saved_file:
-    return config_lib.read_train_config(json.load(saved_file))
-
-
 def draws_denoiser(model_dir, draws, precision, seed=0):
   """fn([H, W, 3] uint8 photograph) -> [H, W, 3] uint8: the mean of a recorrupted run's
   network (through its inference scheme, as saved in model_dir's config.json) over
   `draws` recorruptions y + alpha * n_t of the photograph's network values (0-1), n_t
   drawn from the run's recorruption model (its noise model at its level scale) with
   stateless seeds (seed, t)."""
-  config = _run_config(model_dir)
+  network = loading.from_checkpoint(model_dir, hardware.resolve_precision(precision))
+  config = network.serving.run_config
   method = registry.get('recorrupted')
   model = method.recorruption_model(config)
   alpha = method.settings(config).alpha
-  network = loading.from_checkpoint(model_dir, hardware.resolve_precision(precision))
   denoise = loading.image_function(network, _TILING.tile_size, _TILING.tile_overlap,
                                    _TILING.batch_tiles)
   rule = network.serving.rule
