@@ -341,6 +341,21 @@ def open_output(destination, image, settings, overwrite, sharded):
   return existing.array.with_config({'write_empty_chunks': True})
 
 
+def _recorded_settings(settings, margin, white_level, rule):
+  """{name: JSON value} an output records and a resume checks: settings (None: none),
+  the context margin, the white level (None for a percentile rule) and, for a percentile
+  rule (normalization.Rule), its percentiles."""
+  # Through JSON and back, so that what is compared is what the file holds (tuples
+  # become lists).
+  recorded = json.loads(json.dumps(dict(
+      settings or {}, context=[int(value) for value in margin],
+      white_level=None if white_level is None else float(white_level))))
+  if rule.per_image:
+    recorded['normalization'] = (f'percentile {rule.low_percentile:g} '
+                                 f'{rule.high_percentile:g}')
+  return recorded
+
+
 def denoise_ome_zarr(source, destination, denoise, margin, serving, white_level_override=0.0,
                      shard=None, overwrite=False, settings=None):
   """Denoises an OME-Zarr image's full-resolution level into a new OME-Zarr.
@@ -377,14 +392,7 @@ def denoise_ome_zarr(source, destination, denoise, margin, serving, white_level_
   rule = serving.rule
   white_level = (None if rule.per_image else
                  serving.white_level_for(image.array.dtype, white_level_override))
-  # Through JSON and back, so that what is compared is what the file holds (tuples
-  # become lists).
-  recorded = json.loads(json.dumps(dict(
-      settings or {}, context=[int(value) for value in margin],
-      white_level=None if white_level is None else float(white_level))))
-  if rule.per_image:
-    recorded['normalization'] = (f'percentile {rule.low_percentile:g} '
-                                 f'{rule.high_percentile:g}')
+  recorded = _recorded_settings(settings, margin, white_level, rule)
   output = open_output(destination, image, recorded, overwrite,
                        sharded=shard is not None and shard.count > 1)
   summary = ChunkedSummary()
