@@ -18,7 +18,7 @@ from n2n.napari import running
 
 
 def recommended_text(diagnosis):
-  """The Recommended row of a report.Diagnosis: the shipped model where the advice puts it
+  """The Advice row of a report.Diagnosis: the shipped model where the advice puts it
   first ('fluorescence as is (Denoise tab)'), else the method and the model it starts
   from ('neighbor2neighbor from fluorescence'), else the method."""
   if diagnosis.model:
@@ -53,7 +53,8 @@ class DiagnoseWidget(widgets.Container):
                                             'maximum (1.0 for floats)')
     self.run_button = widgets.PushButton(text='Diagnose')
     self.summary = running.text_line('Noise')
-    self.recommended = running.text_line('Recommended')
+    # 'Advice': 'Recommended' was cut to 'Recommendec' in the 230-px dock's label column.
+    self.recommended = running.text_line('Advice')
     self.report = widgets.TextEdit(value='')
     self.report.read_only = True
     self.report.native.setLineWrapMode(self.report.native.NoWrap)

@@ -660,7 +660,7 @@ def test_fine_tuning_advice_sets_start_from_and_its_other_flags(make_napari_view
 
 def test_diagnose_names_the_recommended_model_and_denoise_takes_it_for_that_layer(
     make_napari_viewer, qtbot):
-  # A diagnosis that recommends a shipped model as is: the Diagnose tab's Recommended row
+  # A diagnosis that recommends a shipped model as is: the Diagnose tab's Advice row
   # names it (not only the method), and the Denoise tab chooses it, with TTA, for the
   # layer diagnosed, where no model was chosen there yet; a chosen one is left alone.
   import dataclasses  # pylint: disable=g-import-not-at-top
