@@ -17,18 +17,20 @@ within one). The demo's two validation photographs (datasets/demo/val) are
 never seen: bench/camera_calibration.py --methods=model:camera_srgb scores the
 model on them, beside the single-image methods, on the calibrated profiles.
 
-  python -m bench.camera_model --model_dir=/tmp/camera_srgb    # 6000 steps, 108 scenes
+  python -m bench.camera_model --model_dir=/tmp/camera_srgb    # 6000 steps, 216 scenes
   python -m bench.camera_model --ship_from=/tmp/camera_srgb
 
-The second copies the trained network's weights (without the optimizer's), its
-config.json, its record (camera_model.json) and a README naming the training
-photographs' sources and licences into n2n/shipped_models/camera_srgb, where
-denoise.py --model=camera_srgb and n2n.Denoiser.load('camera_srgb') find it. The
-shipped model was trained so at b0b6329 (its camera_model.json says where and when).
+Training records its stamp (commit, host, date), settings and wall time in
+MODEL_DIR/camera_model.json, one entry per part when a stopped run is resumed (each part
+at the same clean commit; bench/shipping.train_in_parts). The second command copies the
+trained network's weights (without the optimizer's), its portable config.json, that
+record and a README naming the training photographs' sources and licences into
+n2n/shipped_models/camera_srgb, where denoise.py --model=camera_srgb and
+n2n.Denoiser.load('camera_srgb') find it. The shipped model's camera_model.json says
+where, when and how long it trained.
 """
 
 import glob
-import json
 import os
 
 from absl import app
@@ -45,7 +47,7 @@ from n2n import shipped
 from n2n.data import camera_pipeline
 
 flags.DEFINE_integer('train_steps', 6000, 'Training steps.', lower_bound=1)
-flags.DEFINE_integer('cameras_per_photograph', 12, 'Scenes made of each training photograph, '
+flags.DEFINE_integer('cameras_per_photograph', 24, 'Scenes made of each training photograph, '
                      'each through its own random camera.', lower_bound=1)
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training.')
 flags.DEFINE_string('precision', 'auto', 'Training precision (train.py\'s --precision).')
@@ -59,6 +61,7 @@ flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run
 FLAGS = flags.FLAGS
 
 CAPTURES = 2
+RECORD = 'camera_model.json'
 
 
 def training_photograph_paths():
@@ -99,32 +102,32 @@ def training_scenes(photographs, cameras_per_photograph, seed):
 
 
 def train(model_dir):
-  stamp = provenance.stamp(REPO_ROOT)
   scenes, cameras = training_scenes(training_photographs(), FLAGS.cameras_per_photograph,
                                     FLAGS.seed)
   config = n2n.train_config(model_dir=model_dir, noise='none', method='pairs', crop_size=128,
                             batch_size=8, train_steps=FLAGS.train_steps, seed=FLAGS.seed,
                             precision=FLAGS.precision, eval_every=0)
-  print(f'{len(scenes)} scenes of {CAPTURES} captures; training {FLAGS.train_steps} steps '
-        f'into {model_dir}')
-  n2n.train(config, captures=scenes, progress_bar=True)
-  with open(os.path.join(model_dir, 'camera_model.json'), 'w') as record:
-    json.dump({**stamp, 'train_steps': FLAGS.train_steps, 'seed': FLAGS.seed,
-               'precision': FLAGS.precision,
-               'training_cameras': camera_recipe.TRAINING_CAMERAS, 'captures': CAPTURES,
-               'photographs': 'datasets/demo/train',
-               'photograph_files': [os.path.relpath(path, REPO_ROOT)
-                                    for path in training_photograph_paths()],
-               'cameras': cameras}, record, indent=1)
+  print(f'{len(scenes)} scenes of {CAPTURES} captures; training to step {FLAGS.train_steps} '
+        f'in {model_dir}', flush=True)
+  record = shipping.train_in_parts(
+      REPO_ROOT, model_dir, RECORD,
+      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision)
+  record.update(train_steps=FLAGS.train_steps, seed=FLAGS.seed,
+                training_cameras=camera_recipe.TRAINING_CAMERAS, captures=CAPTURES,
+                cameras_per_photograph=FLAGS.cameras_per_photograph,
+                photographs='datasets/demo/train',
+                photograph_files=[os.path.relpath(path, REPO_ROOT)
+                                  for path in training_photograph_paths()],
+                cameras=cameras)
+  shipping.write_record(model_dir, RECORD, record)
 
 
 def ship(model_dir, name):
   """Copies run model_dir into the package as the shipped model `name` (bench/shipping.py),
   with its record (camera_model.json) and a README naming the training photographs'
   sources and licences."""
-  with open(os.path.join(model_dir, 'camera_model.json')) as record_file:
-    record = json.load(record_file)
-  shipping.ship(model_dir, name, 'camera_model.json', model_readme(name, record))
+  shipping.ship(model_dir, name, RECORD,
+                model_readme(name, shipping.read_record(model_dir, RECORD)))
 
 
 def model_readme(name, record):
@@ -137,11 +140,16 @@ def model_readme(name, record):
             if line.startswith(f'| {folder}/')]
   return '\n'.join([
       f'# {name}', '', shipped.MODELS[name].what + '.', '',
-      f'Trained by bench/camera_model.py at {record["commit"]} ({record["date"]}, '
-      f'{record["machine"]}): {record["train_steps"]} steps of Noise2Noise on {record["captures"]} '
-      f'captures of each of {len(record["cameras"])} scenes, the photographs below each through '
-      'random cameras of n2n\'s simulator (camera_model.json lists them). The photographs, '
-      'from the scikit-image sample-data catalogue as datasets/demo/SOURCES.md says:', '',
+      f'Trained by bench/camera_model.py: {record["train_steps"]} steps of Noise2Noise on '
+      f'{record["captures"]} captures of each of {len(record["cameras"])} scenes, the '
+      'photographs below each through random cameras of n2n\'s simulator (camera_model.json '
+      'lists them and the ranges they were drawn from). Parts: '
+      f'{shipping.parts_text(record)}.', '',
+      'What it scored on real noise it never trained on (mean PSNR, 8-bit RGB, as '
+      'bench/real_dev.py scores it):', '',
+      *(shipping.measured_lines(name) or ['- not measured yet']), '',
+      'The photographs, from the scikit-image sample-data catalogue as '
+      'datasets/demo/SOURCES.md says:', '',
       '| file | content | licence |', '|---|---|---|', *rows, ''])
 
 
@@ -171,7 +179,10 @@ def main(argv):
     return
   if not FLAGS.model_dir:
     raise app.UsageError('--model_dir: where to train')
-  train(FLAGS.model_dir)
+  try:
+    train(FLAGS.model_dir)
+  except ValueError as error:
+    raise app.UsageError(str(error)) from None
 
 
 if __name__ == '__main__':

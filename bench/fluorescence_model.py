@@ -19,16 +19,11 @@ a portable config.json (bench/shipping.py), that record and a README into
 n2n/shipped_models/fluorescence.
 """
 
-import json
-import os
-import time
-
 from absl import app
 from absl import flags
 import numpy as np
 
 from bench import REPO_ROOT
-from bench import provenance
 from bench import shipping
 from bench.recipes import fluorescence
 import n2n
@@ -61,17 +56,6 @@ def training_scenes(fields, size, seed):
 
 
 def train(model_dir):
-  stamp = provenance.stamp(REPO_ROOT)
-  if stamp['commit'].endswith(provenance.DIRTY_SUFFIX):
-    raise app.UsageError(f'{stamp["commit"]}: a shipped model trains at a clean commit')
-  record_path = os.path.join(model_dir, RECORD)
-  record = {'parts': []}
-  if os.path.exists(record_path):
-    with open(record_path) as record_file:
-      record = json.load(record_file)
-    if record['parts'] and record['parts'][0]['commit'] != stamp['commit']:
-      raise app.UsageError(f'{model_dir} was trained at {record["parts"][0]["commit"]}; '
-                           f'resume it at that commit, not {stamp["commit"]}')
   scenes, cameras = training_scenes(FLAGS.fields, FLAGS.field_size, FLAGS.seed)
   config = n2n.train_config(model_dir=model_dir, noise='none', method='pairs', channels=1,
                             normalization='percentile', crop_size=128, batch_size=8,
@@ -79,10 +63,9 @@ def train(model_dir):
                             precision=FLAGS.precision, eval_every=0)
   print(f'{len(scenes)} fields of 2 acquisitions; training to step {FLAGS.train_steps} '
         f'in {model_dir}', flush=True)
-  start = time.time()
-  run = n2n.train(config, captures=scenes, progress_bar=True)
-  record['parts'].append({**stamp, 'to_step': int(run.step), 'seconds': round(time.time() - start),
-                          'precision': FLAGS.precision})
+  record = shipping.train_in_parts(
+      REPO_ROOT, model_dir, RECORD,
+      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision)
   record.update(train_steps=FLAGS.train_steps, fields=FLAGS.fields, field_size=FLAGS.field_size,
                 seed=FLAGS.seed, simulator='bench/recipes/fluorescence.py',
                 ranges={'peak_photons': fluorescence.PEAK_PHOTONS,
@@ -93,15 +76,12 @@ def train(model_dir):
                         'psf_sigma': fluorescence.PSF_SIGMA,
                         'file_kinds': fluorescence.FILE_KINDS},
                 cameras=cameras)
-  with open(record_path, 'w') as record_file:
-    json.dump(record, record_file, indent=1)
+  shipping.write_record(model_dir, RECORD, record)
 
 
 def model_readme(record):
   """The shipped model's README.md: what it is for and how it was trained (its record)."""
-  parts = '; '.join(f'to step {part["to_step"]} at {part["commit"]} on {part["machine"]} '
-                    f'({part["date"]}, {part["seconds"]} s, precision {part["precision"]}'
-                    f'{_resolved(part)})' for part in record['parts'])
+  parts = shipping.parts_text(record)
   return '\n'.join([
       f'# {NAME}', '',
       'One-channel fluorescence micrographs (widefield, confocal) as they are: 8-bit and '
@@ -118,20 +98,8 @@ def model_readme(record):
       *(shipping.measured_lines(NAME) or ['- not measured yet']), ''])
 
 
-def _resolved(part):
-  """', resolved to mixed_bfloat16' where --precision=auto ran on a host whose CPU computes
-  in bfloat16 (the stamp's machine says 'no AVX512-BF16' where it does not), else
-  ', resolved to float32'."""
-  if part['precision'] != 'auto':
-    return ''
-  bfloat16 = 'no AVX512-BF16' not in part['machine']
-  return f', resolved to {"mixed_bfloat16" if bfloat16 else "float32"}'
-
-
 def ship(model_dir):
-  with open(os.path.join(model_dir, RECORD)) as record_file:
-    record = json.load(record_file)
-  shipping.ship(model_dir, NAME, RECORD, model_readme(record))
+  shipping.ship(model_dir, NAME, RECORD, model_readme(shipping.read_record(model_dir, RECORD)))
 
 
 def main(argv):
@@ -142,7 +110,10 @@ def main(argv):
     return
   if not FLAGS.model_dir:
     raise app.UsageError('--model_dir: where to train')
-  train(FLAGS.model_dir)
+  try:
+    train(FLAGS.model_dir)
+  except ValueError as error:
+    raise app.UsageError(str(error)) from None
 
 
 if __name__ == '__main__':

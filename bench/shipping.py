@@ -10,7 +10,9 @@ optimizer's state.
 import json
 import os
 import shutil
+import time
 
+from bench import provenance
 from bench.results import real_dev as results_real_dev
 
 from n2n import shipped
@@ -30,6 +32,85 @@ def portable_config(saved, name):
     if key in portable.get(section, {}):
       portable[section][key] = shipped.run_name(name) if key == 'model_dir' else ''
   return portable
+
+
+def train_in_parts(repo_root, model_dir, record_name, train, precision):
+  """Trains a shipped model's run, or resumes it, recording each part.
+
+  The record, model_dir/record_name (JSON), gets one entry in 'parts' per call: the
+  stamp (commit, host, date), 'to_step', 'seconds' and 'precision' (as asked; README
+  lines resolve 'auto'). A part stopped by SIGTERM/SIGINT is recorded to the step its
+  checkpoint holds before the stop is passed on, so a run longer than one sitting resumes
+  with every part on record.
+
+  Args:
+    repo_root: the checkout whose commit is stamped; it must be clean.
+    model_dir: the run's folder (train resumes it where it has a checkpoint).
+    record_name: the record's file name in model_dir.
+    train: callable() that trains into model_dir and returns the n2n run.
+    precision: the --precision the part trains at.
+
+  Returns:
+    The record (dict) with this part appended; the caller adds its settings and writes it.
+
+  Raises:
+    ValueError: the checkout has uncommitted changes, or model_dir's earlier parts were
+      trained at another commit.
+  """
+  from n2n import run_dir  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  from n2n.training import preemption  # pylint: disable=g-import-not-at-top
+  stamp = provenance.stamp(repo_root)
+  if stamp['commit'].endswith(provenance.DIRTY_SUFFIX):
+    raise ValueError(f'{stamp["commit"]}: a shipped model trains at a clean commit')
+  record = read_record(model_dir, record_name)
+  if record['parts'] and record['parts'][0]['commit'] != stamp['commit']:
+    raise ValueError(f'{model_dir} was trained at {record["parts"][0]["commit"]}; resume it '
+                     f'at that commit, not {stamp["commit"]}')
+  start = time.time()
+  try:
+    step = int(train().step)
+  except preemption.TrainingInterrupted:
+    step = restore.checkpoint_step(run_dir.resolve_checkpoint(model_dir, 'model_dir')[0])
+    record['parts'].append({**stamp, 'to_step': step, 'seconds': round(time.time() - start),
+                            'precision': precision})
+    write_record(model_dir, record_name, record)
+    raise
+  record['parts'].append({**stamp, 'to_step': step, 'seconds': round(time.time() - start),
+                          'precision': precision})
+  return record
+
+
+def parts_text(record):
+  """'to step S at COMMIT on MACHINE (DATE, T s, precision P, resolved to R); ...' of
+  record['parts'] (train_in_parts), for a shipped model's README."""
+  return '; '.join(f'to step {part["to_step"]} at {part["commit"]} on {part["machine"]} '
+                   f'({part["date"]}, {part["seconds"]} s, precision {part["precision"]}'
+                   f'{_resolved(part)})' for part in record['parts'])
+
+
+def _resolved(part):
+  """', resolved to mixed_bfloat16' where --precision=auto ran on a host whose CPU computes
+  in bfloat16 (the stamp's machine says 'no AVX512-BF16' where it does not), else
+  ', resolved to float32'."""
+  if part['precision'] != 'auto':
+    return ''
+  bfloat16 = 'no AVX512-BF16' not in part['machine']
+  return f', resolved to {"mixed_bfloat16" if bfloat16 else "float32"}'
+
+
+def read_record(model_dir, record_name):
+  """model_dir/record_name as a dict; {'parts': []} where it does not exist yet."""
+  path = os.path.join(model_dir, record_name)
+  if not os.path.exists(path):
+    return {'parts': []}
+  with open(path) as record_file:
+    return json.load(record_file)
+
+
+def write_record(model_dir, record_name, record):
+  with open(os.path.join(model_dir, record_name), 'w') as record_file:
+    json.dump(record, record_file, indent=1)
 
 
 def measured_lines(name):
