@@ -110,10 +110,7 @@ def main(argv):
     return
   if not FLAGS.model_dir:
     raise app.UsageError('--model_dir: where to train')
-  try:
-    train(FLAGS.model_dir)
-  except ValueError as error:
-    raise app.UsageError(str(error)) from None
+  shipping.train_from_main(train, FLAGS.model_dir)
 
 
 if __name__ == '__main__':

@@ -10,6 +10,7 @@ optimizer's state.
 import json
 import os
 import shutil
+import sys
 import time
 
 from bench import provenance
@@ -79,6 +80,21 @@ def train_in_parts(repo_root, model_dir, record_name, train, precision):
   record['parts'].append({**stamp, 'to_step': step, 'seconds': round(time.time() - start),
                           'precision': precision})
   return record
+
+
+def train_from_main(train, model_dir):
+  """Runs train(model_dir) for a training script's main: its refusals (ValueError) become
+  one-line usage errors, and a stop by SIGTERM/SIGINT (its part recorded) exits with 128 +
+  the signal's number, as train.py does, after one line naming the checkpoint."""
+  from absl import app  # pylint: disable=g-import-not-at-top
+  from n2n.training import preemption  # pylint: disable=g-import-not-at-top
+  try:
+    train(model_dir)
+  except ValueError as error:
+    raise app.UsageError(str(error)) from None
+  except preemption.TrainingInterrupted as interrupted:
+    print(f'{interrupted}; resume with the same command at the same commit', file=sys.stderr)
+    sys.exit(128 + interrupted.signal_number)
 
 
 def parts_text(record):
