@@ -50,6 +50,7 @@ from PIL import ImageDraw
 import n2n
 from n2n import run_dir
 from n2n import shipped
+from n2n.config import train as train_config
 from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
@@ -164,7 +165,9 @@ def detail_corner(reference):
 
 def _trained_denoiser(method_settings, noisy, folder):
   """(n2n.Denoiser trained on the noisy arrays alone with method_settings (train_config
-  keywords) and FLAGS' budget, the settings used, training seconds)."""
+  keywords) and FLAGS' budget, the settings used (as given: learning_rate 0 is n2n's
+  default), training seconds, the peak learning rate it trained at (the default
+  resolved))."""
   settings = dict(noise='none', crop_size=FLAGS.crop_size, batch_size=FLAGS.batch_size,
                   train_steps=FLAGS.train_steps, seed=FLAGS.seed,
                   learning_rate=FLAGS.learning_rate)
@@ -175,7 +178,7 @@ def _trained_denoiser(method_settings, noisy, folder):
   start = time.perf_counter()
   n2n.train(config, noisy=noisy, progress_bar=False)
   seconds = time.perf_counter() - start
-  return n2n.Denoiser.load(folder), settings, seconds
+  return n2n.Denoiser.load(folder), settings, seconds, train_config.peak_learning_rate(config)
 
 
 # The settings a recommendation adds for fine-tuning, left out of `scratch`.
@@ -221,12 +224,14 @@ def denoiser_of(spec, noisy, folder):
                                                            tta=tta)
     settings = {name: value for name, value in diagnosis.settings.items()
                 if spec == 'recommended' or name not in _FINE_TUNING}
-    denoiser, settings, seconds = _trained_denoiser(settings, noisy, folder)
-    return denoiser, dict(advice, settings=settings, train_seconds=round(seconds, 1))
+    denoiser, settings, seconds, rate = _trained_denoiser(settings, noisy, folder)
+    return denoiser, dict(advice, settings=settings, peak_learning_rate=rate,
+                          train_seconds=round(seconds, 1))
   if spec.startswith('train:'):
-    denoiser, settings, seconds = _trained_denoiser({'method': spec[len('train:'):]}, noisy,
-                                                    folder)
-    return denoiser, {'settings': settings, 'train_seconds': round(seconds, 1)}
+    denoiser, settings, seconds, rate = _trained_denoiser({'method': spec[len('train:'):]},
+                                                          noisy, folder)
+    return denoiser, {'settings': settings, 'peak_learning_rate': rate,
+                      'train_seconds': round(seconds, 1)}
   if spec.startswith('tune:'):
     model, _, method = spec[len('tune:'):].partition(':')
     diagnosis = n2n.diagnose(noisy)
@@ -234,9 +239,9 @@ def denoiser_of(spec, noisy, folder):
     settings = dict(diagnosis.settings, init_from=model, **_normalization_of(model))
     if method:
       settings['method'] = method
-    denoiser, settings, seconds = _trained_denoiser(settings, noisy, folder)
+    denoiser, settings, seconds, rate = _trained_denoiser(settings, noisy, folder)
     return denoiser, {'diagnosis_kind': diagnosis.kind, 'settings': settings,
-                      'train_seconds': round(seconds, 1)}
+                      'peak_learning_rate': rate, 'train_seconds': round(seconds, 1)}
   raise ValueError(f'--outputs: {spec!r} is none of noisy, model:NAME[:tta], recommended, '
                    'train:METHOD, tune:MODEL[:METHOD]')
 
