@@ -56,8 +56,11 @@ def main(argv):
   del argv
   if not FLAGS.folder:
     raise app.UsageError('--folder: where to write the set')
+  target = os.path.join(FLAGS.folder, SET_NAME)
+  if os.path.exists(target):
+    raise app.UsageError(f'--folder: {target} exists; n2n writes a set only where none is')
   for sub in ('noisy', 'gt'):
-    os.makedirs(os.path.join(FLAGS.folder, SET_NAME, sub), exist_ok=False)
+    os.makedirs(os.path.join(target, sub))
   for index, (noisy, reference) in enumerate(
       simulated_pairs(FLAGS.fields, FLAGS.field_size, FLAGS.seed)):
     Image.fromarray(noisy).save(os.path.join(FLAGS.folder, SET_NAME, 'noisy', f'{index:03d}.png'))

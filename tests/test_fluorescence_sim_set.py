@@ -1,0 +1,51 @@
+"""bench/fluorescence_sim_set.py: the simulated widefield set issue 63 §3's table scores
+beside the real w2s80, written in real_dev's layout."""
+
+import os
+import subprocess
+import sys
+
+import imageio.v3 as iio
+import numpy as np
+
+from bench import fluorescence_sim_set
+from tests.conftest import REPO_ROOT
+
+
+def test_each_pair_is_a_contrast_stretched_noisy_view_of_its_reference():
+  pairs = fluorescence_sim_set.simulated_pairs(3, 128, seed=1000)
+  assert len(pairs) == 3
+  for noisy, reference in pairs:
+    assert noisy.dtype == reference.dtype == np.uint8
+    assert noisy.shape == reference.shape == (128, 128)
+    # An 8-bit export stretched to its own range, as W2S's 8-bit copy is.
+    assert noisy.min() <= 5 and noisy.max() >= 250, (noisy.min(), noisy.max())
+    # Noisy, yet of the same field: correlated with the reference, not equal to it.
+    correlation = np.corrcoef(noisy.ravel().astype(float), reference.ravel().astype(float))[0, 1]
+    assert 0.3 < correlation < 0.999, correlation
+
+
+def test_a_seed_draws_the_same_fields_and_another_seed_others():
+  first = fluorescence_sim_set.simulated_pairs(2, 128, seed=1000)
+  again = fluorescence_sim_set.simulated_pairs(2, 128, seed=1000)
+  other = fluorescence_sim_set.simulated_pairs(2, 128, seed=1001)
+  for (noisy, reference), (noisy_again, reference_again) in zip(first, again):
+    np.testing.assert_array_equal(noisy, noisy_again)
+    np.testing.assert_array_equal(reference, reference_again)
+  assert not np.array_equal(first[0][1], other[0][1])
+
+
+def test_the_set_is_written_in_real_dev_s_layout_and_never_over_an_existing_one(tmp_path):
+  command = [sys.executable, '-m', 'bench.fluorescence_sim_set', f'--folder={tmp_path}',
+             '--fields=2', '--field_size=128']
+  subprocess.run(command, check=True, capture_output=True, cwd=REPO_ROOT, timeout=300)
+  folder = tmp_path / fluorescence_sim_set.SET_NAME
+  assert sorted(os.listdir(folder / 'noisy')) == sorted(os.listdir(folder / 'gt')) == [
+      '000.png', '001.png']
+  written = iio.imread(folder / 'noisy' / '000.png')
+  np.testing.assert_array_equal(
+      written, fluorescence_sim_set.simulated_pairs(1, 128, seed=1000)[0][0])
+  # A second run into the same folder stops, in one line naming it, before writing.
+  again = subprocess.run(command, capture_output=True, text=True, cwd=REPO_ROOT, timeout=300)
+  assert again.returncode != 0 and str(folder) in again.stderr
+  assert 'Traceback' not in again.stderr
