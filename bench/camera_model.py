@@ -109,16 +109,16 @@ def train(model_dir):
                             precision=FLAGS.precision, eval_every=0)
   print(f'{len(scenes)} scenes of {CAPTURES} captures; training to step {FLAGS.train_steps} '
         f'in {model_dir}', flush=True)
+  settings = dict(train_steps=FLAGS.train_steps, seed=FLAGS.seed,
+                  training_cameras=camera_recipe.TRAINING_CAMERAS, captures=CAPTURES,
+                  cameras_per_photograph=FLAGS.cameras_per_photograph,
+                  photographs='datasets/demo/train',
+                  photograph_files=[os.path.relpath(path, REPO_ROOT)
+                                    for path in training_photograph_paths()])
   record = shipping.train_in_parts(
       REPO_ROOT, model_dir, RECORD,
-      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision)
-  record.update(train_steps=FLAGS.train_steps, seed=FLAGS.seed,
-                training_cameras=camera_recipe.TRAINING_CAMERAS, captures=CAPTURES,
-                cameras_per_photograph=FLAGS.cameras_per_photograph,
-                photographs='datasets/demo/train',
-                photograph_files=[os.path.relpath(path, REPO_ROOT)
-                                  for path in training_photograph_paths()],
-                cameras=cameras)
+      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision, settings)
+  record['cameras'] = cameras
   shipping.write_record(model_dir, RECORD, record)
 
 

@@ -63,19 +63,20 @@ def train(model_dir):
                             precision=FLAGS.precision, eval_every=0)
   print(f'{len(scenes)} fields of 2 acquisitions; training to step {FLAGS.train_steps} '
         f'in {model_dir}', flush=True)
+  settings = dict(train_steps=FLAGS.train_steps, fields=FLAGS.fields,
+                  field_size=FLAGS.field_size, seed=FLAGS.seed,
+                  simulator='bench/recipes/fluorescence.py',
+                  ranges={'peak_photons': fluorescence.PEAK_PHOTONS,
+                          'background_share': fluorescence.BACKGROUND_SHARE,
+                          'read_noise_electrons': fluorescence.READ_NOISE_ELECTRONS,
+                          'gain_counts_per_electron': fluorescence.GAIN_COUNTS_PER_ELECTRON,
+                          'offset_counts': fluorescence.OFFSET_COUNTS,
+                          'psf_sigma': fluorescence.PSF_SIGMA,
+                          'file_kinds': fluorescence.FILE_KINDS})
   record = shipping.train_in_parts(
       REPO_ROOT, model_dir, RECORD,
-      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision)
-  record.update(train_steps=FLAGS.train_steps, fields=FLAGS.fields, field_size=FLAGS.field_size,
-                seed=FLAGS.seed, simulator='bench/recipes/fluorescence.py',
-                ranges={'peak_photons': fluorescence.PEAK_PHOTONS,
-                        'background_share': fluorescence.BACKGROUND_SHARE,
-                        'read_noise_electrons': fluorescence.READ_NOISE_ELECTRONS,
-                        'gain_counts_per_electron': fluorescence.GAIN_COUNTS_PER_ELECTRON,
-                        'offset_counts': fluorescence.OFFSET_COUNTS,
-                        'psf_sigma': fluorescence.PSF_SIGMA,
-                        'file_kinds': fluorescence.FILE_KINDS},
-                cameras=cameras)
+      lambda: n2n.train(config, captures=scenes, progress_bar=True), FLAGS.precision, settings)
+  record['cameras'] = cameras
   shipping.write_record(model_dir, RECORD, record)
 
 

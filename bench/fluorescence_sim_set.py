@@ -20,6 +20,7 @@ made so at d86750c, the set with this module's defaults: 40 fields of 256 pixels
 
 import dataclasses
 import os
+import sys
 
 from absl import app
 from absl import flags
@@ -58,7 +59,7 @@ def main(argv):
     raise app.UsageError('--folder: where to write the set')
   target = os.path.join(FLAGS.folder, SET_NAME)
   if os.path.exists(target):
-    raise app.UsageError(f'--folder: {target} exists; n2n writes a set only where none is')
+    sys.exit(f'error: --folder: {target} exists; a set is written only where none is')
   for sub in ('noisy', 'gt'):
     os.makedirs(os.path.join(target, sub))
   for index, (noisy, reference) in enumerate(

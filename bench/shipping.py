@@ -35,63 +35,93 @@ def portable_config(saved, name):
   return portable
 
 
-def train_in_parts(repo_root, model_dir, record_name, train, precision):
-  """Trains a shipped model's run, or resumes it, recording each part.
+def train_in_parts(repo_root, model_dir, record_name, train, precision, settings):
+  """Trains a shipped model's run from scratch, or resumes it, recording each part.
 
-  The record, model_dir/record_name (JSON), gets one entry in 'parts' per call: the
-  stamp (commit, host, date), 'to_step', 'seconds' and 'precision' (as asked; README
-  lines resolve 'auto'). A part stopped by SIGTERM/SIGINT is recorded to the step its
-  checkpoint holds before the stop is passed on, so a run longer than one sitting resumes
-  with every part on record.
+  The record, model_dir/record_name (JSON), holds the run's settings (the training data's
+  and schedule's, as the caller gives them, at its top level) and one entry in 'parts' per call: the stamp
+  (commit, host, date), 'from_step', 'to_step', 'seconds', 'precision' (as asked) and
+  'resolved_precision' (what this host ran it at). A part stopped by SIGTERM/SIGINT is
+  recorded to the step its checkpoint holds before the stop is passed on, so a run longer
+  than one sitting resumes with every part on record; a call that trains no step adds no
+  part.
 
   Args:
     repo_root: the checkout whose commit is stamped; it must be clean.
     model_dir: the run's folder (train resumes it where it has a checkpoint).
     record_name: the record's file name in model_dir.
-    train: callable() that trains into model_dir and returns the n2n run.
+    train: callable() that trains into model_dir and returns the n2n run (its .step).
     precision: the --precision the part trains at.
+    settings: JSON-able dict of what the run trains on and for how long; a resumed run
+      must give the same.
 
   Returns:
-    The record (dict) with this part appended; the caller adds its settings and writes it.
+    The record (dict), also written to model_dir/record_name.
 
   Raises:
-    ValueError: the checkout has uncommitted changes, or model_dir's earlier parts were
-      trained at another commit.
+    ValueError: the checkout has uncommitted changes; model_dir holds a checkpoint no part
+      records (a part that died unrecorded: its commit and time are unknown); its parts
+      were trained at another commit or with other settings.
   """
-  from n2n import run_dir  # pylint: disable=g-import-not-at-top
-  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  from n2n import hardware  # pylint: disable=g-import-not-at-top
   from n2n.training import preemption  # pylint: disable=g-import-not-at-top
   stamp = provenance.stamp(repo_root)
   if stamp['commit'].endswith(provenance.DIRTY_SUFFIX):
     raise ValueError(f'{stamp["commit"]}: a shipped model trains at a clean commit')
   record = read_record(model_dir, record_name)
+  from_step = _checkpoint_step(model_dir)
+  recorded_step = record['parts'][-1]['to_step'] if record['parts'] else 0
+  if from_step != recorded_step:
+    raise ValueError(f'{model_dir}: its checkpoint is at step {from_step}, its record '
+                     f'{record_name} at {recorded_step}: a part went unrecorded; train anew '
+                     'in an empty folder')
   if record['parts'] and record['parts'][0]['commit'] != stamp['commit']:
     raise ValueError(f'{model_dir} was trained at {record["parts"][0]["commit"]}; resume it '
                      f'at that commit, not {stamp["commit"]}')
+  settings = json.loads(json.dumps(settings))  # as it reads back from the record
+  recorded = {name: record.get(name) for name in settings}
+  if record['parts'] and recorded != settings:
+    raise ValueError(f'{model_dir} was trained with other settings; resume it with {recorded}')
+  record.update(settings)
+  part = {**stamp, 'from_step': from_step, 'precision': precision,
+          'resolved_precision': hardware.resolve_precision(precision)}
   start = time.time()
   try:
-    step = int(train().step)
+    train()
   except preemption.TrainingInterrupted:
-    step = restore.checkpoint_step(run_dir.resolve_checkpoint(model_dir, 'model_dir')[0])
-    record['parts'].append({**stamp, 'to_step': step, 'seconds': round(time.time() - start),
-                            'precision': precision})
-    write_record(model_dir, record_name, record)
+    _add_part(model_dir, record_name, record, part, start)
     raise
-  record['parts'].append({**stamp, 'to_step': step, 'seconds': round(time.time() - start),
-                          'precision': precision})
+  _add_part(model_dir, record_name, record, part, start)
   return record
 
 
+def _checkpoint_step(model_dir):
+  """The step of model_dir's newest checkpoint, 0 where there is none."""
+  import tensorflow as tf  # pylint: disable=g-import-not-at-top
+  from n2n.inference import restore  # pylint: disable=g-import-not-at-top
+  prefix = tf.train.latest_checkpoint(model_dir) if os.path.isdir(model_dir) else None
+  return restore.checkpoint_step(prefix) if prefix else 0
+
+
+def _add_part(model_dir, record_name, record, part, start):
+  """Appends part, to the step model_dir's checkpoint now holds, and writes the record;
+  nothing where no step was trained."""
+  to_step = _checkpoint_step(model_dir)
+  if to_step == part['from_step']:
+    return
+  record['parts'].append({**part, 'to_step': to_step, 'seconds': round(time.time() - start)})
+  write_record(model_dir, record_name, record)
+
+
 def train_from_main(train, model_dir):
-  """Runs train(model_dir) for a training script's main: its refusals (ValueError) become
-  one-line usage errors, and a stop by SIGTERM/SIGINT (its part recorded) exits with 128 +
+  """Runs train(model_dir) for a training script's main: its refusals (ValueError) exit
+  with their one line, and a stop by SIGTERM/SIGINT (its part recorded) exits with 128 +
   the signal's number, as train.py does, after one line naming the checkpoint."""
-  from absl import app  # pylint: disable=g-import-not-at-top
   from n2n.training import preemption  # pylint: disable=g-import-not-at-top
   try:
     train(model_dir)
   except ValueError as error:
-    raise app.UsageError(str(error)) from None
+    sys.exit(f'error: {error}')
   except preemption.TrainingInterrupted as interrupted:
     print(f'{interrupted}; resume with the same command at the same commit', file=sys.stderr)
     sys.exit(128 + interrupted.signal_number)
@@ -106,13 +136,14 @@ def parts_text(record):
 
 
 def _resolved(part):
-  """', resolved to mixed_bfloat16' where --precision=auto ran on a host whose CPU computes
-  in bfloat16 (the stamp's machine says 'no AVX512-BF16' where it does not), else
-  ', resolved to float32'."""
+  """', resolved to R' where --precision=auto: R as recorded, or for parts recorded before
+  resolved_precision was (the CPU-only hosts they ran on) mixed_bfloat16 where the stamp's
+  machine has AVX512-BF16, else float32."""
   if part['precision'] != 'auto':
     return ''
-  bfloat16 = 'no AVX512-BF16' not in part['machine']
-  return f', resolved to {"mixed_bfloat16" if bfloat16 else "float32"}'
+  resolved = part.get('resolved_precision') or (
+      'float32' if 'no AVX512-BF16' in part['machine'] else 'mixed_bfloat16')
+  return f', resolved to {resolved}'
 
 
 def read_record(model_dir, record_name):

@@ -1,11 +1,9 @@
 """bench/shipping.train_in_parts: a shipped model's training, recorded part by part at one
 clean commit (issue 63 §2: commit, precision, host, steps and time recorded when trained)."""
 
-import json
-import os
 import signal
 import subprocess
-import types
+import time
 
 import pytest
 import tensorflow as tf
@@ -32,56 +30,110 @@ def checkout(tmp_path):
   return repo, head
 
 
-def _run_to(step):
-  return lambda: types.SimpleNamespace(step=step)
+def _trainer(model_dir, step, seconds=0.0):
+  """A stand-in for n2n.train: waits `seconds`, then leaves a checkpoint at `step` in
+  model_dir, as a run trained to there does."""
+  def train():
+    time.sleep(seconds)
+    saved = tf.train.Checkpoint(step=tf.Variable(step, dtype=tf.int64))
+    return tf.train.CheckpointManager(saved, model_dir, max_to_keep=1).save(
+        checkpoint_number=step)
+  return train
 
 
-def test_each_part_is_recorded_with_commit_steps_seconds_and_precision(checkout, tmp_path):
+SETTINGS = {'train_steps': 90, 'seed': 0}
+
+
+def test_each_part_is_recorded_with_its_commit_steps_seconds_and_precision(checkout, tmp_path):
   repo, head = checkout
   model_dir = str(tmp_path / 'run')
-  os.makedirs(model_dir)
-  record = shipping.train_in_parts(str(repo), model_dir, 'model.json', _run_to(40), 'auto')
-  shipping.write_record(model_dir, 'model.json', record)
-  # A resumed run at the same commit adds a second part; the first is kept as it was.
-  record = shipping.train_in_parts(str(repo), model_dir, 'model.json', _run_to(90), 'float32')
-  assert [part['to_step'] for part in record['parts']] == [40, 90]
+  shipping.train_in_parts(str(repo), model_dir, 'model.json', _trainer(model_dir, 40, 1.1),
+                          'auto', SETTINGS)
+  # A resumed run at the same commit adds a second part from where the first stopped.
+  shipping.train_in_parts(str(repo), model_dir, 'model.json', _trainer(model_dir, 90),
+                          'float32', SETTINGS)
+  record = shipping.read_record(model_dir, 'model.json')
+  assert [(part['from_step'], part['to_step']) for part in record['parts']] == [(0, 40), (40, 90)]
   assert [part['precision'] for part in record['parts']] == ['auto', 'float32']
+  assert record['parts'][1]['resolved_precision'] == 'float32'
+  assert record['parts'][0]['resolved_precision'] in ('float32', 'mixed_bfloat16')
   assert {part['commit'] for part in record['parts']} == {head}
-  assert all(part['seconds'] >= 0 and part['machine'] and part['date']
-             for part in record['parts'])
-  assert 'resolved to' in shipping.parts_text(record).split(';')[0]
+  assert record['parts'][0]['seconds'] >= 1
+  assert record['train_steps'] == 90 and record['seed'] == 0
+  # The README's words name the precision each part resolved to.
+  assert (f'resolved to {record["parts"][0]["resolved_precision"]})'
+          in shipping.parts_text(record).split(';')[0])
+  # A rerun with nothing left to train adds no part.
+  shipping.train_in_parts(str(repo), model_dir, 'model.json', lambda: None, 'auto', SETTINGS)
+  assert len(shipping.read_record(model_dir, 'model.json')['parts']) == 2
 
 
-def test_a_dirty_checkout_or_another_commits_run_is_refused(checkout, tmp_path):
+def test_a_dirty_checkout_another_commit_or_other_settings_are_refused(checkout, tmp_path):
   repo, head = checkout
   model_dir = str(tmp_path / 'run')
-  os.makedirs(model_dir)
   trained = []
   (repo / 'code.py').write_text('x = 2\n')
   with pytest.raises(ValueError, match='clean commit'):
-    shipping.train_in_parts(str(repo), model_dir, 'model.json',
-                            lambda: trained.append(1), 'auto')
+    shipping.train_in_parts(str(repo), model_dir, 'model.json', lambda: trained.append(1),
+                            'auto', SETTINGS)
   _git(repo, 'checkout', '-q', 'code.py')
-  with open(os.path.join(model_dir, 'model.json'), 'w') as record_file:
-    json.dump({'parts': [{'commit': 'abc1234', 'to_step': 5}]}, record_file)
+  shipping.train_in_parts(str(repo), model_dir, 'model.json', _trainer(model_dir, 5), 'auto',
+                          SETTINGS)
+  with pytest.raises(ValueError, match='with other settings'):
+    shipping.train_in_parts(str(repo), model_dir, 'model.json', lambda: trained.append(1),
+                            'auto', dict(SETTINGS, seed=1))
+  record = shipping.read_record(model_dir, 'model.json')
+  record['parts'][0]['commit'] = 'abc1234'
+  shipping.write_record(model_dir, 'model.json', record)
   with pytest.raises(ValueError, match=f'trained at abc1234; resume it at that commit, not {head}'):
-    shipping.train_in_parts(str(repo), model_dir, 'model.json',
-                            lambda: trained.append(1), 'auto')
+    shipping.train_in_parts(str(repo), model_dir, 'model.json', lambda: trained.append(1),
+                            'auto', SETTINGS)
   assert not trained  # refused before any training
+
+
+def test_a_checkpoint_no_part_records_is_refused(checkout, tmp_path):
+  # A part that died unrecorded (SIGKILL, out of memory): its commit and time are unknown.
+  repo, _ = checkout
+  model_dir = str(tmp_path / 'run')
+  _trainer(model_dir, 20)()
+  with pytest.raises(ValueError, match='checkpoint is at step 20, its record model.json at 0'):
+    shipping.train_in_parts(str(repo), model_dir, 'model.json', _trainer(model_dir, 90),
+                            'auto', SETTINGS)
 
 
 def test_a_part_stopped_by_a_signal_is_recorded_to_its_checkpoint(checkout, tmp_path):
   repo, _ = checkout
   model_dir = str(tmp_path / 'run')
-  saved = tf.train.Checkpoint(step=tf.Variable(30, dtype=tf.int64))
-  checkpoint = tf.train.CheckpointManager(saved, model_dir, max_to_keep=1).save(
-      checkpoint_number=30)
 
   def stopped():
-    raise preemption.TrainingInterrupted(signal.SIGTERM, 31, checkpoint)
+    checkpoint = _trainer(model_dir, 30)()
+    raise preemption.TrainingInterrupted(signal.SIGTERM, 30, checkpoint)
 
   with pytest.raises(preemption.TrainingInterrupted):
-    shipping.train_in_parts(str(repo), model_dir, 'model.json', stopped, 'auto')
-  # Written before the stop was passed on: the next part resumes with this one on record.
-  assert [part['to_step'] for part in shipping.read_record(model_dir, 'model.json')['parts']
-          ] == [30]
+    shipping.train_in_parts(str(repo), model_dir, 'model.json', stopped, 'auto', SETTINGS)
+  # Written before the stop was passed on, with the settings: the next part resumes it.
+  record = shipping.read_record(model_dir, 'model.json')
+  assert [(part['from_step'], part['to_step']) for part in record['parts']] == [(0, 30)]
+  assert record['train_steps'] == 90
+  shipping.train_in_parts(str(repo), model_dir, 'model.json', _trainer(model_dir, 90), 'auto',
+                          SETTINGS)
+  assert len(shipping.read_record(model_dir, 'model.json')['parts']) == 2
+
+
+def test_a_training_script_s_refusal_or_stop_ends_in_one_line_and_its_exit_status(capsys):
+  def refused(model_dir):
+    raise ValueError(f'{model_dir} was trained at abc1234')
+
+  with pytest.raises(SystemExit) as ended:
+    shipping.train_from_main(refused, 'runs/x')
+  assert ended.value.code == 'error: runs/x was trained at abc1234'  # printed, status 1
+
+  def stopped(unused_model_dir):
+    raise preemption.TrainingInterrupted(signal.SIGTERM, 30, 'runs/x/ckpt-30')
+
+  with pytest.raises(SystemExit) as ended:
+    shipping.train_from_main(stopped, 'runs/x')
+  assert ended.value.code == 128 + signal.SIGTERM  # as train.py exits
+  assert capsys.readouterr().err.strip().splitlines() == [
+      'stopped by SIGTERM at step 30; saved runs/x/ckpt-30; resume with the same command '
+      'at the same commit']

@@ -17,7 +17,6 @@ import json
 import os
 
 from bench import REPO_ROOT
-from bench.recipes import camera as camera_recipe
 from n2n import shipped
 
 PROFILES = (
@@ -155,8 +154,8 @@ def model_json_path(name):
   return os.path.join(REPO_ROOT, 'docs', 'bench', f'camera_model_{name}.json')
 
 
-# The shipped model on cameras outside those it trained on (bench/camera_model.py's
-# TRAINING_CAMERAS: sharpening up to 0.5, JPEG 90 or 95).
+# The shipped model on cameras outside those it trained on (its record's training_cameras:
+# sharpening up to 0.5, JPEG 90 or 95).
 OUTSIDE_TRAINING = os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_model_outside_training.json')
 
 
@@ -178,7 +177,7 @@ def outside_training_sentence(path=OUTSIDE_TRAINING):
         f'on the {len(held_out)} never seen (8 orientations: {sum(tta) / len(tta):+.2f}, '
         f'{_mean_of(tta, held_out):+.2f})')
   (setting, *_) = results['settings']
-  ranges = camera_recipe.TRAINING_CAMERAS
+  ranges = _shipped_record()['training_cameras']
   return (f'Outside the cameras it trained on (sharpening {setting["sharpen"]:g} and JPEG '
           f'quality {setting["jpeg_quality"]}, where it trained on sharpening '
           f'{ranges["sharpen"][0]:g}-{ranges["sharpen"][1]:g} and JPEG qualities '
@@ -313,9 +312,16 @@ def crops_lines(path=CROPS):
           '|---' * (len(columns) + 2) + '|'] + rows
 
 
-def _training_ranges():
-  """The shipped model's training cameras (bench/recipes/camera.py), in words."""
-  ranges = camera_recipe.TRAINING_CAMERAS
+def _shipped_record():
+  """The shipped camera model's record (bench/camera_model.py's camera_model.json)."""
+  with open(os.path.join(shipped.folder(SHIPPED_MODEL), 'camera_model.json')) as source:
+    return json.load(source)
+
+
+def _training_ranges(record):
+  """The cameras the shipped model trained on (its record's training_cameras: what
+  bench/recipes/camera.py held when it trained), in words."""
+  ranges = record['training_cameras']
   spans = ', '.join(f'{name.replace("_", " ")} {ranges[name][0]:g}-{ranges[name][1]:g}'
                     for name in ('shot', 'chroma_blur', 'luma_blur', 'sharpen', 'optics_blur'))
   qualities = ', '.join(str(quality) for quality in ranges['jpeg_quality'] if quality)
@@ -433,13 +439,12 @@ def section(found, models=None):
   rows = model_rows(found, models or {})
   if rows:
     model = next(iter(models.values()))
-    with open(os.path.join(shipped.folder(SHIPPED_MODEL), 'camera_model.json')) as source:
-      record = json.load(source)
+    record = _shipped_record()
     out += ['', f'The model n2n ships, `{SHIPPED_MODEL}` (`denoise.py --model={SHIPPED_MODEL}`, '
             f'no training by the user; `bench/camera_model.py`: Noise2Noise, '
             f'{record["train_steps"]} steps, on two captures of each of {len(record["cameras"])} '
             'scenes, the demo\'s training photographs each through random cameras drawn from '
-            f'ranges that hold both profiles: {_training_ranges()}), denoising the '
+            f'ranges that hold both profiles: {_training_ranges(record)}), denoising the '
             'same captures as they are: the photographs it never saw (the demo\'s 2 '
             'validation photographs) and those it trained on (other cameras and noise). Beside '
             'it, on the same captures, the methods trained or run on them as above (1200 steps '

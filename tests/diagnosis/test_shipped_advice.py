@@ -45,7 +45,7 @@ def test_each_measured_figure_is_the_json_s(measured):
   if tuned:
     assert tuned['settings']['train_steps'] == measured.train_steps
     # The advice passes no rate: --init_from's default must be the one the figure used
-    # (the rate it trained at, recorded since 9f72f7d; before, the rate it was given).
+    # (the rate it trained at, recorded since cdf6855; before, the rate it was given).
     used = tuned.get('peak_learning_rate') or tuned['settings']['learning_rate']
     assert float(used) == run_lib.FINE_TUNING_LEARNING_RATE
     for flag in measured.tune_flags:
