@@ -17,8 +17,13 @@ within one). The demo's two validation photographs (datasets/demo/val) are
 never seen: bench/camera_calibration.py --methods=model:camera_srgb scores the
 model on them, beside the single-image methods, on the calibrated profiles.
 
-  python -m bench.camera_model --model_dir=/tmp/camera_srgb    # 6000 steps, 216 scenes
-  python -m bench.camera_model --ship_from=/tmp/camera_srgb
+  python -m bench.camera_model --model_dir=/tmp/high_iso    # 6000 steps, 216 scenes
+  python -m bench.camera_model --ship_from=/tmp/high_iso --ship_as=camera_srgb_high_iso
+
+Two models ship from this script, each trained at its own commit with the defaults that
+commit held: camera_srgb at b0b6329 (shot 0.0002-0.003, 12 cameras per photograph) and
+camera_srgb_high_iso at 2f13967 (shot up to 0.012, 24 cameras per photograph); each one's
+camera_model.json records its cameras' ranges.
 
 Training records its stamp (commit, host, date), settings and wall time in
 MODEL_DIR/camera_model.json, one entry per part when a stopped run is resumed (each part
@@ -57,7 +62,10 @@ flags.DEFINE_integer('held_out_seeds', 0, 'Instead of training: the shipped mode
                      '1 to this, written as JSON to --output.', lower_bound=0)
 flags.DEFINE_string('output', '', 'Where --held_out_seeds writes its JSON.')
 flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run into the '
-                    f'package as the shipped model {shipped.CAMERA_SRGB!r}.')
+                    'package as the shipped model --ship_as.')
+flags.DEFINE_enum('ship_as', shipped.CAMERA_SRGB,
+                  [shipped.CAMERA_SRGB, shipped.CAMERA_SRGB_HIGH_ISO],
+                  'The shipped model --ship_from becomes.')
 FLAGS = flags.FLAGS
 
 CAPTURES = 2
@@ -147,7 +155,8 @@ def model_readme(name, record):
       f'{shipping.parts_text(record)}.', '',
       'What it scored on real noise it never trained on (mean PSNR, 8-bit RGB, as '
       'bench/real_dev.py scores it):', '',
-      *(shipping.measured_lines(name) or ['- not measured yet']), '',
+      *(shipping.measured_lines(name, shipping.record_trained_at(record))
+        or ['- not measured yet']), '',
       'The photographs, from the scikit-image sample-data catalogue as '
       'datasets/demo/SOURCES.md says:', '',
       '| file | content | licence |', '|---|---|---|', *rows, ''])
@@ -171,8 +180,8 @@ def held_out_spread(seeds):
 def main(argv):
   del argv
   if FLAGS.ship_from:
-    ship(FLAGS.ship_from, shipped.CAMERA_SRGB)
-    print(f'copied {FLAGS.ship_from} into {shipped.folder(shipped.CAMERA_SRGB)}')
+    ship(FLAGS.ship_from, FLAGS.ship_as)
+    print(f'copied {FLAGS.ship_from} into {shipped.folder(FLAGS.ship_as)}')
     return
   if FLAGS.held_out_seeds:
     held_out_spread(FLAGS.held_out_seeds)

@@ -96,7 +96,8 @@ def model_readme(record):
       f'image file, was trained on. Parts: {parts}.', '',
       'What it scored on real noise it never trained on (mean PSNR; widefield images '
       'after a per-image affine fit, as bench/real_dev.py scores them):', '',
-      *(shipping.measured_lines(NAME) or ['- not measured yet']), ''])
+      *(shipping.measured_lines(NAME, shipping.record_trained_at(record))
+        or ['- not measured yet']), ''])
 
 
 def ship(model_dir):

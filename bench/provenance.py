@@ -76,6 +76,14 @@ def require_clean_tree(repo_root, allow_dirty):
   return commit(repo_root)
 
 
+def is_ancestor(repo_root, ancestor, label):
+  """Whether commit `ancestor` is commit label's (a commit() label, '+changes' or not) or
+  one before it, in repo_root's history; False where either is unknown there."""
+  commit_of_label = label[:-len(DIRTY_SUFFIX)] if label.endswith(DIRTY_SUFFIX) else label
+  return subprocess.run(['git', '-C', repo_root, 'merge-base', '--is-ancestor', ancestor,
+                         commit_of_label], capture_output=True).returncode == 0
+
+
 def stamp(repo_root):
   """{'commit', 'machine', 'date'} of a measurement made now in repo_root: its commit
   label (commit()), its host (machine_description()) and the day (ISO). Take it when the

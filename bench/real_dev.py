@@ -54,6 +54,7 @@ from n2n.config import train as train_config
 from bench import REPO_ROOT
 from bench import json_output
 from bench import provenance
+from bench import shipping
 
 flags.DEFINE_string('real_dev', os.path.join(os.path.dirname(REPO_ROOT), 'shared', 'data',
                                              'real_dev'),
@@ -211,7 +212,9 @@ def denoiser_of(spec, noisy, folder):
     name, _, mode = spec[len('model:'):].partition(':')
     denoiser = n2n.Denoiser.load(name)
     tta = mode == 'tta'
-    return (lambda image: denoiser(image, tta=tta)), {'model': name, 'tta': tta}
+    # Which weights: a shipped model retrained under its name scores anew.
+    weights = {'trained_at': shipping.trained_at(name)} if name in shipped.MODELS else {}
+    return (lambda image: denoiser(image, tta=tta)), {'model': name, 'tta': tta, **weights}
   if spec in ('recommended', 'scratch'):
     diagnosis = n2n.diagnose(noisy)
     advice = {'diagnosis_kind': diagnosis.kind, 'recommended_flags': list(diagnosis.flags),

@@ -13,6 +13,7 @@ import shutil
 import sys
 import time
 
+from bench import REPO_ROOT
 from bench import provenance
 from bench.results import real_dev as results_real_dev
 
@@ -160,18 +161,39 @@ def write_record(model_dir, record_name, record):
     json.dump(record, record_file, indent=1)
 
 
-def measured_lines(name):
+def trained_at(name):
+  """The commit the shipped model `name` was trained at (its record's first part's; a
+  record from before parts names it at its top level)."""
+  with open(os.path.join(shipped.folder(name), shipped.MODELS[name].record)) as record_file:
+    return record_trained_at(json.load(record_file))
+
+
+def record_trained_at(record):
+  """The commit a training record (train_in_parts's, or one from before parts) names."""
+  return record['parts'][0]['commit'] if record.get('parts') else record['commit']
+
+
+def measured_lines(name, weights=None):
   """Markdown lines of what the shipped model `name` scored as is on real data:
   bench/real_dev.py's runs (docs/bench/real_dev*.json, as the results page reads them)
-  that scored it, by set, with the noisy input's score from the same run; [] where none
-  did."""
+  that scored these weights (their output's trained_at is the model's; a run from before
+  outputs named it, where the model's training commit precedes the run's: a model
+  retrained under the same name is not credited with its predecessor's scores), by set,
+  with the noisy input's score from the same run; [] where none did. weights: the commit
+  the weights were trained at (default: the shipped model's, trained_at(name)), for a
+  model about to be shipped."""
   lines = []
+  weights = weights or trained_at(name)
   for file_name, run in results_real_dev.read_results():
     for set_name, scores in run.get('sets', {}).items():
       outputs = scores.get('outputs', {})
       noisy = outputs.get('noisy', {}).get('mean_psnr_db')
       for output in outputs.values():
         if output.get('model') != name or 'mean_psnr_db' not in output:
+          continue
+        if output.get('trained_at', weights) != weights or (
+            'trained_at' not in output
+            and not provenance.is_ancestor(REPO_ROOT, weights, run['commit'])):
           continue
         lines.append(f'- real_dev {set_name} ({scores["images"]} images): '
                      f'{output["mean_psnr_db"]:.2f} dB{" with --tta" if output["tta"] else ""}'

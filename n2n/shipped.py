@@ -4,7 +4,7 @@ denoise.py --model=NAME, n2n.Denoiser.load(NAME), export.py --model=NAME and
 validate.py --checkpoint=NAME take a name of MODELS where they take a run's
 folder: each is a run folder (config.json and one checkpoint of the network's
 weights) inside the package, n2n/shipped_models/NAME, written by the evidence
-package's training script (bench/camera_model.py), with a README naming what it
+package's training scripts (bench/camera_model.py, ...), with a README naming what it
 was trained on. A run or export of that name in the working folder comes first
 (a folder of that name holding neither does not hide the shipped model).
 Nothing is downloaded.
@@ -34,6 +34,7 @@ class ShippedModel:
 
 
 CAMERA_SRGB = 'camera_srgb'
+CAMERA_SRGB_HIGH_ISO = 'camera_srgb_high_iso'
 FLUORESCENCE = 'fluorescence'
 # Name -> the model.
 MODELS = {
@@ -42,6 +43,11 @@ MODELS = {
         'as they are: no training. Trained on noise simulated through a camera\'s processing '
         '(bench/camera_model.py)', ('uint8',), (3,), '8-bit RGB (uint8, 3 channels)',
         'camera_model.json'),
+    CAMERA_SRGB_HIGH_ISO: ShippedModel(
+        'noisier 8-bit sRGB photographs (JPEG, PNG): phones and high ISO, where camera_srgb '
+        'leaves noise. The same network, trained on cameras whose shot-noise variance reaches '
+        'four times camera_srgb\'s; on quieter photographs camera_srgb does better (bench/camera_model.py)', ('uint8',),
+        (3,), '8-bit RGB (uint8, 3 channels)', 'camera_model.json'),
     FLUORESCENCE: ShippedModel(
         'one-channel fluorescence micrographs (widefield, confocal), 8- or 16-bit, as they '
         'are (offsets, 12-bit cameras, contrast-stretched exports; stacks plane by plane): no '

@@ -9,7 +9,9 @@ import pytest
 import tensorflow as tf
 
 from bench import shipping
+from n2n import shipped
 from n2n.training import preemption
+from tests.conftest import REPO_ROOT
 
 
 def _git(repo, *args):
@@ -137,3 +139,23 @@ def test_a_training_script_s_refusal_or_stop_ends_in_one_line_and_its_exit_statu
   assert capsys.readouterr().err.strip().splitlines() == [
       'stopped by SIGTERM at step 30; saved runs/x/ckpt-30; resume with the same command '
       'at the same commit']
+
+
+def _scored(name, commit, **weights):
+  return {'commit': commit, 'sets': {'sidd24': {'images': 24, 'outputs': {
+      'noisy': {'mean_psnr_db': 23.0},
+      f'model:{name}': {'model': name, 'tta': False, 'mean_psnr_db': 30.0, **weights}}}}}
+
+
+def test_a_shipped_model_is_credited_only_with_scores_of_its_own_weights(monkeypatch):
+  name = shipped.CAMERA_SRGB
+  weights = shipping.trained_at(name)
+  before = subprocess.run(['git', '-C', REPO_ROOT, 'rev-parse', '--short', f'{weights}~1'],
+                          check=True, capture_output=True, text=True).stdout.strip()
+  runs = [('a.json', _scored(name, before)),  # before these weights, naming none
+          ('b.json', _scored(name, 'HEAD', trained_at='0000000')),  # other weights
+          ('c.json', _scored(name, 'HEAD')),  # after them, naming none
+          ('d.json', _scored(name, before, trained_at=weights))]  # naming them
+  monkeypatch.setattr(shipping.results_real_dev, 'read_results', lambda: runs)
+  credited = shipping.measured_lines(name)
+  assert [line.rsplit('docs/bench/', 1)[1] for line in credited] == ['c.json)', 'd.json)']
