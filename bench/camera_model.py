@@ -57,7 +57,8 @@ flags.DEFINE_integer('cameras_per_photograph', 24, 'Scenes made of each training
 flags.DEFINE_integer('seed', 0, 'Seed of the cameras, the noise and the training.')
 flags.DEFINE_string('precision', 'auto', 'Training precision (train.py\'s --precision).')
 flags.DEFINE_string('model_dir', '', 'Where the run is trained (resumes if it exists).')
-flags.DEFINE_integer('held_out_seeds', 0, 'Instead of training: the shipped model\'s gain on '
+flags.DEFINE_integer('held_out_seeds', 0, 'Instead of training: the gain of the shipped model '
+                     '--ship_as on '
                      'the held-out photographs of its test (bench/recipes/camera.py) with seeds '
                      '1 to this, written as JSON to --output.', lower_bound=0)
 flags.DEFINE_string('output', '', 'Where --held_out_seeds writes its JSON.')
@@ -65,7 +66,7 @@ flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run
                     'package as the shipped model --ship_as.')
 flags.DEFINE_enum('ship_as', shipped.CAMERA_SRGB,
                   [shipped.CAMERA_SRGB, shipped.CAMERA_SRGB_HIGH_ISO],
-                  'The shipped model --ship_from becomes.')
+                  'The shipped model --ship_from becomes, or --held_out_seeds measures.')
 FLAGS = flags.FLAGS
 
 CAPTURES = 2
@@ -162,16 +163,16 @@ def model_readme(name, record):
       '| file | content | licence |', '|---|---|---|', *rows, ''])
 
 
-def held_out_spread(seeds):
-  """Prints and writes (--output) the shipped model's gain on each held-out photograph
-  of its test for seeds 1..seeds, as the test measures it (precision auto)."""
+def held_out_spread(seeds, name):
+  """Prints and writes (--output) the shipped model `name`'s gain on each held-out
+  photograph of its test for seeds 1..seeds, as the test measures it (precision auto)."""
   stamp = provenance.stamp(REPO_ROOT)
-  denoiser = n2n.Denoiser.load(shipped.CAMERA_SRGB)
+  denoiser = n2n.Denoiser.load(name)
   gains = {path: [camera_recipe.gain(denoiser, path, seed) for seed in range(1, seeds + 1)]
            for path in camera_recipe.HELD_OUT}
   for path, values in gains.items():
     print(f'{path}: ' + ' '.join(f'{value:+.2f}' for value in values) + ' dB')
-  json_output.write_results(FLAGS.output, {**stamp, 'model': shipped.CAMERA_SRGB,
+  json_output.write_results(FLAGS.output, {**stamp, 'model': name,
                                            'profile': camera_recipe.PROFILE,
                                            'seeds': list(range(1, seeds + 1)),
                                            'gains_db': gains})
@@ -184,7 +185,7 @@ def main(argv):
     print(f'copied {FLAGS.ship_from} into {shipped.folder(FLAGS.ship_as)}')
     return
   if FLAGS.held_out_seeds:
-    held_out_spread(FLAGS.held_out_seeds)
+    held_out_spread(FLAGS.held_out_seeds, FLAGS.ship_as)
     return
   if not FLAGS.model_dir:
     raise app.UsageError('--model_dir: where to train')

@@ -18,12 +18,11 @@ from n2n.data import camera_pipeline
 # bracket the calibrated profiles (bench/camera_calibration.py: shot 0.0015 with chroma
 # 2 and luma 0.45 noise reduction; shot 0.0003 without; optics 0.65), whose output
 # diagnose.py reads within 0.06 of two real-noise DSLR benchmarks at lags 1-4
-# (docs/diagnosis.md). The shot reaches Brooks et al.'s upper end (0.012) for phones:
-# real_dev's smartphone photographs (sidd24) are 23.5 dB noisy on average (16-33), while
-# coffee.png through this simulator (optics 0.65, sharpen 0.25, JPEG 95, one capture,
-# without and with profile 1's noise reduction) is 27.0-30.6 dB at 0.003, the upper end
-# before, 23.7-26.7 at 0.006 and 19.8-24.4 at 0.012. Two thirds of the log-uniform draws
-# still fall below 0.003.
+# (docs/diagnosis.md). The shot reaches Brooks et al.'s upper end (0.012), four times the
+# variance of camera_srgb's cameras (0.003): chosen by looking at real_dev's smartphone
+# photographs (sidd24, noisy 23.5 dB on average), noisier than those benchmarks, on which
+# camera_srgb left noise. The model this trains ships as camera_srgb_high_iso
+# (bench/camera_model.py says which commit trained which).
 TRAINING_CAMERAS = {
     'shot': (0.0002, 0.012),
     'chroma_blur': (0.0, 2.5),

@@ -8,6 +8,7 @@ import pytest
 from bench.recipes import camera as camera_recipe
 import n2n
 from n2n import noise_model
+from n2n import shipped
 from n2n.data import microscope_noise
 from n2n.diagnosis import noise_statistics
 from n2n.diagnosis import report
@@ -244,3 +245,16 @@ def test_the_model_as_is_comes_first_unless_training_measured_the_margin_above_i
   monkeypatch.setattr(shipped_advice, 'PHOTOGRAPHS', dataclasses.replace(
       close, tuned_db=30.0 + 2 * margin))
   assert not report.Diagnosis.of(_camera_like(), 4, pixel_types={'uint8'}).model
+
+
+def test_noisier_colour_photographs_are_offered_the_high_iso_camera_model():
+  at_level = lambda sigma: dataclasses.replace(_camera_like(), sigma=np.full((2, 3), sigma))
+  model_for = lambda sigma: report.Diagnosis.of(at_level(sigma), 4, pixel_types={'uint8'}).model
+  # Levels read on real smartphone photographs (docs/bench/camera_level_rule.json): the
+  # high-ISO model lost at 0.028 and 0.032 and won from 0.035 on.
+  assert model_for(0.028) == model_for(0.032) == shipped.CAMERA_SRGB
+  assert model_for(0.035) == model_for(0.12) == shipped.CAMERA_SRGB_HIGH_ISO
+  text = str(report.Diagnosis.of(at_level(0.05), 4, pixel_types={'uint8'}))
+  assert 'denoise.py --model=camera_srgb_high_iso --tta ...' in text
+  # It takes what camera_srgb takes: 8-bit RGB only.
+  assert not report.Diagnosis.of(at_level(0.05), 4, pixel_types={'uint16'}).model
