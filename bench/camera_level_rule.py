@@ -45,6 +45,7 @@ def main(argv):
   del argv
   if not FLAGS.scores:
     raise app.UsageError('--scores: a real_dev JSON that scored both models')
+  stamp = provenance.stamp(REPO_ROOT)
   with open(FLAGS.scores) as scores_file:
     outputs = json.load(scores_file)['sets'][FLAGS.set]['outputs']
   noisy = outputs['noisy']['per_image_db']
@@ -56,8 +57,10 @@ def main(argv):
     rows.append({'image': name, 'noisy_db': noisy[name], 'level': level, 'psnr_db': scores})
     print(name, noisy[name], level if isinstance(level, str) else f'{level:.4f}',
           ' '.join(f'{model} {score:.2f}' for model, score in scores.items()), flush=True)
-  json_output.write_results(FLAGS.output, {**provenance.stamp(REPO_ROOT), 'scores': os.path.relpath(
-      FLAGS.scores, REPO_ROOT), 'set': FLAGS.set, 'images': rows})
+  json_output.write_results(FLAGS.output, {
+      **stamp, 'scores': os.path.relpath(os.path.abspath(FLAGS.scores), REPO_ROOT),
+      'set': FLAGS.set, 'trained_at': {model: outputs[f'model:{model}'].get('trained_at')
+                                       for model in MODELS}, 'images': rows})
 
 
 if __name__ == '__main__':

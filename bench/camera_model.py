@@ -30,9 +30,9 @@ MODEL_DIR/camera_model.json, one entry per part when a stopped run is resumed (e
 at the same clean commit; bench/shipping.train_in_parts). The second command copies the
 trained network's weights (without the optimizer's), its portable config.json, that
 record and a README naming the training photographs' sources and licences into
-n2n/shipped_models/camera_srgb, where denoise.py --model=camera_srgb and
-n2n.Denoiser.load('camera_srgb') find it. The shipped model's camera_model.json says
-where, when and how long it trained.
+n2n/shipped_models/NAME (--ship_as: camera_srgb or camera_srgb_high_iso), where
+denoise.py --model=NAME and n2n.Denoiser.load(NAME) find it. Each shipped model's
+camera_model.json says where, when and how long it trained.
 """
 
 import glob
@@ -64,7 +64,7 @@ flags.DEFINE_integer('held_out_seeds', 0, 'Instead of training: the gain of the 
 flags.DEFINE_string('output', '', 'Where --held_out_seeds writes its JSON.')
 flags.DEFINE_string('ship_from', '', 'Instead of training: copy this trained run into the '
                     'package as the shipped model --ship_as.')
-flags.DEFINE_enum('ship_as', shipped.CAMERA_SRGB,
+flags.DEFINE_enum('ship_as', None,
                   [shipped.CAMERA_SRGB, shipped.CAMERA_SRGB_HIGH_ISO],
                   'The shipped model --ship_from becomes, or --held_out_seeds measures.')
 FLAGS = flags.FLAGS
@@ -180,6 +180,8 @@ def held_out_spread(seeds, name):
 
 def main(argv):
   del argv
+  if (FLAGS.ship_from or FLAGS.held_out_seeds) and not FLAGS.ship_as:
+    raise app.UsageError('--ship_as: which camera model (camera_srgb, camera_srgb_high_iso)')
   if FLAGS.ship_from:
     ship(FLAGS.ship_from, FLAGS.ship_as)
     print(f'copied {FLAGS.ship_from} into {shipped.folder(FLAGS.ship_as)}')

@@ -213,7 +213,9 @@ def denoiser_of(spec, noisy, folder):
     denoiser = n2n.Denoiser.load(name)
     tta = mode == 'tta'
     # Which weights: a shipped model retrained under its name scores anew.
-    weights = {'trained_at': shipping.trained_at(name)} if name in shipped.MODELS else {}
+    # (A run of that name in the working folder, which load takes first, is not it.)
+    packaged = name in shipped.MODELS and shipped.resolve(name) == shipped.folder(name)
+    weights = {'trained_at': shipping.trained_at(name)} if packaged else {}
     return (lambda image: denoiser(image, tta=tta)), {'model': name, 'tta': tta, **weights}
   if spec in ('recommended', 'scratch'):
     diagnosis = n2n.diagnose(noisy)

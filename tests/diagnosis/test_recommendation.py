@@ -74,7 +74,7 @@ def test_single_images_get_the_method_their_noise_allows(along_x, along_y, kind,
 
 def test_colour_photographs_with_correlated_noise_are_offered_the_shipped_camera_model():
   offers = lambda profile, pixel_types=None: any(
-      '--model=camera_srgb' in line for line in report.recommend(profile, pixel_types).lines)
+      '--model=camera_srgb ' in line for line in report.recommend(profile, pixel_types).lines)
   camera_like = ([0.6, 0.3, 0.1, 0.0], [0.6, 0.3, 0.1, 0.0])
   assert offers(_profile(*camera_like))
   # Not for grey images, pixel-independent noise, line noise, or two captures.

@@ -7,6 +7,8 @@ import os
 
 import pytest
 
+from bench import shipping
+from n2n import shipped
 from n2n.config import run as run_lib
 from n2n.diagnosis import shipped_advice
 from tests.conftest import REPO_ROOT
@@ -39,6 +41,9 @@ def test_each_measured_figure_is_the_json_s(measured):
   outputs = _outputs(measured.real_set)
   as_is = f'model:{measured.model}' + (':tta' if '--tta' in measured.as_is_flags else '')
   assert measured.as_is_db == outputs[as_is]['mean_psnr_db']
+  # Of the weights shipped under that name now (runs from before outputs named them aside).
+  assert outputs[as_is].get('trained_at', shipping.trained_at(measured.model)) == (
+      shipping.trained_at(measured.model))
   assert measured.scratch_db == _scratch(outputs, measured.method)
   tuned = outputs.get(f'tune:{measured.model}')
   assert measured.tuned_db == (tuned['mean_psnr_db'] if tuned else None)
@@ -66,3 +71,16 @@ def test_init_from_s_default_learning_rate_is_the_best_of_the_committed_sweep():
     by_rate[float(used)] = tuned['mean_psnr_db']
   assert len(by_rate) >= 4, by_rate
   assert max(by_rate, key=by_rate.get) == run_lib.FINE_TUNING_LEARNING_RATE, by_rate
+
+
+def test_the_high_iso_threshold_parts_the_real_photographs_where_each_camera_model_won():
+  # bench/camera_level_rule.py's readings of sidd24 (diagnose's level of each photograph
+  # alone, both models' PSNR on it, as is): every one the high-ISO model won lies at or
+  # above the threshold, every one it lost below.
+  with open(os.path.join(REPO_ROOT, 'docs', 'bench', 'camera_level_rule.json')) as rule_file:
+    images = [image for image in json.load(rule_file)['images']
+              if not isinstance(image['level'], str)]  # diagnose read it
+  assert len(images) >= 10
+  for image in images:
+    won = (image['psnr_db'][shipped.CAMERA_SRGB_HIGH_ISO] > image['psnr_db'][shipped.CAMERA_SRGB])
+    assert won == (image['level'] >= shipped_advice.HIGH_ISO_LEVEL), image
