@@ -18,13 +18,11 @@ and real_dev scores after a per-image affine fit (its SETS['fluorescence_sim']).
 made so at d86750c, the set with this module's defaults: 40 fields of 256 pixels, seed 1000.)
 """
 
-import dataclasses
 import os
 import sys
 
 from absl import app
 from absl import flags
-import numpy as np
 from PIL import Image
 
 from bench.recipes import fluorescence
@@ -39,20 +37,6 @@ flags.DEFINE_integer('seed', 1000, 'Seed of the fields, cameras and noise (not 0
 FLAGS = flags.FLAGS
 
 
-def simulated_pairs(fields, size, seed):
-  """[(noisy uint8 [size, size], reference uint8 [size, size])]: one contrast-stretched
-  8-bit acquisition of each field, and the field on 0-255."""
-  rng = np.random.default_rng(seed)
-  pairs = []
-  for _ in range(fields):
-    field = fluorescence.clean_field(rng, size)
-    camera = dataclasses.replace(fluorescence.random_camera(rng), file_kind='stretched_uint8')
-    # 8-bit exports come as their levels times 257 (fluorescence.acquisitions).
-    noisy = (fluorescence.acquisitions(field, camera, rng, count=1)[0] // 257).astype(np.uint8)
-    pairs.append((noisy, np.round(field * 255).astype(np.uint8)))
-  return pairs
-
-
 def main(argv):
   del argv
   if not FLAGS.folder:
@@ -63,7 +47,7 @@ def main(argv):
   for sub in ('noisy', 'gt'):
     os.makedirs(os.path.join(target, sub))
   for index, (noisy, reference) in enumerate(
-      simulated_pairs(FLAGS.fields, FLAGS.field_size, FLAGS.seed)):
+      fluorescence.stretched_pairs(FLAGS.fields, FLAGS.field_size, FLAGS.seed)):
     Image.fromarray(noisy).save(os.path.join(FLAGS.folder, SET_NAME, 'noisy', f'{index:03d}.png'))
     Image.fromarray(reference).save(os.path.join(FLAGS.folder, SET_NAME, 'gt',
                                                  f'{index:03d}.png'))

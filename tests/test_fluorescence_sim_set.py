@@ -1,5 +1,6 @@
 """bench/fluorescence_sim_set.py: the simulated widefield set issue 63 §3's table scores
-beside the real w2s80, written in real_dev's layout."""
+beside the real w2s80 (its pairs: bench/recipes/fluorescence.stretched_pairs), written in
+real_dev's layout."""
 
 import os
 import subprocess
@@ -8,7 +9,7 @@ import sys
 import imageio.v3 as iio
 import numpy as np
 
-from bench import fluorescence_sim_set
+from bench.recipes import fluorescence
 from tests.conftest import REPO_ROOT
 
 
@@ -17,7 +18,7 @@ def _correlation(first, second):
 
 
 def test_each_pair_is_a_contrast_stretched_noisy_view_of_its_reference():
-  pairs = fluorescence_sim_set.simulated_pairs(6, 128, seed=1000)
+  pairs = fluorescence.stretched_pairs(6, 128, seed=1000)
   assert len(pairs) == 6
   references = [reference for _, reference in pairs]
   for index, (noisy, reference) in enumerate(pairs):
@@ -34,9 +35,9 @@ def test_each_pair_is_a_contrast_stretched_noisy_view_of_its_reference():
 
 
 def test_a_seed_draws_the_same_fields_and_another_seed_others():
-  first = fluorescence_sim_set.simulated_pairs(2, 128, seed=1000)
-  again = fluorescence_sim_set.simulated_pairs(2, 128, seed=1000)
-  other = fluorescence_sim_set.simulated_pairs(2, 128, seed=1001)
+  first = fluorescence.stretched_pairs(2, 128, seed=1000)
+  again = fluorescence.stretched_pairs(2, 128, seed=1000)
+  other = fluorescence.stretched_pairs(2, 128, seed=1001)
   for (noisy, reference), (noisy_again, reference_again) in zip(first, again):
     np.testing.assert_array_equal(noisy, noisy_again)
     np.testing.assert_array_equal(reference, reference_again)
@@ -47,10 +48,10 @@ def test_the_set_is_written_in_real_dev_s_layout_and_never_over_an_existing_one(
   command = [sys.executable, '-m', 'bench.fluorescence_sim_set', f'--folder={tmp_path}',
              '--fields=2', '--field_size=128']
   subprocess.run(command, check=True, capture_output=True, cwd=REPO_ROOT, timeout=300)
-  folder = tmp_path / fluorescence_sim_set.SET_NAME
+  folder = tmp_path / 'fluorescence_sim'  # the set real_dev reads (its SETS)
   assert sorted(os.listdir(folder / 'noisy')) == sorted(os.listdir(folder / 'gt')) == [
       '000.png', '001.png']
-  (noisy, reference), = fluorescence_sim_set.simulated_pairs(1, 128, seed=1000)
+  (noisy, reference), = fluorescence.stretched_pairs(1, 128, seed=1000)
   np.testing.assert_array_equal(iio.imread(folder / 'noisy' / '000.png'), noisy)
   np.testing.assert_array_equal(iio.imread(folder / 'gt' / '000.png'), reference)
   # A second run into the same folder stops, in one line naming it, and leaves the set.

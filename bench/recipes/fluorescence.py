@@ -172,3 +172,18 @@ def acquisitions(field, camera, rng, count=2):
             for value in counts]
   top = 4095 if camera.file_kind == 'uint12' else 65535
   return [np.clip(np.round(value), 0, top).astype(np.uint16) for value in counts]
+
+
+def stretched_pairs(fields, size, seed):
+  """[(noisy uint8 [size, size], reference uint8 [size, size])] of `fields` fields drawn
+  with `seed`: one acquisition of each, exported as contrast-stretched 8 bits as W2S's
+  8-bit copy is, and the field on 0-255 (bench/fluorescence_sim_set.py writes them)."""
+  rng = np.random.default_rng(seed)
+  pairs = []
+  for _ in range(fields):
+    field = clean_field(rng, size)
+    camera = dataclasses.replace(random_camera(rng), file_kind='stretched_uint8')
+    # 8-bit exports come as their levels times 257 (acquisitions).
+    noisy = (acquisitions(field, camera, rng, count=1)[0] // 257).astype(np.uint8)
+    pairs.append((noisy, np.round(field * 255).astype(np.uint8)))
+  return pairs
