@@ -127,6 +127,11 @@ class NoiseProfile:
         return lag
     return MAX_LAG + 1
 
+  @property
+  def level(self):
+    """The noise's standard deviation, mean over level bins and channels, 0-1 scale."""
+    return float(np.nanmean(self.sigma))
+
   def fitted_variance(self):
     """[C, 2] the fit's variance at the lowest and highest signal measured."""
     ends = np.array([np.min(self.signal), np.max(self.signal)])

@@ -234,7 +234,7 @@ class Diagnosis:
   @property
   def noise_level(self):
     """The noise's standard deviation, mean over level bins and channels, 0-1 scale."""
-    return float(np.nanmean(self.profile.sigma))
+    return self.profile.level
 
   @property
   def correlation_x(self):

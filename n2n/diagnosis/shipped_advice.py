@@ -10,8 +10,6 @@ budget the table gives. The advice follows the best of the three.
 
 import dataclasses
 
-import numpy as np
-
 from n2n import shipped
 
 # The least a training path must score above the model as is for the advice to put
@@ -130,7 +128,7 @@ def measured_for(profile, kind, pixel_types):
     return None
   # A camera's processed photographs: their noise is correlated over a pixel or two.
   if profile.channels == 3 and kind == 'correlated':
-    noisier = float(np.nanmean(profile.sigma)) >= HIGH_ISO_LEVEL
+    noisier = profile.level >= HIGH_ISO_LEVEL
     chosen = PHOTOGRAPHS_HIGH_ISO if noisier else PHOTOGRAPHS
     return chosen if takes(chosen, pixel_types) else None
   # A fluorescence camera's counts: one channel, noise independent from pixel to pixel
