@@ -48,10 +48,9 @@ def main(argv):
     os.makedirs(os.path.join(target, sub))
   for index, (noisy, reference) in enumerate(
       fluorescence.stretched_pairs(FLAGS.fields, FLAGS.field_size, FLAGS.seed)):
-    Image.fromarray(noisy).save(os.path.join(FLAGS.folder, SET_NAME, 'noisy', f'{index:03d}.png'))
-    Image.fromarray(reference).save(os.path.join(FLAGS.folder, SET_NAME, 'gt',
-                                                 f'{index:03d}.png'))
-  print('wrote', FLAGS.fields, 'pairs to', os.path.join(FLAGS.folder, SET_NAME))
+    Image.fromarray(noisy).save(os.path.join(target, 'noisy', f'{index:03d}.png'))
+    Image.fromarray(reference).save(os.path.join(target, 'gt', f'{index:03d}.png'))
+  print('wrote', FLAGS.fields, 'pairs to', target)
 
 
 if __name__ == '__main__':

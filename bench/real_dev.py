@@ -166,9 +166,8 @@ def detail_corner(reference):
 
 def _trained_denoiser(method_settings, noisy, folder):
   """(n2n.Denoiser trained on the noisy arrays alone with method_settings (train_config
-  keywords) and FLAGS' budget, the settings used (as given: learning_rate 0 is n2n's
-  default), training seconds, the peak learning rate it trained at (the default
-  resolved))."""
+  keywords) and FLAGS' budget, what ran: {'settings' as given (learning_rate 0 is n2n's
+  default), 'peak_learning_rate' it trained at (the default resolved), 'train_seconds'})."""
   settings = dict(noise='none', crop_size=FLAGS.crop_size, batch_size=FLAGS.batch_size,
                   train_steps=FLAGS.train_steps, seed=FLAGS.seed,
                   learning_rate=FLAGS.learning_rate)
@@ -179,7 +178,9 @@ def _trained_denoiser(method_settings, noisy, folder):
   start = time.perf_counter()
   n2n.train(config, noisy=noisy, progress_bar=False)
   seconds = time.perf_counter() - start
-  return n2n.Denoiser.load(folder), settings, seconds, train_config.peak_learning_rate(config)
+  return n2n.Denoiser.load(folder), {
+      'settings': settings, 'peak_learning_rate': train_config.peak_learning_rate(config),
+      'train_seconds': round(seconds, 1)}
 
 
 # The settings a recommendation adds for fine-tuning, left out of `scratch`.
@@ -229,14 +230,10 @@ def denoiser_of(spec, noisy, folder):
                                                            tta=tta)
     settings = {name: value for name, value in diagnosis.settings.items()
                 if spec == 'recommended' or name not in _FINE_TUNING}
-    denoiser, settings, seconds, rate = _trained_denoiser(settings, noisy, folder)
-    return denoiser, dict(advice, settings=settings, peak_learning_rate=rate,
-                          train_seconds=round(seconds, 1))
+    denoiser, ran = _trained_denoiser(settings, noisy, folder)
+    return denoiser, dict(advice, **ran)
   if spec.startswith('train:'):
-    denoiser, settings, seconds, rate = _trained_denoiser({'method': spec[len('train:'):]},
-                                                          noisy, folder)
-    return denoiser, {'settings': settings, 'peak_learning_rate': rate,
-                      'train_seconds': round(seconds, 1)}
+    return _trained_denoiser({'method': spec[len('train:'):]}, noisy, folder)
   if spec.startswith('tune:'):
     model, _, method = spec[len('tune:'):].partition(':')
     diagnosis = n2n.diagnose(noisy)
@@ -244,9 +241,8 @@ def denoiser_of(spec, noisy, folder):
     settings = dict(diagnosis.settings, init_from=model, **_normalization_of(model))
     if method:
       settings['method'] = method
-    denoiser, settings, seconds, rate = _trained_denoiser(settings, noisy, folder)
-    return denoiser, {'diagnosis_kind': diagnosis.kind, 'settings': settings,
-                      'peak_learning_rate': rate, 'train_seconds': round(seconds, 1)}
+    denoiser, ran = _trained_denoiser(settings, noisy, folder)
+    return denoiser, {'diagnosis_kind': diagnosis.kind, **ran}
   raise ValueError(f'--outputs: {spec!r} is none of noisy, model:NAME[:tta], recommended, '
                    'train:METHOD, tune:MODEL[:METHOD]')
 

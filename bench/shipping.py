@@ -164,8 +164,12 @@ def write_record(model_dir, record_name, record):
 def trained_at(name):
   """The commit the shipped model `name` was trained at (its record's first part's; a
   record from before parts names it at its top level)."""
-  with open(os.path.join(shipped.folder(name), shipped.MODELS[name].record)) as record_file:
-    return record_trained_at(json.load(record_file))
+  return record_trained_at(shipped_record(name))
+
+
+def shipped_record(name):
+  """The training record of the shipped model `name`, as a dict."""
+  return read_record(shipped.folder(name), shipped.MODELS[name].record)
 
 
 def record_trained_at(record):

@@ -17,6 +17,7 @@ import json
 import os
 
 from bench import REPO_ROOT
+from bench import shipping
 from n2n import shipped
 
 PROFILES = (
@@ -177,7 +178,7 @@ def outside_training_sentence(path=OUTSIDE_TRAINING):
         f'on the {len(held_out)} never seen (8 orientations: {sum(tta) / len(tta):+.2f}, '
         f'{_mean_of(tta, held_out):+.2f})')
   (setting, *_) = results['settings']
-  ranges = _shipped_record()['training_cameras']
+  ranges = shipping.shipped_record(SHIPPED_MODEL)['training_cameras']
   return (f'Outside the cameras it trained on (sharpening {setting["sharpen"]:g} and JPEG '
           f'quality {setting["jpeg_quality"]}, where it trained on sharpening '
           f'{ranges["sharpen"][0]:g}-{ranges["sharpen"][1]:g} and JPEG qualities '
@@ -312,12 +313,6 @@ def crops_lines(path=CROPS):
           '|---' * (len(columns) + 2) + '|'] + rows
 
 
-def _shipped_record():
-  """The shipped camera model's record (bench/camera_model.py's camera_model.json)."""
-  with open(os.path.join(shipped.folder(SHIPPED_MODEL), 'camera_model.json')) as source:
-    return json.load(source)
-
-
 def _training_ranges(record):
   """The cameras the shipped model trained on (its record's training_cameras: what
   bench/recipes/camera.py held when it trained), in words."""
@@ -439,7 +434,7 @@ def section(found, models=None):
   rows = model_rows(found, models or {})
   if rows:
     model = next(iter(models.values()))
-    record = _shipped_record()
+    record = shipping.shipped_record(SHIPPED_MODEL)
     out += ['', f'The model n2n ships, `{SHIPPED_MODEL}` (`denoise.py --model={SHIPPED_MODEL}`, '
             f'no training by the user; `bench/camera_model.py`: Noise2Noise, '
             f'{record["train_steps"]} steps, on two captures of each of {len(record["cameras"])} '
